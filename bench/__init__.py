@@ -1,0 +1,1 @@
+"""Benchmarks that print tables: `python -m bench.quick` (speed), more to come."""

@@ -1,0 +1,51 @@
+"""hindsight: a knowledge-graph-centric memory engine for LLM agents.
+
+    >>> from engine import Memory                                          # doctest: +SKIP
+    >>> with Memory.open("./hindsight-data") as memory:                      # doctest: +SKIP
+    ...     memory.store("We decided to use Postgres.", session_id="s1")
+    ...     memory.recall("which database?")
+"""
+
+from engine.errors import (
+    HindsightError,
+    InvalidInput,
+    NotFound,
+    ReadOnlyViolation,
+    StoreUnavailable,
+    WriteFailed,
+)
+from engine.memory import Memory
+from engine.models import (
+    ChannelHit,
+    Decision,
+    Entity,
+    Episode,
+    GraphPath,
+    MemoryCard,
+    PathNode,
+    Stats,
+    StoreResult,
+    Trace,
+)
+from engine.settings import Settings
+
+__all__ = [
+    "Memory",
+    "Settings",
+    "Episode",
+    "Entity",
+    "Decision",
+    "MemoryCard",
+    "Trace",
+    "ChannelHit",
+    "GraphPath",
+    "PathNode",
+    "StoreResult",
+    "Stats",
+    "HindsightError",
+    "InvalidInput",
+    "NotFound",
+    "StoreUnavailable",
+    "WriteFailed",
+    "ReadOnlyViolation",
+]

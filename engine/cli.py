@@ -1,0 +1,338 @@
+"""The `hindsight` command line: each command opens the memory, calls one façade method and
+renders the result. `--json` prints stable machine-readable output (documented in README)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from engine.demo import DEMO_QUERIES, sample_episodes
+from engine.errors import HindsightError, InvalidInput, NotFound
+from engine.memory import Memory
+from engine.models import GraphPath, MemoryCard
+from engine.settings import Settings
+
+app = typer.Typer(
+    help="hindsight: memory for LLM agents that recalls with reasons.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+DataDir = Annotated[
+    Optional[Path],
+    typer.Option("--data-dir", help="Data directory (default: $HINDSIGHT_DATA_DIR or ./hindsight-data)."),
+]
+Namespace = Annotated[str, typer.Option("--namespace", "-n", help="Namespace to read or write.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def _memory(data_dir: Path | None) -> Iterator[Memory]:
+    """Open the memory and map hindsight's errors to messages and exit codes, in one place."""
+    try:
+        with Memory.open(data_dir) as memory:
+            yield memory
+    except InvalidInput as exc:
+        _fail(str(exc), 2)
+    except NotFound as exc:
+        _fail(str(exc), 3)
+    except HindsightError as exc:
+        _fail(str(exc), 1)
+
+
+def _print_json(value: BaseModel | list[Any]) -> None:
+    if isinstance(value, list):
+        data = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+    else:
+        data = value.model_dump(mode="json")
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+@app.command()
+def store(
+    content: Annotated[str, typer.Argument(help="The text to remember.")],
+    namespace: Namespace = "default",
+    session_id: Annotated[Optional[str], typer.Option("--session", help="Session id.")] = None,
+    role: Annotated[Optional[str], typer.Option(help="Who said it (user, assistant, a tool).")] = None,
+    kind: Annotated[str, typer.Option(help="message, tool_call, task, observation or document.")] = "message",
+    importance: Annotated[Optional[str], typer.Option(help="0..1 or high, medium, low.")] = None,
+    occurred_at: Annotated[Optional[str], typer.Option(help="When it happened (ISO 8601).")] = None,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store one episode."""
+    with _memory(data_dir) as memory:
+        result = memory.store(
+            content,
+            namespace=namespace,
+            session_id=session_id,
+            role=role,
+            kind=kind,
+            importance=_number_or_level(importance),
+            occurred_at=occurred_at,
+        )
+    if as_json:
+        _print_json(result)
+    else:
+        console.print(f"stored [bold]{result.id}[/bold] (importance {result.importance})")
+        if result.entities:
+            console.print("entities: " + ", ".join(result.entities))
+        for decision in result.decisions:
+            console.print(f"decision: {decision}")
+
+
+@app.command()
+def ingest(
+    file: Annotated[Path, typer.Argument(help="JSON Lines: one object per line with the keys of `store`.")],
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store every episode of a JSONL file, in batches, with a progress bar."""
+    items, numbers = _read_jsonl(file)
+    with _memory(data_dir) as memory, _progress(len(items), not as_json) as advance:
+        try:
+            results = memory.store_many(items, progress=advance)
+        except InvalidInput as exc:
+            raise _on_line(exc, numbers) from None
+    if as_json:
+        _print_json(results)
+    else:
+        console.print(f"stored {len(results)} episodes from {file}")
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="A question or topic.")],
+    namespace: Namespace = "default",
+    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many cards at most.")] = 5,
+    min_score: Annotated[Optional[float], typer.Option(help="Drop cards scoring below this.")] = None,
+    session_id: Annotated[Optional[str], typer.Option("--session", help="Prefer this session's latest episodes.")] = None,
+    now: Annotated[Optional[str], typer.Option(help="Ask as of this time (ISO 8601).")] = None,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Recall memories for a query, with the trace of why each was found."""
+    with _memory(data_dir) as memory:
+        cards = memory.recall(
+            query, namespace=namespace, top_k=top_k, min_score=min_score, session_id=session_id, now=now
+        )
+    if as_json:
+        _print_json(cards)
+    else:
+        console.print(cards_table(query, cards))
+
+
+@app.command("list")
+def list_(
+    namespace: Namespace = "default",
+    session_id: Annotated[Optional[str], typer.Option("--session", help="Only this session.")] = None,
+    limit: Annotated[int, typer.Option(help="How many at most.")] = 20,
+    offset: Annotated[int, typer.Option(help="Skip this many.")] = 0,
+    include_deleted: Annotated[bool, typer.Option(help="Show soft-deleted episodes too.")] = False,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """List episodes, newest first."""
+    with _memory(data_dir) as memory:
+        episodes = memory.list(
+            namespace=namespace,
+            session_id=session_id,
+            limit=limit,
+            offset=offset,
+            include_deleted=include_deleted,
+        )
+    if as_json:
+        _print_json(episodes)
+        return
+    table = Table("id", "occurred", "session", "role", "importance", "content")
+    for e in episodes:
+        table.add_row(e.id, _day(e.occurred_at), e.session_id or "", e.role or "", f"{e.importance:.2f}", _short(e.content))
+    console.print(table)
+
+
+@app.command()
+def forget(
+    id: Annotated[str, typer.Argument(help="The episode id.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Soft-delete an episode: kept for audit, never recalled again."""
+    with _memory(data_dir) as memory:
+        episode = memory.forget(id, namespace=namespace)
+    if as_json:
+        _print_json(episode)
+    else:
+        console.print(f"forgot {episode.id}")
+
+
+@app.command()
+def stats(
+    namespace: Annotated[Optional[str], typer.Option("--namespace", "-n", help="One namespace (default: all).")] = None,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Count live episodes, entities, decisions and facts."""
+    with _memory(data_dir) as memory:
+        counts = memory.stats(namespace=namespace)
+    if as_json:
+        _print_json(counts)
+    else:
+        for key in ("episodes", "entities", "decisions", "facts"):
+            console.print(f"{key:>10}: {getattr(counts, key)}")
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[
+        Optional[Path], typer.Option("--data-dir", help="Keep the demo memory here (default: a temporary directory).")
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store a sample multi-session conversation and show recall with traces."""
+    items = sample_episodes()
+    with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as scratch:
+        where = data_dir or Path(scratch)
+        with _memory(where) as memory:
+            with _progress(len(items), not as_json) as advance:
+                memory.store_many([{**i, "namespace": "demo"} for i in items], progress=advance)
+            answers = {
+                q: memory.recall(q, namespace="demo", top_k=3, now="2026-11-29T12:00:00Z")
+                for q in DEMO_QUERIES
+            }
+            counts = memory.stats(namespace="demo")
+    if as_json:
+        sys.stdout.write(
+            json.dumps(
+                {q: [c.model_dump(mode="json") for c in cards] for q, cards in answers.items()},
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
+        return
+    console.print(
+        f"Stored {counts.episodes} episodes: {counts.entities} entities, "
+        f"{counts.decisions} decisions (data in {where}{' (temporary)' if data_dir is None else ''})."
+    )
+    for query, cards in answers.items():
+        console.print(cards_table(query, cards))
+
+
+def cards_table(query: str, cards: list[MemoryCard]) -> Table:
+    """Cards as a table: score, content with its citation, channels, graph path, decay."""
+    table = Table(title=f"recall: {query}", show_lines=True, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("memory (id)", ratio=3)
+    table.add_column("found by (rank: raw score)", ratio=2)
+    table.add_column("graph path", ratio=2)
+    table.add_column("decay", justify="right")
+    for position, card in enumerate(cards, start=1):
+        channels = "\n".join(f"{h.channel} #{h.rank}: {h.score:.3f}" for h in card.trace.channels)
+        table.add_row(
+            str(position),
+            f"{card.score:.3f}",
+            f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]",
+            channels,
+            _path_text(card.trace.path),
+            f"{card.trace.decay:.2f}",
+        )
+    return table
+
+
+def _path_text(path: GraphPath | None) -> str:
+    if path is None:
+        return ""
+    parts = []
+    for index, node in enumerate(path.nodes):
+        parts.append(f"{node.label}({node.name or node.id[:8]})")
+        if index < len(path.relationships):
+            parts.append(f"-{path.relationships[index]}-")
+    return " ".join(parts)
+
+
+def _number_or_level(value: str | None) -> float | str | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+def _read_jsonl(file: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """The objects of a JSONL file and the line number of each (blank lines skipped)."""
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"file: cannot read {file}: {exc}", 2)
+    items, numbers = [], []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            _fail(f"line {number}: not valid JSON ({exc.msg})", 2)
+        if not isinstance(item, dict):
+            _fail(f"line {number}: must be a JSON object with the keys of `store`", 2)
+        items.append(item)
+        numbers.append(number)
+    return items, numbers
+
+
+def _on_line(exc: InvalidInput, numbers: list[int]) -> InvalidInput:
+    """items[3].importance -> line 5: importance."""
+    match = re.match(r"items\[(\d+)\]\.?(.*)", exc.field)
+    if match is None or int(match.group(1)) >= len(numbers):
+        return exc
+    return InvalidInput(f"line {numbers[int(match.group(1))]}: {match.group(2) or 'item'}", exc.reason)
+
+
+@contextmanager
+def _progress(total: int, visible: bool) -> Iterator[Callable[[int], None]]:
+    progress = Progress(
+        TextColumn("storing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, disable=not visible, transient=True,
+    )
+    with progress:
+        task = progress.add_task("store", total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+def _day(epoch: float) -> str:
+    from engine.models import from_epoch
+
+    return f"{from_epoch(epoch):%Y-%m-%d %H:%M}"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def main() -> None:  # pragma: no cover - console entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

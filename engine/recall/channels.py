@@ -1,0 +1,174 @@
+"""Recall channels: each asks one store and returns scored episode ids (and graph paths).
+
+Channels hold only protocol types; all maths beyond a channel's own score is in `fusion`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel
+
+from engine.models import Entity, GraphPath, PathNode
+from engine.recall.fusion import Scored
+from engine.settings import Settings
+from engine.stores.base import EntityLink, GraphStore, SparseVector, VectorStore
+from engine.text import bm25_query
+
+__all__ = [
+    "Seed",
+    "specificity",
+    "vector_channel",
+    "keyword_channel",
+    "entity_channel",
+    "graph_channel",
+    "recency_channel",
+]
+
+
+class Seed(BaseModel):
+    """A starting point of graph expansion: an episode, its weight and how it was reached."""
+
+    score: float
+    path: GraphPath
+
+
+def specificity(degree: int) -> float:
+    """How much an entity says about an episode that mentions it: 1 / log2(1 + degree).
+
+    An entity mentioned once scores 1; one mentioned by 1,000 episodes scores 0.1.
+
+    >>> specificity(1), round(specificity(1023), 2)
+    (1.0, 0.1)
+    """
+    return 1.0 / math.log2(1 + max(1, degree))
+
+
+def vector_channel(
+    vectors: VectorStore, namespace: str, embedding: Sequence[float], limit: int
+) -> list[Scored]:
+    return [Scored(id=h.id, score=h.score) for h in vectors.search_dense(namespace, embedding, limit)]
+
+
+def keyword_channel(
+    vectors: VectorStore, namespace: str, tokens: list[str], limit: int
+) -> list[Scored]:
+    indices, values = bm25_query(tokens)
+    sparse = SparseVector(indices=indices, values=values)
+    return [Scored(id=h.id, score=h.score) for h in vectors.search_sparse(namespace, sparse, limit)]
+
+
+def recency_channel(
+    graph: GraphStore, namespace: str, session_id: str | None, now: float, limit: int
+) -> list[Scored]:
+    """The latest episodes, scored 1/rank (newest = 1)."""
+    ids = graph.recent_episode_ids(namespace, session_id, now, limit)
+    return [Scored(id=i, score=1.0 / rank) for rank, i in enumerate(ids, start=1)]
+
+
+def _entity_node(link: EntityLink) -> PathNode:
+    return PathNode(id=link.entity_id, label="Entity", name=link.entity_name)
+
+
+def _entity_to_episode(link: EntityLink) -> tuple[list[PathNode], list[str]]:
+    """Path steps from an entity to the episode that reaches it (directly or by a decision)."""
+    episode = PathNode(id=link.episode_id, label="Episode")
+    if link.decision_id is None:
+        return [episode], ["MENTIONS"]
+    decision = PathNode(id=link.decision_id, label="Decision")
+    return [decision, episode], ["ABOUT", "DECIDED"]
+
+
+def entity_channel(
+    graph: GraphStore,
+    namespace: str,
+    entities: Sequence[Entity],
+    now: float,
+    limit: int,
+) -> tuple[list[Scored], dict[str, GraphPath]]:
+    """Episodes that mention the query's entities, scored by the sum of their specificity."""
+    links = graph.episodes_mentioning(namespace, [e.id for e in entities], now, limit)
+    scores: dict[str, float] = {}
+    counted: set[tuple[str, str]] = set()
+    paths: dict[str, GraphPath] = {}
+    for link in links:
+        if (link.episode_id, link.entity_id) in counted:
+            continue
+        counted.add((link.episode_id, link.entity_id))
+        scores[link.episode_id] = scores.get(link.episode_id, 0.0) + specificity(link.degree)
+        if link.episode_id not in paths:
+            nodes, rels = _entity_to_episode(link)
+            paths[link.episode_id] = GraphPath(nodes=[_entity_node(link)] + nodes, relationships=rels)
+    return [Scored(id=i, score=s) for i, s in scores.items()], paths
+
+
+def graph_channel(
+    graph: GraphStore,
+    namespace: str,
+    seeds: Mapping[str, Seed],
+    now: float,
+    settings: Settings,
+) -> tuple[list[Scored], dict[str, GraphPath]]:
+    """Expand 1..max_hops from seed episodes through shared entities and decisions.
+
+    A hop goes episode -> entity -> another episode (a seed may be reached from another
+    seed: that link is evidence too). The reached episode scores
+        parent score x specificity(entity) x hop_decay
+    per hop, keeping its best path; hub entities (degree over the limit) are not crossed.
+    """
+    frontier = dict(seeds)
+    expanded = set(seeds)
+    found: dict[str, Seed] = {}
+    for _hop in range(settings.graph_max_hops):
+        if not frontier:
+            break
+        via: dict[str, Seed] = {}
+        for link in graph.entity_links(namespace, list(frontier), now):
+            if link.degree > settings.graph_max_entity_degree:
+                continue
+            parent = frontier[link.episode_id]
+            if any(node.id == link.entity_id for node in parent.path.nodes):
+                continue
+            score = parent.score * specificity(link.degree) * settings.graph_hop_decay
+            if link.entity_id in via and via[link.entity_id].score >= score:
+                continue
+            # Walk from the parent episode out to the entity (reverse of entity -> episode).
+            steps, rels = _entity_to_episode(link)
+            out_nodes = list(reversed(steps[:-1])) + [_entity_node(link)]
+            path = GraphPath(
+                nodes=parent.path.nodes + out_nodes,
+                relationships=parent.path.relationships + list(reversed(rels)),
+            )
+            via[link.entity_id] = Seed(score=score, path=path)
+        if not via:
+            break
+        reached: dict[str, Seed] = {}
+        for link in graph.episodes_mentioning(
+            namespace, list(via), now, settings.channel_candidates * 4
+        ):
+            origin = via[link.entity_id]
+            if any(node.id == link.episode_id for node in origin.path.nodes):
+                continue  # no walking back to where the path came from
+            if link.episode_id in reached and reached[link.episode_id].score >= origin.score:
+                continue
+            nodes, rels = _entity_to_episode(link)
+            reached[link.episode_id] = Seed(
+                score=origin.score,
+                path=GraphPath(
+                    nodes=origin.path.nodes + nodes,
+                    relationships=origin.path.relationships + rels,
+                ),
+            )
+        for episode_id, seed in reached.items():
+            if episode_id not in found or found[episode_id].score < seed.score:
+                found[episode_id] = seed
+        fresh = [item for item in reached.items() if item[0] not in expanded]
+        best = sorted(fresh, key=lambda item: -item[1].score)[: max(1, settings.graph_seeds)]
+        frontier = dict(best)
+        expanded.update(frontier)
+    ranked = sorted(found.items(), key=lambda item: -item[1].score)[: settings.channel_candidates]
+    return (
+        [Scored(id=i, score=seed.score) for i, seed in ranked],
+        {i: seed.path for i, seed in ranked},
+    )

@@ -1,0 +1,103 @@
+"""Fusion, decay and importance: pure scoring functions of recall.
+
+Every formula is in the docstring of the function that computes it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel
+
+from engine.models import ChannelHit
+
+__all__ = ["Scored", "rank_hits", "fuse", "decay_factor", "importance_factor"]
+
+SECONDS_PER_DAY = 86_400.0
+
+
+class Scored(BaseModel):
+    """An episode id with a channel's raw score (higher is better)."""
+
+    id: str
+    score: float
+
+
+def rank_hits(channel: str, hits: Sequence[Scored]) -> list[tuple[str, ChannelHit]]:
+    """Competition ranks by score: equal scores share a rank (1, 2, 2, 4).
+
+    Ties must share a rank, or two identical memories would be told apart by chance.
+
+    >>> [(i, h.rank) for i, h in rank_hits("keyword", [Scored(id="a", score=1.0),
+    ...     Scored(id="b", score=2.0), Scored(id="c", score=1.0)])]
+    [('b', 1), ('a', 2), ('c', 2)]
+    """
+    ordered = sorted(hits, key=lambda h: -h.score)
+    ranked: list[tuple[str, ChannelHit]] = []
+    for position, hit in enumerate(ordered, start=1):
+        previous = ranked[-1][1] if ranked else None
+        tied = previous is not None and math.isclose(previous.score, hit.score, rel_tol=1e-9)
+        rank = previous.rank if tied and previous is not None else position
+        ranked.append(
+            (hit.id, ChannelHit.model_validate({"channel": channel, "rank": rank, "score": hit.score}))
+        )
+    return ranked
+
+
+def fuse(
+    channels: Mapping[str, Sequence[Scored]],
+    weights: Mapping[str, float],
+    *,
+    rrf_k: int,
+    rrf_share: float,
+) -> dict[str, tuple[float, list[ChannelHit]]]:
+    """Reciprocal-rank fusion blended with max-normalised raw scores, weighted per channel.
+
+    For channel c with weight w_c, an episode at rank r with raw score s contributes
+        w_c x (share x (k + 1) / (k + r) + (1 - share) x s / max_c(s))
+    and its fused score is the sum of contributions divided by the sum of all weights,
+    so it lies in 0..1 and equals 1 only for the top hit of every channel.
+
+    >>> fused = fuse({"vector": [Scored(id="a", score=0.9)]}, {"vector": 1.0, "keyword": 1.0},
+    ...              rrf_k=60, rrf_share=0.5)
+    >>> round(fused["a"][0], 3)
+    0.5
+    """
+    total_weight = sum(w for w in weights.values() if w > 0) or 1.0
+    fused: dict[str, tuple[float, list[ChannelHit]]] = {}
+    for channel, hits in channels.items():
+        weight = weights.get(channel, 0.0)
+        if weight <= 0 or not hits:
+            continue
+        top = max(h.score for h in hits)
+        for episode_id, hit in rank_hits(channel, hits):
+            normalised = hit.score / top if top > 0 else 0.0
+            rrf = (rrf_k + 1) / (rrf_k + hit.rank)
+            contribution = weight * (rrf_share * rrf + (1 - rrf_share) * normalised)
+            score, found_by = fused.get(episode_id, (0.0, []))
+            fused[episode_id] = (score + contribution / total_weight, found_by + [hit])
+    return fused
+
+
+def decay_factor(age_seconds: float, *, half_life_days: float, floor: float) -> float:
+    """Exponential time decay with a floor:
+
+        decay = floor + (1 - floor) x 0.5 ^ (age_days / half_life_days)
+
+    A memory from the future of `now` (age < 0) is not boosted: age is clamped at 0.
+
+    >>> decay_factor(30 * 86400, half_life_days=30, floor=0.0)
+    0.5
+    """
+    age_days = max(0.0, age_seconds) / SECONDS_PER_DAY
+    return floor + (1.0 - floor) * 0.5 ** (age_days / half_life_days)
+
+
+def importance_factor(importance: float, *, weight: float) -> float:
+    """importance_factor = 1 - weight + weight x importance (1 at importance 1, 1 - weight at 0).
+
+    >>> importance_factor(0.5, weight=0.4)
+    0.8
+    """
+    return 1.0 - weight + weight * importance

@@ -1,0 +1,146 @@
+"""Run one recall: analyse, ask every channel, fuse, decay, weigh importance, build cards."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.embed import Embedder
+from engine.models import Episode, GraphPath, MemoryCard, PathNode, RecallRequest, Trace, from_epoch
+from engine.nlp import find_entities
+from engine.recall.channels import (
+    Seed,
+    entity_channel,
+    graph_channel,
+    keyword_channel,
+    recency_channel,
+    vector_channel,
+)
+from engine.recall.fusion import Scored, decay_factor, fuse, importance_factor
+from engine.recall.query import analyze
+from engine.settings import Settings
+from engine.stores.base import GraphStore, VectorStore
+
+__all__ = ["run_recall"]
+
+
+def run_recall(
+    request: RecallRequest,
+    *,
+    now: float,
+    graph: GraphStore,
+    vectors: VectorStore,
+    embedder: Embedder,
+    settings: Settings,
+) -> list[MemoryCard]:
+    namespace, limit = request.namespace, settings.channel_candidates
+    terms = analyze(request.query, find_entities([request.query])[0])
+    embedding = embedder.embed([request.query])[0]
+    known = graph.find_entities(namespace, terms.entity_names)
+
+    # The vector mirror may hold points the graph never committed (a crash mid-write) or has
+    # since deleted: only ids that are live episodes in the graph count.
+    dense = vector_channel(vectors, namespace, embedding, limit)
+    keyword = keyword_channel(vectors, namespace, terms.tokens, limit)
+    live = graph.live_episode_ids(namespace, [h.id for h in dense + keyword], now)
+    dense = [h for h in dense if h.id in live]
+    keyword = [h for h in keyword if h.id in live]
+    by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit)
+    recent = recency_channel(
+        graph, namespace, request.session_id, now, settings.recency_candidates
+    )
+
+    seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
+    by_graph, graph_paths = graph_channel(graph, namespace, seeds, now, settings)
+
+    weights = settings.weights.model_dump()
+    if terms.time_intent:
+        weights["recency"] *= settings.time_intent_recency_boost
+    fused = fuse(
+        {
+            "vector": dense,
+            "keyword": keyword,
+            "entity": by_entity,
+            "graph": by_graph,
+            "recency": recent,
+        },
+        weights,
+        rrf_k=settings.rrf_k,
+        rrf_share=settings.rrf_share,
+    )
+    episodes = {e.id: e for e in graph.get_episodes(namespace, list(fused))}
+    scored: list[tuple[float, Episode, Trace]] = []
+    for episode_id, (fused_score, hits) in fused.items():
+        episode = episodes.get(episode_id)
+        if episode is None:
+            continue
+        decay = decay_factor(
+            now - episode.occurred_at,
+            half_life_days=settings.decay_half_life_days,
+            floor=settings.decay_floor,
+        )
+        final = fused_score * decay * importance_factor(
+            episode.importance, weight=settings.importance_weight
+        )
+        if request.min_score is not None and final < request.min_score:
+            continue
+        trace = Trace(
+            channels=sorted(hits, key=lambda h: h.rank),
+            path=graph_paths.get(episode_id) or entity_paths.get(episode_id),
+            fused=round(fused_score, 6),
+            decay=round(decay, 6),
+            age_days=round(max(0.0, now - episode.occurred_at) / 86_400.0, 3),
+            importance=episode.importance,
+            final=round(final, 6),
+        )
+        scored.append((final, episode, trace))
+    scored.sort(key=lambda item: (-item[0], -item[1].occurred_at))
+    top = scored[: request.top_k]
+    names = graph.entities_of(namespace, [episode.id for _, episode, _ in top])
+    return [
+        MemoryCard(
+            id=episode.id,
+            content=episode.content,
+            score=trace.final,
+            occurred_at=from_epoch(episode.occurred_at),
+            created_at=from_epoch(episode.created_at),
+            session_id=episode.session_id,
+            role=episode.role,
+            kind=episode.kind,
+            layer=episode.layer,
+            importance=episode.importance,
+            entities=[e.name for e in names.get(episode.id, [])],
+            related_ids=_related(trace.path, episode.id),
+            metadata=episode.metadata,
+            trace=trace,
+        )
+        for _, episode, trace in top
+    ]
+
+
+def _seeds(
+    dense: Sequence[Scored],
+    keyword: Sequence[Scored],
+    by_entity: Sequence[Scored],
+    entity_paths: dict[str, GraphPath],
+    count: int,
+) -> dict[str, Seed]:
+    """The top hits of the direct channels, weighted 1/rank, start graph expansion."""
+    seeds: dict[str, Seed] = {}
+    for hits in (by_entity, dense, keyword):
+        ordered = sorted(hits, key=lambda h: -h.score)[:count]
+        for rank, hit in enumerate(ordered, start=1):
+            weight = 1.0 / rank
+            if hit.id in seeds and seeds[hit.id].score >= weight:
+                continue
+            path = entity_paths.get(hit.id) or GraphPath(
+                nodes=[PathNode(id=hit.id, label="Episode")], relationships=[]
+            )
+            seeds[hit.id] = Seed(score=weight, path=path)
+    return seeds
+
+
+def _related(path: GraphPath | None, own_id: str) -> list[str]:
+    """Episodes on the graph path that led to a card: its citations besides itself."""
+    if path is None:
+        return []
+    return [n.id for n in path.nodes if n.label == "Episode" and n.id != own_id]

@@ -1,0 +1,200 @@
+"""One protocol per store role. Pipelines and the façade hold only these types.
+
+A backend implements one protocol in one module that holds all of that backend's queries and
+converts its driver's errors to `StoreUnavailable` at the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from engine.models import Decision, Entity, Episode, Session, Stats
+
+__all__ = [
+    "GraphBatch",
+    "EntityLink",
+    "GraphStore",
+    "SparseVector",
+    "VectorPayload",
+    "VectorPoint",
+    "VectorHit",
+    "VectorStore",
+]
+
+
+class GraphBatch(BaseModel):
+    """Everything one `store`/`store_many` call writes to the graph, in one transaction.
+
+    Entities are merged by id: an existing entity keeps its `first_seen` and gains
+    `mention_count` and `last_seen`.
+    """
+
+    episodes: list[Episode] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    sessions: list[Session] = Field(default_factory=list)
+    mentions: list[tuple[str, str, int]] = Field(default_factory=list)  # episode, entity, count
+    decided: list[tuple[str, str]] = Field(default_factory=list)  # episode, decision
+    about: list[tuple[str, str]] = Field(default_factory=list)  # decision, entity
+    in_session: list[tuple[str, str]] = Field(default_factory=list)  # episode, session node
+    next: list[tuple[str, str]] = Field(default_factory=list)  # earlier episode, later episode
+
+
+class EntityLink(BaseModel):
+    """An episode reaches an entity directly (MENTIONS) or through a decision (DECIDED, ABOUT).
+
+    `degree` is how many live episodes mention the entity: hubs link everything to everything.
+    """
+
+    episode_id: str
+    entity_id: str
+    entity_name: str
+    decision_id: str | None = None
+    degree: int
+
+
+class GraphStore(Protocol):
+    """The graph: source of truth for episodes, entities, decisions and sessions.
+
+    Every read takes a namespace and returns only that namespace's records; "live" means not
+    deleted, not archived and not expired at `now`.
+    """
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Hold the store for one all-or-nothing write: commit on exit, roll back on error.
+
+        Raises:
+            WriteFailed: the commit failed; nothing of the transaction is visible.
+        """
+        ...
+
+    def write(self, batch: GraphBatch) -> None:
+        """Write a batch of nodes and edges (inside `transaction()` to make it atomic)."""
+        ...
+
+    def last_episode_in_session(self, namespace: str, session_id: str) -> str | None:
+        """The id of the latest episode of a session, to link the next one after it."""
+        ...
+
+    def get_episodes(self, namespace: str, ids: Sequence[str]) -> list[Episode]:
+        """Episodes by id in a namespace, in any state, in no particular order."""
+        ...
+
+    def live_episode_ids(self, namespace: str, ids: Sequence[str], now: float) -> set[str]:
+        """Which of these ids are live episodes of the namespace."""
+        ...
+
+    def list_episodes(
+        self,
+        namespace: str,
+        *,
+        session_id: str | None,
+        limit: int,
+        offset: int,
+        include_deleted: bool,
+    ) -> list[Episode]:
+        """Episodes newest first (by occurred_at)."""
+        ...
+
+    def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
+        """The entities each episode mentions."""
+        ...
+
+    def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
+        """Entities whose canonical name or one of whose aliases is in `canonicals`."""
+        ...
+
+    def episodes_mentioning(
+        self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
+    ) -> list[EntityLink]:
+        """Live episodes that mention any of the entities or decided something about them,
+        newest first."""
+        ...
+
+    def entity_links(self, namespace: str, episode_ids: Sequence[str], now: float) -> list[EntityLink]:
+        """The entities each episode reaches, directly or through its decisions."""
+        ...
+
+    def recent_episode_ids(
+        self, namespace: str, session_id: str | None, now: float, limit: int
+    ) -> list[str]:
+        """The latest live episodes, newest first."""
+        ...
+
+    def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
+        """Set `deleted_at`; False when no live episode has that id."""
+        ...
+
+    def stats(self, namespace: str | None, now: float) -> Stats:
+        """Counts of live episodes, entities, decisions and active facts."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class SparseVector(BaseModel):
+    indices: list[int]
+    values: list[float]
+
+
+class VectorPayload(BaseModel):
+    """What the vector mirror keeps beside each embedding, for filtering."""
+
+    namespace: str
+    session_id: str | None
+    kind: str
+    layer: str
+    importance: float
+    created_at: float
+    occurred_at: float
+    entities: list[str]
+    deleted: int = 0  # 0 or 1: stored as an integer so payload filters match it exactly
+
+
+class VectorPoint(BaseModel):
+    id: str
+    dense: list[float]
+    sparse: SparseVector
+    payload: VectorPayload
+
+
+class VectorHit(BaseModel):
+    id: str
+    score: float
+
+
+class VectorStore(Protocol):
+    """The vector mirror of episodes: dense embeddings and BM25 sparse vectors.
+
+    Derived data: it can always be rebuilt from the graph. Every search filters by namespace
+    and leaves out points marked deleted.
+    """
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points (durable when it returns).
+
+        Raises:
+            WriteFailed: nothing of this call may be relied on; the caller deletes the ids.
+        """
+        ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def mark_deleted(self, ids: Sequence[str]) -> None: ...
+
+    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
+        """Cosine similarity search."""
+        ...
+
+    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
+        """BM25 search: document weights stored, IDF applied at query time."""
+        ...
+
+    def count(self, namespace: str | None) -> int: ...
+
+    def close(self) -> None: ...
+

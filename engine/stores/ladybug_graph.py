@@ -1,0 +1,341 @@
+"""The embedded graph store on Ladybug (an embedded Cypher database on disk).
+
+All of this backend's Cypher lives here. One connection, guarded by a re-entrant lock: Ladybug
+allows one writer, and a transaction must not interleave with another thread's reads on the
+same connection.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import ladybug
+
+from engine.errors import StoreUnavailable, WriteFailed
+from engine.models import Entity, Episode, Stats, session_node_id
+from engine.stores.base import EntityLink, GraphBatch
+from graph_schema import SCHEMA_VERSION, ladybug_ddl
+from graph_schema.definitions import EPISODE
+
+__all__ = ["LadybugGraphStore"]
+
+# A live episode: not deleted, not archived, not expired at $now.
+_LIVE = (
+    "{v}.deleted_at IS NULL AND {v}.archived_at IS NULL "
+    "AND ({v}.expires_at IS NULL OR {v}.expires_at > $now)"
+)
+LIVE_EP = _LIVE.format(v="ep")
+
+_EPISODE_JSON_FIELDS = ("metadata", "numbers")
+
+
+def _episode_row(episode: Episode) -> dict[str, Any]:
+    row = episode.model_dump(mode="json")
+    for field in _EPISODE_JSON_FIELDS:
+        row[field] = json.dumps(row[field], ensure_ascii=False)
+    return row
+
+
+def _episode_from(node: Mapping[str, Any]) -> Episode:
+    data = {key: value for key, value in node.items() if not key.startswith("_")}
+    for field in _EPISODE_JSON_FIELDS:
+        data[field] = json.loads(data[field]) if data.get(field) else ([] if field == "numbers" else {})
+    data["todos"] = data.get("todos") or []
+    return Episode.model_validate(data)
+
+
+def _entity_from(node: Mapping[str, Any]) -> Entity:
+    data = {key: value for key, value in node.items() if not key.startswith("_")}
+    data["aliases"] = data.get("aliases") or []
+    return Entity.model_validate(data)
+
+
+def _set_clause(var: str, properties: Sequence[tuple[str, str]]) -> str:
+    """SET with explicit casts: a column that is NULL in every row would be typed STRING."""
+    return ", ".join(
+        f"{var}.`{name}` = r.`{name}`" if kind == "STRING" else f"{var}.`{name}` = CAST(r.`{name}` AS {kind})"
+        for name, kind in properties
+        if name != "id"
+    )
+
+
+_CREATE_EPISODES = "UNWIND $rows AS r CREATE (n:Episode {id: r.id}) SET " + _set_clause(
+    "n", EPISODE.properties
+)
+_MERGE_ENTITIES = (
+    "UNWIND $rows AS r MERGE (n:Entity {id: r.id}) "
+    "ON CREATE SET n.namespace = r.namespace, n.created_at = r.created_at, n.name = r.name, "
+    "n.canonical = r.canonical, n.type = r.type, n.aliases = r.aliases, "
+    "n.first_seen = r.first_seen, n.last_seen = r.last_seen, n.mention_count = r.mention_count "
+    "ON MATCH SET n.mention_count = n.mention_count + r.mention_count, "
+    "n.last_seen = CASE WHEN r.last_seen > n.last_seen THEN r.last_seen ELSE n.last_seen END, "
+    "n.first_seen = CASE WHEN r.first_seen < n.first_seen THEN r.first_seen ELSE n.first_seen END"
+)
+_CREATE_DECISIONS = (
+    "UNWIND $rows AS r CREATE (n:Decision {id: r.id}) SET n.namespace = r.namespace, "
+    "n.created_at = r.created_at, n.text = r.text, n.status = r.status, n.decided_at = r.decided_at"
+)
+_MERGE_SESSIONS = (
+    "UNWIND $rows AS r MERGE (n:Session {id: r.id}) ON CREATE SET n.namespace = r.namespace, "
+    "n.created_at = r.created_at, n.name = r.name, n.started_at = r.started_at"
+)
+# Separate MATCH clauses: a joint `MATCH (a), (b)` after UNWIND is pathologically slow here.
+_LINK = "UNWIND $rows AS r MATCH (a:{src} {{id: r.a}}) MATCH (b:{dst} {{id: r.b}}) CREATE (a)-[:{rel}{props}]->(b)"
+_LINKS: dict[str, str] = {
+    "mentions": _LINK.format(src="Episode", dst="Entity", rel="MENTIONS", props=" {count: r.n}"),
+    "decided": _LINK.format(src="Episode", dst="Decision", rel="DECIDED", props=""),
+    "about": _LINK.format(src="Decision", dst="Entity", rel="ABOUT", props=""),
+    "in_session": _LINK.format(src="Episode", dst="Session", rel="IN_SESSION", props=""),
+    "next": _LINK.format(src="Episode", dst="Episode", rel="NEXT", props=""),
+}
+
+
+class LadybugGraphStore:
+    """`GraphStore` on an embedded Ladybug database at `path` (created when missing)."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = ladybug.Database(str(path))
+            self._conn = ladybug.Connection(self._db)
+        except (RuntimeError, OSError) as exc:
+            raise StoreUnavailable(f"cannot open the graph at {path}: {exc}") from exc
+        self._lock = threading.RLock()
+        self._in_transaction = False
+        for statement in ladybug_ddl():
+            self._run(statement)
+        self._run(
+            "MERGE (v:SchemaVersion {id: 'graph'}) SET v.version = $version",
+            {"version": SCHEMA_VERSION},
+        )
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        with self._lock:
+            try:
+                result = self._conn.execute(query, dict(params or {}))
+                assert not isinstance(result, list)
+                return [list(row) for row in result.get_all()]
+            except RuntimeError as exc:
+                raise StoreUnavailable(f"graph query failed: {exc}") from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self._in_transaction:  # nested: the outer transaction decides
+                yield
+                return
+            self._run("BEGIN TRANSACTION")
+            self._in_transaction = True
+            try:
+                yield
+            except BaseException:
+                self._in_transaction = False
+                self._rollback()
+                raise
+            self._in_transaction = False
+            try:
+                self._run("COMMIT")
+            except StoreUnavailable as exc:
+                raise WriteFailed(f"graph commit failed: {exc}") from exc
+
+    def _rollback(self) -> None:
+        try:
+            self._conn.execute("ROLLBACK")
+        except RuntimeError:
+            pass  # a failed statement already aborted the transaction
+
+    # -- writes ---------------------------------------------------------------------------
+    def write(self, batch: GraphBatch) -> None:
+        with self.transaction():
+            if batch.episodes:
+                self._run(_CREATE_EPISODES, {"rows": [_episode_row(e) for e in batch.episodes]})
+            if batch.entities:
+                self._run(_MERGE_ENTITIES, {"rows": [e.model_dump() for e in batch.entities]})
+            if batch.decisions:
+                self._run(_CREATE_DECISIONS, {"rows": [d.model_dump() for d in batch.decisions]})
+            if batch.sessions:
+                self._run(_MERGE_SESSIONS, {"rows": [s.model_dump() for s in batch.sessions]})
+            if batch.mentions:
+                rows = [{"a": a, "b": b, "n": n} for a, b, n in batch.mentions]
+                self._run(_LINKS["mentions"], {"rows": rows})
+            for name in ("decided", "about", "in_session", "next"):
+                pairs: list[tuple[str, str]] = getattr(batch, name)
+                if pairs:
+                    self._run(_LINKS[name], {"rows": [{"a": a, "b": b} for a, b in pairs]})
+
+    def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
+        rows = self._run(
+            "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns AND " + LIVE_EP
+            + " SET ep.deleted_at = $at RETURN ep.id",
+            {"id": episode_id, "ns": namespace, "at": at, "now": at},
+        )
+        return bool(rows)
+
+    # -- reads ----------------------------------------------------------------------------
+    def last_episode_in_session(self, namespace: str, session_id: str) -> str | None:
+        rows = self._run(
+            "MATCH (ep:Episode)-[:IN_SESSION]->(s:Session {id: $sid}) "
+            "RETURN ep.id ORDER BY ep.occurred_at DESC, ep.created_at DESC LIMIT 1",
+            {"sid": session_node_id(namespace, session_id)},
+        )
+        return str(rows[0][0]) if rows else None
+
+    def get_episodes(self, namespace: str, ids: Sequence[str]) -> list[Episode]:
+        if not ids:
+            return []
+        rows = self._run(
+            "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns RETURN ep",
+            {"ids": list(ids), "ns": namespace},
+        )
+        return [_episode_from(row[0]) for row in rows]
+
+    def live_episode_ids(self, namespace: str, ids: Sequence[str], now: float) -> set[str]:
+        if not ids:
+            return set()
+        rows = self._run(
+            "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns AND " + LIVE_EP
+            + " RETURN ep.id",
+            {"ids": list(ids), "ns": namespace, "now": now},
+        )
+        return {str(row[0]) for row in rows}
+
+    def list_episodes(
+        self,
+        namespace: str,
+        *,
+        session_id: str | None,
+        limit: int,
+        offset: int,
+        include_deleted: bool,
+    ) -> list[Episode]:
+        where = ["ep.namespace = $ns"]
+        if session_id is not None:
+            where.append("ep.session_id = $sid")
+        if not include_deleted:
+            where.append("ep.deleted_at IS NULL")
+        rows = self._run(
+            "MATCH (ep:Episode) WHERE " + " AND ".join(where)
+            + " RETURN ep ORDER BY ep.occurred_at DESC, ep.created_at DESC SKIP $skip LIMIT $limit",
+            {"ns": namespace, "sid": session_id, "skip": offset, "limit": limit},
+        )
+        return [_episode_from(row[0]) for row in rows]
+
+    def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
+        if not episode_ids:
+            return {}
+        rows = self._run(
+            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "RETURN ep.id, en ORDER BY en.name",
+            {"ids": list(episode_ids), "ns": namespace},
+        )
+        found: dict[str, list[Entity]] = {}
+        for episode_id, node in rows:
+            found.setdefault(str(episode_id), []).append(_entity_from(node))
+        return found
+
+    def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
+        if not canonicals:
+            return []
+        rows = self._run(
+            "MATCH (en:Entity) WHERE en.namespace = $ns AND "
+            "(en.canonical IN $names OR list_has_any(en.aliases, $names)) RETURN en",
+            {"ns": namespace, "names": list(canonicals)},
+        )
+        return [_entity_from(row[0]) for row in rows]
+
+    def episodes_mentioning(
+        self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
+    ) -> list[EntityLink]:
+        if not entity_ids:
+            return []
+        params = {"ids": list(entity_ids), "ns": namespace, "now": now, "limit": limit}
+        direct = self._run(
+            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE en.id IN $ids AND ep.namespace = $ns "
+            "AND " + LIVE_EP + " RETURN ep.id, en.id, en.name, NULL, en.mention_count, "
+            "ep.occurred_at ORDER BY ep.occurred_at DESC LIMIT $limit",
+            params,
+        )
+        via_decision = self._run(
+            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) "
+            "WHERE en.id IN $ids AND ep.namespace = $ns AND " + LIVE_EP
+            + " RETURN ep.id, en.id, en.name, d.id, en.mention_count, ep.occurred_at "
+            "ORDER BY ep.occurred_at DESC LIMIT $limit",
+            params,
+        )
+        rows = sorted(direct + via_decision, key=lambda row: -float(row[5] or 0.0))
+        return [_link(row) for row in rows[:limit]]
+
+    def entity_links(self, namespace: str, episode_ids: Sequence[str], now: float) -> list[EntityLink]:
+        if not episode_ids:
+            return []
+        params = {"ids": list(episode_ids), "ns": namespace, "now": now}
+        direct = self._run(
+            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "AND " + LIVE_EP + " RETURN ep.id, en.id, en.name, NULL, en.mention_count",
+            params,
+        )
+        via_decision = self._run(
+            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) "
+            "WHERE ep.id IN $ids AND ep.namespace = $ns AND " + LIVE_EP
+            + " RETURN ep.id, en.id, en.name, d.id, en.mention_count",
+            params,
+        )
+        return [_link(row) for row in direct + via_decision]
+
+    def recent_episode_ids(
+        self, namespace: str, session_id: str | None, now: float, limit: int
+    ) -> list[str]:
+        session = " AND ep.session_id = $sid" if session_id is not None else ""
+        rows = self._run(
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns AND " + LIVE_EP + session
+            + " RETURN ep.id ORDER BY ep.occurred_at DESC, ep.created_at DESC LIMIT $limit",
+            {"ns": namespace, "sid": session_id, "now": now, "limit": limit},
+        )
+        return [str(row[0]) for row in rows]
+
+    def stats(self, namespace: str | None, now: float) -> Stats:
+        scope = "" if namespace is None else " AND {v}.namespace = $ns"
+        params = {"ns": namespace, "now": now}
+
+        def count(query: str) -> int:
+            return int(self._run(query, params)[0][0])
+
+        return Stats(
+            namespace=namespace,
+            episodes=count(
+                "MATCH (ep:Episode) WHERE " + LIVE_EP + scope.format(v="ep") + " RETURN count(ep)"
+            ),
+            entities=count(
+                "MATCH (en:Entity) WHERE true" + scope.format(v="en") + " RETURN count(en)"
+            ),
+            decisions=count(
+                "MATCH (d:Decision) WHERE d.status = 'active'" + scope.format(v="d")
+                + " RETURN count(d)"
+            ),
+            facts=count(
+                "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE f.valid_to IS NULL"
+                + scope.format(v="a") + " RETURN count(f)"
+            ),
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+            self._db.close()
+
+
+def _link(row: Sequence[Any]) -> EntityLink:
+    return EntityLink(
+        episode_id=str(row[0]),
+        entity_id=str(row[1]),
+        entity_name=str(row[2]),
+        decision_id=None if row[3] is None else str(row[3]),
+        degree=int(row[4] or 0),
+    )
+

@@ -1,0 +1,119 @@
+"""The embedded vector store on Qdrant Edge (Qdrant's engine in process, on disk).
+
+One shard per embedding model, named with the model and dimension. Each point holds a dense
+vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from engine.errors import StoreUnavailable, WriteFailed
+from engine.stores.base import SparseVector, VectorHit, VectorPoint
+
+__all__ = ["QdrantEdgeVectorStore"]
+
+DENSE = "dense"
+SPARSE = "bm25"
+# Payload fields searched by every query get an index.
+_INDEXED: dict[str, Any] = {
+    "namespace": qe.PayloadSchemaType.Keyword,
+    "deleted": qe.PayloadSchemaType.Integer,
+    "session_id": qe.PayloadSchemaType.Keyword,
+}
+
+
+class QdrantEdgeVectorStore:
+    """`VectorStore` on a Qdrant Edge shard under `directory` (created when missing)."""
+
+    def __init__(self, directory: Path, dimension: int) -> None:
+        self._lock = threading.RLock()
+        try:
+            if (directory / "edge_config.json").exists() or _has_segments(directory):
+                self._shard = qe.EdgeShard.load(str(directory))
+            else:
+                directory.mkdir(parents=True, exist_ok=True)
+                config = qe.EdgeConfig(
+                    vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+                    sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+                )
+                self._shard = qe.EdgeShard.create(str(directory), config)
+                for field, schema in _INDEXED.items():
+                    self._shard.update(qe.UpdateOperation.create_field_index(field, schema))
+        except (RuntimeError, OSError, ValueError) as exc:
+            raise StoreUnavailable(f"cannot open the vector store at {directory}: {exc}") from exc
+
+    def _update(self, operation: Any) -> None:
+        with self._lock:
+            try:
+                self._shard.update(operation)
+            except Exception as exc:  # the binding raises plain Exceptions
+                raise WriteFailed(f"vector store update failed: {exc}") from exc
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        if not points:
+            return
+        converted = [
+            qe.Point(
+                point.id,
+                {
+                    DENSE: list(point.dense),
+                    SPARSE: qe.SparseVector(point.sparse.indices, point.sparse.values),
+                },
+                point.payload.model_dump(),
+            )
+            for point in points
+        ]
+        self._update(qe.UpdateOperation.upsert_points(converted))
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            self._update(qe.UpdateOperation.delete_points(list(ids)))
+
+    def mark_deleted(self, ids: Sequence[str]) -> None:
+        if ids:
+            self._update(qe.UpdateOperation.set_payload(list(ids), {"deleted": 1}))
+
+    def _query(self, namespace: str, query: Any, limit: int) -> list[VectorHit]:
+        request = qe.QueryRequest(limit=limit, query=query, filter=_live_in(namespace))
+        with self._lock:
+            try:
+                points = self._shard.query(request)
+            except Exception as exc:
+                raise StoreUnavailable(f"vector search failed: {exc}") from exc
+        return [VectorHit(id=str(p.id), score=float(p.score)) for p in points]
+
+    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
+        return self._query(namespace, qe.Query.Nearest(list(vector), using=DENSE), limit)
+
+    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
+        if not vector.indices:
+            return []
+        sparse = qe.SparseVector(vector.indices, vector.values)
+        return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit)
+
+    def count(self, namespace: str | None) -> int:
+        flt = None if namespace is None else _live_in(namespace)
+        with self._lock:
+            return int(self._shard.count(qe.CountRequest(filter=flt, exact=True)))
+
+    def close(self) -> None:
+        with self._lock:
+            self._shard.flush()
+            self._shard.close()
+
+
+def _live_in(namespace: str) -> Any:
+    return qe.Filter(
+        must=[qe.FieldCondition("namespace", match=qe.MatchValue(namespace))],
+        must_not=[qe.FieldCondition("deleted", match=qe.MatchValue(1))],
+    )
+
+
+def _has_segments(directory: Path) -> bool:
+    return directory.exists() and any(directory.iterdir())

@@ -1,0 +1,117 @@
+"""Node labels and relationship types of the memory graph, with typed properties.
+
+Property types are the portable subset both Ladybug and Neo4j hold: STRING, DOUBLE, INT64,
+BOOLEAN and STRING[] (a list of strings). Structured values (metadata, numbers) are JSON strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 1
+
+PropType = str  # one of STRING, DOUBLE, INT64, BOOLEAN, STRING[]
+
+
+@dataclass(frozen=True)
+class NodeType:
+    label: str
+    properties: tuple[tuple[str, PropType], ...]
+
+
+@dataclass(frozen=True)
+class RelType:
+    name: str
+    source: str
+    target: str
+    properties: tuple[tuple[str, PropType], ...] = ()
+
+
+# Every node has id (primary key), namespace and created_at.
+_COMMON: tuple[tuple[str, PropType], ...] = (
+    ("id", "STRING"),
+    ("namespace", "STRING"),
+    ("created_at", "DOUBLE"),
+)
+
+EPISODE = NodeType(
+    "Episode",
+    _COMMON
+    + (
+        ("content", "STRING"),
+        ("summary", "STRING"),
+        ("kind", "STRING"),
+        ("session_id", "STRING"),
+        ("role", "STRING"),
+        ("agent", "STRING"),
+        ("importance", "DOUBLE"),
+        ("layer", "STRING"),
+        ("token_count", "INT64"),
+        ("content_hash", "STRING"),
+        ("occurred_at", "DOUBLE"),
+        ("last_accessed_at", "DOUBLE"),
+        ("access_count", "INT64"),
+        ("expires_at", "DOUBLE"),
+        ("deleted_at", "DOUBLE"),
+        ("archived_at", "DOUBLE"),
+        ("redactions", "INT64"),
+        ("metadata", "STRING"),  # JSON object
+        ("numbers", "STRING"),  # JSON list of NumberMention
+        ("todos", "STRING[]"),
+    ),
+)
+
+ENTITY = NodeType(
+    "Entity",
+    _COMMON
+    + (
+        ("name", "STRING"),
+        ("canonical", "STRING"),
+        ("type", "STRING"),
+        ("aliases", "STRING[]"),
+        ("first_seen", "DOUBLE"),
+        ("last_seen", "DOUBLE"),
+        ("mention_count", "INT64"),
+    ),
+)
+
+DECISION = NodeType(
+    "Decision",
+    _COMMON + (("text", "STRING"), ("status", "STRING"), ("decided_at", "DOUBLE")),
+)
+
+SESSION = NodeType("Session", _COMMON + (("name", "STRING"), ("started_at", "DOUBLE")))
+
+REFLECTION = NodeType(
+    "Reflection",
+    _COMMON
+    + (("ran_at", "DOUBLE"), ("episodes_seen", "INT64"), ("facts_written", "INT64")),
+)
+
+NODES: tuple[NodeType, ...] = (EPISODE, ENTITY, DECISION, SESSION, REFLECTION)
+
+RELATIONSHIPS: tuple[RelType, ...] = (
+    RelType("MENTIONS", "Episode", "Entity", (("count", "INT64"),)),
+    RelType("DECIDED", "Episode", "Decision"),
+    RelType("ABOUT", "Decision", "Entity"),
+    RelType("SUPERSEDES", "Decision", "Decision"),
+    RelType("IN_SESSION", "Episode", "Session"),
+    RelType("NEXT", "Episode", "Episode"),
+    RelType("PART_OF", "Episode", "Episode", (("index", "INT64"),)),
+    RelType(
+        "FACT",
+        "Entity",
+        "Entity",
+        (
+            ("predicate", "STRING"),
+            ("statement", "STRING"),
+            ("confidence", "DOUBLE"),
+            ("support", "INT64"),
+            ("valid_from", "DOUBLE"),
+            ("valid_to", "DOUBLE"),
+            ("source_episode_ids", "STRING[]"),
+            ("reflection_id", "STRING"),
+            ("invalidated_by", "STRING"),
+        ),
+    ),
+)

@@ -1,0 +1,107 @@
+"""The CLI over the façade: results checked through the Python API, JSON shapes, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from engine import Memory
+from engine.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_store_then_recall_json(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    code, out, _ = run("store", "We decided to use Redis for the session cache.", "--session", "s1",
+                       "--importance", "high", "--data-dir", data, "--json")
+    assert code == 0
+    stored = json.loads(out)
+    assert set(stored) >= {"id", "status"} and stored["status"] == "stored"
+
+    code, out, _ = run("recall", "which cache did we pick?", "--data-dir", data, "--json", "-k", "3")
+    assert code == 0
+    cards = json.loads(out)
+    assert cards[0]["id"] == stored["id"]
+    assert {"id", "content", "score", "created_at", "entities", "trace"} <= set(cards[0])
+    assert {"channels", "decay", "final"} <= set(cards[0]["trace"])
+
+    with Memory.open(data) as memory:
+        assert memory.get(stored["id"]).importance == 0.9
+        assert memory.get(stored["id"]).session_id == "s1"
+
+
+def test_stats_list_forget(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    _, out, _ = run("store", "Priya owns the mobile app.", "--data-dir", data, "--json")
+    episode_id = json.loads(out)["id"]
+    code, out, _ = run("stats", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["episodes"] == 1
+    assert set(json.loads(out)) >= {"episodes", "entities", "decisions", "facts"}
+    code, out, _ = run("list", "--data-dir", data, "--json")
+    assert [e["id"] for e in json.loads(out)] == [episode_id]
+    code, out, _ = run("forget", episode_id, "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["deleted_at"] is not None
+    code, _, err = run("forget", episode_id, "--data-dir", data)
+    assert code == 3 and "not found" in err
+    with Memory.open(data) as memory:
+        assert memory.stats().episodes == 0
+
+
+def test_bad_input_exits_2_naming_the_field(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    code, _, err = run("store", "x", "--importance", "7", "--data-dir", data)
+    assert code == 2 and "importance" in err
+    code, _, err = run("store", "x", "--namespace", "a b", "--data-dir", data)
+    assert code == 2 and "namespace" in err
+
+
+def test_ingest_reports_the_bad_line_and_stores_nothing(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "one"}\n\n{"content": "two", "kind": "email"}\n', encoding="utf-8")
+    code, _, err = run("ingest", str(bad), "--data-dir", data)
+    assert code == 2 and "line 3" in err and "kind" in err
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"content": "one"}\n{not json\n', encoding="utf-8")
+    code, _, err = run("ingest", str(broken), "--data-dir", data)
+    assert code == 2 and "line 2" in err
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(json.dumps({"content": f"note {i}", "session_id": "s"}) for i in range(3)))
+    code, out, _ = run("ingest", str(good), "--data-dir", data, "--json")
+    assert code == 0 and len(json.loads(out)) == 3
+    with Memory.open(data) as memory:
+        assert memory.stats().episodes == 3
+
+
+def test_demo_prints_cards_with_traces() -> None:
+    code, out, _ = run("demo", "--json")
+    assert code == 0
+    answers = json.loads(out)
+    database = answers["Which database did we pick for Atlas?"]
+    assert "PostgreSQL" in database[0]["content"]
+    assert all(card["trace"]["channels"] for cards in answers.values() for card in cards)
+    code, out, _ = run("demo")
+    assert code == 0 and "recall:" in out and "found by" in out
+
+
+def test_every_facade_method_has_a_documented_command() -> None:
+    command = typer.main.get_command(app)
+    commands = command.commands  # type: ignore[attr-defined]
+    public = {"store", "recall", "list", "forget", "stats"}
+    assert public <= set(commands)
+    store_many_via = "ingest"
+    assert store_many_via in commands
+    for name, cmd in commands.items():
+        assert cmd.help, f"command {name} has no help"
+        for param in cmd.params:
+            if param.param_type_name == "option":
+                assert getattr(param, "help", None), f"option {param.name} of {name} has no help"

@@ -1,0 +1,250 @@
+"""The façade on real stores (Ladybug + Qdrant Edge) in a temporary directory."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
+from engine.embed import MiniLMEmbedder
+from engine.stores.base import SparseVector, VectorHit, VectorPoint
+from engine.stores.ladybug_graph import LadybugGraphStore
+from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_round_trip_english(memory: Memory) -> None:
+    result = memory.store(
+        "We decided to go with PostgreSQL for Project Atlas.",
+        session_id="s1",
+        role="user",
+        metadata={"ticket": "ATL-7", "tags": ["db"]},
+    )
+    memory.store("The cafeteria serves pasta on Fridays.", session_id="s1")
+    assert result.status == "stored"
+    assert "PostgreSQL" in result.entities
+    assert result.decisions == ["We decided to go with PostgreSQL for Project Atlas."]
+
+    cards = memory.recall("Which database did we choose for Atlas?", top_k=2)
+    assert cards[0].id == result.id
+    assert cards[0].metadata == {"ticket": "ATL-7", "tags": ["db"]}
+    assert cards[0].role == "user" and cards[0].session_id == "s1"
+    channels = {hit.channel for hit in cards[0].trace.channels}
+    assert {"vector", "keyword"} <= channels
+    assert cards[0].trace.final == pytest.approx(cards[0].score)
+    assert 0 < cards[0].trace.decay <= 1
+
+
+def test_round_trip_chinese(memory: Memory) -> None:
+    budget = memory.store("我们决定把星火计划的预算改成50万。", session_id="周会")
+    memory.store("今天中午吃了饺子。", session_id="周会")
+    memory.store("The quarterly report is due in May.")
+    assert budget.decisions
+    cards = memory.recall("星火计划的预算是多少？", top_k=1)
+    assert cards[0].id == budget.id
+    assert "keyword" in {hit.channel for hit in cards[0].trace.channels}
+    assert memory.get(budget.id).numbers[0].value == 500_000
+
+
+def test_two_hop_recall_through_an_entity(memory: Memory) -> None:
+    memory.store("Alice leads Project Atlas.", occurred_at=NOW)
+    answer = memory.store("Project Atlas ships to Acme Corp in March.", occurred_at=NOW)
+    for noise in (
+        "The weather in Lisbon was sunny all week.",
+        "Bob is learning to play the cello.",
+        "Our office coffee machine is broken again.",
+    ):
+        memory.store(noise, occurred_at=NOW)
+
+    cards = memory.recall("What is new with Alice?", top_k=5, now=NOW)
+    card = next(c for c in cards if c.id == answer.id)
+    graph_hit = next(h for h in card.trace.channels if h.channel == "graph")
+    assert "keyword" not in {h.channel for h in card.trace.channels}  # no shared words
+    assert card.trace.path is not None
+    names = [n.name for n in card.trace.path.nodes if n.label == "Entity"]
+    assert names == ["Alice", "Project Atlas"]
+    assert card.trace.path.relationships == ["MENTIONS", "MENTIONS", "MENTIONS"]
+    assert card.related_ids and card.related_ids[0] != answer.id
+    assert graph_hit.rank == 1
+    noise_ids = {c.id for c in cards if "Lisbon" in c.content or "cello" in c.content}
+    assert all(card.score > c.score for c in cards if c.id in noise_ids)
+
+
+def test_decay_orders_equal_hits_by_age(settings: Settings) -> None:
+    # Without the recency channel the two identical episodes fuse to the same score,
+    # so decay alone must order them.
+    no_recency = settings.model_copy(
+        update={"weights": settings.weights.model_copy(update={"recency": 0.0})}
+    )
+    with Memory.open(settings=no_recency) as memory:
+        old = memory.store("The staging server password rotates monthly.", occurred_at=NOW - timedelta(days=120))
+        new = memory.store("The staging server password rotates monthly.", occurred_at=NOW - timedelta(days=2))
+        cards = memory.recall("How often does the staging password rotate?", top_k=2, now=NOW)
+    assert [c.id for c in cards] == [new.id, old.id]
+    assert cards[0].trace.fused == pytest.approx(cards[1].trace.fused)
+    assert cards[0].trace.decay > cards[1].trace.decay
+
+
+def test_namespaces_are_isolated(memory: Memory) -> None:
+    secret = memory.store("Agent A's launch code is PELICAN.", namespace="agent-a")
+    memory.store("Agent B likes tea.", namespace="agent-b")
+    cards = memory.recall("launch code PELICAN", namespace="agent-b", top_k=5)
+    assert secret.id not in {c.id for c in cards}
+    assert all("PELICAN" not in c.content for c in cards)
+    with pytest.raises(NotFound):
+        memory.get(secret.id, namespace="agent-b")
+    assert memory.stats(namespace="agent-a").episodes == 1
+    assert [e.id for e in memory.list(namespace="agent-a")] == [secret.id]
+
+
+def test_forgotten_episodes_are_never_recalled(memory: Memory) -> None:
+    gone = memory.store("The vault combination is 4-8-15-16.")
+    kept = memory.store("The vault is in the basement.")
+    forgotten = memory.forget(gone.id)
+    assert forgotten.deleted_at is not None
+    cards = memory.recall("vault combination 4-8-15-16", top_k=5)
+    assert gone.id not in {c.id for c in cards} and kept.id in {c.id for c in cards}
+    assert memory.get(gone.id).deleted_at is not None  # kept for audit
+    assert gone.id not in {e.id for e in memory.list()}
+    assert gone.id in {e.id for e in memory.list(include_deleted=True)}
+    with pytest.raises(NotFound):
+        memory.forget(gone.id)
+
+
+def test_reopen_keeps_everything(settings: Settings) -> None:
+    with Memory.open(settings=settings) as memory:
+        first = memory.store("Dana owns the Harbor ingestion service.", session_id="s")
+        second = memory.store("Harbor sends vessel positions every 30 seconds.", session_id="s")
+        before = memory.stats()
+    with Memory.open(settings=settings) as memory:
+        assert memory.stats() == before
+        assert memory.get(first.id).content == "Dana owns the Harbor ingestion service."
+        cards = memory.recall("Who owns the Harbor ingestion?", top_k=1)
+        assert cards[0].id == first.id
+        third = memory.store("Dana moved to the Atlas team.", session_id="s")
+        assert third.id not in (first.id, second.id)
+        assert memory.stats().episodes == 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"content": ""}, "content"),
+        ({"content": "x", "importance": 2}, "importance"),
+        ({"content": "x", "importance": "critical"}, "importance"),
+        ({"content": "x", "namespace": "no spaces"}, "namespace"),
+        ({"content": "x", "kind": "email"}, "kind"),
+        ({"content": "x", "occurred_at": "not a date"}, "occurred_at"),
+    ],
+)
+def test_bad_input_is_rejected_and_nothing_stored(memory: Memory, kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        memory.store(**kwargs)  # type: ignore[arg-type]
+    assert caught.value.field == field
+    assert memory.stats().episodes == 0
+
+
+def test_store_many_validates_every_item_first(memory: Memory) -> None:
+    items = [{"content": "fine"}, {"content": "also fine"}, {"content": "x", "importance": "huge"}]
+    with pytest.raises(InvalidInput) as caught:
+        memory.store_many(items)
+    assert caught.value.field == "items[2].importance"
+    assert memory.stats().episodes == 0
+
+
+def test_store_many_links_sessions_in_order(memory: Memory) -> None:
+    seen: list[int] = []
+    results = memory.store_many(
+        [{"content": f"step {i} of the Atlas deploy", "session_id": "deploy"} for i in range(5)],
+        progress=seen.append,
+    )
+    assert len(results) == 5 and seen[-1] == 5
+    later = memory.store("step 5 of the Atlas deploy", session_id="deploy")
+    listed = memory.list(session_id="deploy", limit=10)
+    assert {e.id for e in listed} == {r.id for r in results} | {later.id}
+
+
+class FailingVectors:
+    """The real Qdrant Edge store, failing halfway through an upsert (fault injection)."""
+
+    def __init__(self, real: QdrantEdgeVectorStore) -> None:
+        self.real = real
+        self.fail = False
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        if self.fail:
+            self.real.upsert(points[: len(points) // 2 or 1])
+            raise WriteFailed("disk full (simulated)")
+        self.real.upsert(points)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self.real.delete(ids)
+
+    def mark_deleted(self, ids: Sequence[str]) -> None:
+        self.real.mark_deleted(ids)
+
+    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
+        return self.real.search_dense(namespace, vector, limit)
+
+    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
+        return self.real.search_sparse(namespace, vector, limit)
+
+    def count(self, namespace: str | None) -> int:
+        return self.real.count(namespace)
+
+    def close(self) -> None:
+        self.real.close()
+
+
+def test_vector_failure_mid_store_leaves_nothing_half_written(settings: Settings) -> None:
+    embedder = MiniLMEmbedder()
+    vectors = FailingVectors(QdrantEdgeVectorStore(settings.vectors_dir / "v", embedder.dimension))
+    graph = LadybugGraphStore(settings.graph_path)
+    with Memory(graph=graph, vectors=vectors, embedder=embedder, settings=settings) as memory:
+        kept = memory.store("Kestrel is the codename of the billing rewrite.", session_id="s")
+        vectors.fail = True
+        with pytest.raises(WriteFailed):
+            memory.store_many(
+                [{"content": f"Kestrel milestone {i} is done.", "session_id": "s"} for i in range(4)]
+            )
+        vectors.fail = False
+        assert memory.stats().episodes == 1
+        assert vectors.count("default") == 1
+        assert [e.id for e in memory.list(include_deleted=True)] == [kept.id]
+        cards = memory.recall("Kestrel milestone done", top_k=5)
+        assert [c.id for c in cards] == [kept.id]
+        # The session chain continues from the last episode that was really stored.
+        after = memory.store("Kestrel milestone 1 is done.", session_id="s")
+        assert {e.id for e in memory.list(session_id="s")} == {kept.id, after.id}
+
+
+def test_concurrent_stores_from_threads(memory: Memory) -> None:
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(5):
+                memory.store(f"worker {n} note {i} about Atlas", session_id=f"w{n}")
+                memory.recall(f"worker {n} note", top_k=2)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert memory.stats().episodes == 20
+
+
+def test_closed_memory_refuses_work(settings: Settings) -> None:
+    memory = Memory.open(settings=settings)
+    memory.close()
+    memory.close()
+    with pytest.raises(Exception, match="closed"):
+        memory.recall("anything")

@@ -1,0 +1,147 @@
+"""Pure pipeline steps: tokens, names, extraction, importance, fusion and decay."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+from engine.ingest.extract import find_decisions, find_numbers, find_todos
+from engine.ingest.importance import score_importance
+from engine.recall.fusion import Scored, decay_factor, fuse, importance_factor, rank_hits
+from engine.recall.query import has_time_intent
+from engine.text import bm25_document, canonical_name, tokenize
+
+DOCTEST_MODULES = [
+    "engine.text",
+    "engine.ingest.extract",
+    "engine.ingest.importance",
+    "engine.recall.fusion",
+    "engine.recall.query",
+    "engine.recall.channels",
+    "graph_schema.ladybug",
+]
+
+
+@pytest.mark.parametrize("name", DOCTEST_MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We decided to use Postgres.", True),
+        ("Let's go with the blue design", True),
+        ("The plan changed to weekly releases.", True),
+        ("I'm going with option B", True),
+        ("我们决定下周上线", True),
+        ("预算改成50万", True),
+        ("就这么定了", True),
+        ("We are still deciding.", False),
+        ("What did you have for lunch?", False),
+        ("还没想好", False),
+    ],
+)
+def test_decisions(text: str, expected: bool) -> None:
+    assert bool(find_decisions(text)) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("预算改成50万", 500_000, "CNY"),
+        ("The budget is $50,000", 50_000, "USD"),
+        ("latency went to 120ms", 120, "ms"),
+        ("3.5 million users", 3_500_000, None),
+        ("growth of 30%", 30, "%"),
+        ("花了200元", 200, "CNY"),
+        ("2亿", 200_000_000, None),
+    ],
+)
+def test_numbers(text: str, value: float, unit: str | None) -> None:
+    found = find_numbers(text)
+    assert found and found[0].value == pytest.approx(value) and found[0].unit == unit
+
+
+def test_todos() -> None:
+    assert find_todos("TODO: rotate keys") == ["TODO: rotate keys"]
+    assert find_todos("Remember to email Bob. Nice weather.") == ["Remember to email Bob."]
+    assert find_todos("别忘了交报告") == ["别忘了交报告"]
+    assert find_todos("The sky is blue.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "low"),
+    [("ok", True), ("thanks!", True), ("好的", True), ("明白了。", True), ("ok thanks", True),
+     ("We decided to move the launch to May 3.", False), ("预算改成50万", False)],
+)
+def test_acknowledgements_score_low(text: str, low: bool) -> None:
+    score = score_importance(text, entities=0, decisions=0, numbers=0, todos=0, base=0.5)
+    assert (score < 0.3) is low
+
+
+def test_decision_raises_importance() -> None:
+    plain = score_importance("the sky", entities=0, decisions=0, numbers=0, todos=0, base=0.5)
+    decided = score_importance("the sky", entities=2, decisions=1, numbers=1, todos=0, base=0.5)
+    assert decided > plain
+
+
+def test_tokenize_mixes_languages_and_drops_stopwords() -> None:
+    assert tokenize("The projects: 我们决定把预算改成50万") == ["project", "决定", "预算", "改成", "50", "万"]
+    assert tokenize("ERR-42 in v2.3") == ["err-42", "v2.3"]
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical"),
+    [("Project Atlas", "project atlas"), ("ＡＣＭＥ Corp.", "acme corp"), ("Dr. Who", "who"),
+     ("the Beatles", "beatles"), ("张伟先生", "张伟")],
+)
+def test_canonical_names(name: str, canonical: str) -> None:
+    assert canonical_name(name) == canonical
+
+
+def test_bm25_saturates_and_normalises_length() -> None:
+    _, once = bm25_document(["a"], 1.2, 0.75, 10)
+    _, thrice = bm25_document(["a", "a", "a"], 1.2, 0.75, 10)
+    assert once[0] < thrice[0] < 3 * once[0]
+
+
+def test_rank_ties_share_a_rank() -> None:
+    ranked = rank_hits("vector", [Scored(id="a", score=0.5), Scored(id="b", score=0.5)])
+    assert [hit.rank for _, hit in ranked] == [1, 1]
+
+
+def test_fuse_rewards_agreement_between_channels() -> None:
+    fused = fuse(
+        {
+            "vector": [Scored(id="both", score=0.9), Scored(id="one", score=0.95)],
+            "keyword": [Scored(id="both", score=3.0)],
+        },
+        {"vector": 1.0, "keyword": 1.0},
+        rrf_k=60,
+        rrf_share=0.5,
+    )
+    assert fused["both"][0] > fused["one"][0]
+    assert {h.channel for h in fused["both"][1]} == {"vector", "keyword"}
+    assert all(0 < score <= 1 for score, _ in fused.values())
+
+
+def test_decay_halves_per_half_life_above_floor() -> None:
+    day = 86_400.0
+    assert decay_factor(0, half_life_days=30, floor=0.2) == 1.0
+    assert decay_factor(30 * day, half_life_days=30, floor=0.0) == pytest.approx(0.5)
+    assert decay_factor(3000 * day, half_life_days=30, floor=0.2) == pytest.approx(0.2)
+    assert decay_factor(-5 * day, half_life_days=30, floor=0.2) == 1.0
+    assert importance_factor(1.0, weight=0.3) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [("what did we say last time?", True), ("上次的预算", True), ("之前说过什么", True),
+     ("what happened yesterday", True), ("which database?", False), ("预算是多少", False)],
+)
+def test_time_intent(query: str, intent: bool) -> None:
+    assert has_time_intent(query) is intent
