@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel
@@ -22,7 +22,6 @@ from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import HindsightError, InvalidInput, NotFound
 from engine.memory import Memory
 from engine.models import GraphPath, MemoryCard
-from engine.settings import Settings
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
@@ -33,7 +32,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 DataDir = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option("--data-dir", help="Data directory (default: $HINDSIGHT_DATA_DIR or ./hindsight-data)."),
 ]
 Namespace = Annotated[str, typer.Option("--namespace", "-n", help="Namespace to read or write.")]
@@ -72,11 +71,11 @@ def _print_json(value: BaseModel | list[Any]) -> None:
 def store(
     content: Annotated[str, typer.Argument(help="The text to remember.")],
     namespace: Namespace = "default",
-    session_id: Annotated[Optional[str], typer.Option("--session", help="Session id.")] = None,
-    role: Annotated[Optional[str], typer.Option(help="Who said it (user, assistant, a tool).")] = None,
+    session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
+    role: Annotated[str | None, typer.Option(help="Who said it (user, assistant, a tool).")] = None,
     kind: Annotated[str, typer.Option(help="message, tool_call, task, observation or document.")] = "message",
-    importance: Annotated[Optional[str], typer.Option(help="0..1 or high, medium, low.")] = None,
-    occurred_at: Annotated[Optional[str], typer.Option(help="When it happened (ISO 8601).")] = None,
+    importance: Annotated[str | None, typer.Option(help="0..1 or high, medium, low.")] = None,
+    occurred_at: Annotated[str | None, typer.Option(help="When it happened (ISO 8601).")] = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
@@ -125,9 +124,9 @@ def recall(
     query: Annotated[str, typer.Argument(help="A question or topic.")],
     namespace: Namespace = "default",
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many cards at most.")] = 5,
-    min_score: Annotated[Optional[float], typer.Option(help="Drop cards scoring below this.")] = None,
-    session_id: Annotated[Optional[str], typer.Option("--session", help="Prefer this session's latest episodes.")] = None,
-    now: Annotated[Optional[str], typer.Option(help="Ask as of this time (ISO 8601).")] = None,
+    min_score: Annotated[float | None, typer.Option(help="Drop cards scoring below this.")] = None,
+    session_id: Annotated[str | None, typer.Option("--session", help="Prefer this session's latest episodes.")] = None,
+    now: Annotated[str | None, typer.Option(help="Ask as of this time (ISO 8601).")] = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
@@ -145,7 +144,7 @@ def recall(
 @app.command("list")
 def list_(
     namespace: Namespace = "default",
-    session_id: Annotated[Optional[str], typer.Option("--session", help="Only this session.")] = None,
+    session_id: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
     limit: Annotated[int, typer.Option(help="How many at most.")] = 20,
     offset: Annotated[int, typer.Option(help="Skip this many.")] = 0,
     include_deleted: Annotated[bool, typer.Option(help="Show soft-deleted episodes too.")] = False,
@@ -188,7 +187,7 @@ def forget(
 
 @app.command()
 def stats(
-    namespace: Annotated[Optional[str], typer.Option("--namespace", "-n", help="One namespace (default: all).")] = None,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="One namespace (default: all).")] = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
@@ -205,7 +204,7 @@ def stats(
 @app.command()
 def demo(
     data_dir: Annotated[
-        Optional[Path], typer.Option("--data-dir", help="Keep the demo memory here (default: a temporary directory).")
+        Path | None, typer.Option("--data-dir", help="Keep the demo memory here (default: a temporary directory).")
     ] = None,
     as_json: AsJson = False,
 ) -> None:

@@ -17,9 +17,9 @@ __all__ = [
     "HindsightError",
     "InvalidInput",
     "NotFound",
+    "ReadOnlyViolation",
     "StoreUnavailable",
     "WriteFailed",
-    "ReadOnlyViolation",
 ]
 
 

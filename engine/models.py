@@ -10,32 +10,32 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 __all__ = [
+    "IMPORTANCE_LEVELS",
+    "ChannelHit",
+    "Decision",
+    "Entity",
+    "Episode",
+    "GraphPath",
     "Kind",
     "Layer",
-    "StoreRequest",
-    "RecallRequest",
-    "Episode",
-    "Entity",
-    "Decision",
-    "Session",
-    "NumberMention",
-    "StoreResult",
-    "ChannelHit",
-    "PathNode",
-    "GraphPath",
-    "Trace",
     "MemoryCard",
+    "NumberMention",
+    "PathNode",
+    "RecallRequest",
+    "Session",
     "Stats",
-    "IMPORTANCE_LEVELS",
-    "to_epoch",
-    "session_node_id",
+    "StoreRequest",
+    "StoreResult",
+    "Trace",
     "from_epoch",
+    "session_node_id",
+    "to_epoch",
 ]
 
 Kind = Literal["message", "tool_call", "task", "observation", "document"]
@@ -49,7 +49,7 @@ _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 _SESSION = re.compile(r"^[^\x00-\x1f]{1,128}$")
 
 
-def to_epoch(value: datetime | str | float | int, field: str = "occurred_at") -> float:
+def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float:
     """Epoch seconds from a datetime, an ISO 8601 string or a number; naive times are UTC."""
     if isinstance(value, bool):
         raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
@@ -67,13 +67,13 @@ def to_epoch(value: datetime | str | float | int, field: str = "occurred_at") ->
             raise ValueError(f"{field} is not an ISO 8601 date or time: {value!r}") from exc
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
+            value = value.replace(tzinfo=UTC)
         return value.timestamp()
     raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
 
 
 def from_epoch(value: float) -> datetime:
-    return datetime.fromtimestamp(value, tz=timezone.utc)
+    return datetime.fromtimestamp(value, tz=UTC)
 
 
 class StoreRequest(BaseModel):

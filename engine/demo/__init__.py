@@ -6,7 +6,7 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["sample_episodes", "DEMO_QUERIES"]
+__all__ = ["DEMO_QUERIES", "sample_episodes"]
 
 # Questions the demo asks; each exercises a different channel or the graph.
 DEMO_QUERIES: tuple[str, ...] = (

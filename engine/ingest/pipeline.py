@@ -29,7 +29,7 @@ from engine.settings import Settings
 from engine.stores.base import GraphBatch, SparseVector, VectorPayload, VectorPoint
 from engine.text import bm25_document, canonical_name, normalize, split_sentences, tokenize
 
-__all__ = ["Prepared", "prepare", "entity_id"]
+__all__ = ["Prepared", "entity_id", "prepare"]
 
 _ENTITY_NS = uuid.UUID("5b1d5f2e-6a57-4c1e-9a43-3f2b6d1c9e10")
 _SUMMARY_CHARS = 200

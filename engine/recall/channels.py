@@ -18,12 +18,12 @@ from engine.text import bm25_query
 
 __all__ = [
     "Seed",
-    "specificity",
-    "vector_channel",
-    "keyword_channel",
     "entity_channel",
     "graph_channel",
+    "keyword_channel",
     "recency_channel",
+    "specificity",
+    "vector_channel",
 ]
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from engine.models import ChannelHit
 
-__all__ = ["Scored", "rank_hits", "fuse", "decay_factor", "importance_factor"]
+__all__ = ["Scored", "decay_factor", "fuse", "importance_factor", "rank_hits"]
 
 SECONDS_PER_DAY = 86_400.0
 

@@ -15,13 +15,13 @@ from pydantic import BaseModel, Field
 from engine.models import Decision, Entity, Episode, Session, Stats
 
 __all__ = [
-    "GraphBatch",
     "EntityLink",
+    "GraphBatch",
     "GraphStore",
     "SparseVector",
+    "VectorHit",
     "VectorPayload",
     "VectorPoint",
-    "VectorHit",
     "VectorStore",
 ]
 
