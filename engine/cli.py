@@ -21,7 +21,7 @@ from rich.table import Table
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import HindsightError, InvalidInput, NotFound
 from engine.memory import Memory
-from engine.models import GraphPath, MemoryCard
+from engine.models import GraphPath, MemoryCard, from_epoch
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
@@ -321,17 +321,11 @@ def _progress(total: int, visible: bool) -> Iterator[Callable[[int], None]]:
 
 
 def _day(epoch: float) -> str:
-    from engine.models import from_epoch
-
     return f"{from_epoch(epoch):%Y-%m-%d %H:%M}"
 
 
 def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def main() -> None:  # pragma: no cover - console entry
-    app()
 
 
 if __name__ == "__main__":  # pragma: no cover
