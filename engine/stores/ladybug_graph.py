@@ -95,6 +95,19 @@ _LINKS: dict[str, str] = {
 }
 
 
+# Episodes and the entities they reach, directly (MENTIONS) or through a decision (DECIDED,
+# ABOUT), in one round trip; {where} selects the episodes or the entities, {tail} orders/limits.
+_ENTITY_PATHS = (
+    "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE {where} AND ep.namespace = $ns AND "
+    + LIVE_EP
+    + " RETURN ep.id, en.id, en.name, CAST(NULL AS STRING) AS decision, en.mention_count, "
+    "ep.occurred_at {tail} UNION ALL "
+    "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) WHERE {where} AND "
+    "ep.namespace = $ns AND " + LIVE_EP
+    + " RETURN ep.id, en.id, en.name, d.id AS decision, en.mention_count, ep.occurred_at {tail}"
+)
+
+
 class LadybugGraphStore:
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing)."""
 
@@ -254,39 +267,23 @@ class LadybugGraphStore:
     ) -> list[EntityLink]:
         if not entity_ids:
             return []
-        params = {"ids": list(entity_ids), "ns": namespace, "now": now, "limit": limit}
-        direct = self._run(
-            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE en.id IN $ids AND ep.namespace = $ns "
-            "AND " + LIVE_EP + " RETURN ep.id, en.id, en.name, NULL, en.mention_count, "
-            "ep.occurred_at ORDER BY ep.occurred_at DESC LIMIT $limit",
-            params,
+        rows = self._run(
+            _ENTITY_PATHS.format(
+                where="en.id IN $ids", tail="ORDER BY ep.occurred_at DESC LIMIT $limit"
+            ),
+            {"ids": list(entity_ids), "ns": namespace, "now": now, "limit": limit},
         )
-        via_decision = self._run(
-            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) "
-            "WHERE en.id IN $ids AND ep.namespace = $ns AND " + LIVE_EP
-            + " RETURN ep.id, en.id, en.name, d.id, en.mention_count, ep.occurred_at "
-            "ORDER BY ep.occurred_at DESC LIMIT $limit",
-            params,
-        )
-        rows = sorted(direct + via_decision, key=lambda row: -float(row[5] or 0.0))
+        rows.sort(key=lambda row: -float(row[5] or 0.0))
         return [_link(row) for row in rows[:limit]]
 
     def entity_links(self, namespace: str, episode_ids: Sequence[str], now: float) -> list[EntityLink]:
         if not episode_ids:
             return []
-        params = {"ids": list(episode_ids), "ns": namespace, "now": now}
-        direct = self._run(
-            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
-            "AND " + LIVE_EP + " RETURN ep.id, en.id, en.name, NULL, en.mention_count",
-            params,
+        rows = self._run(
+            _ENTITY_PATHS.format(where="ep.id IN $ids", tail=""),
+            {"ids": list(episode_ids), "ns": namespace, "now": now},
         )
-        via_decision = self._run(
-            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) "
-            "WHERE ep.id IN $ids AND ep.namespace = $ns AND " + LIVE_EP
-            + " RETURN ep.id, en.id, en.name, d.id, en.mention_count",
-            params,
-        )
-        return [_link(row) for row in direct + via_decision]
+        return [_link(row) for row in rows]
 
     def recent_episode_ids(
         self, namespace: str, session_id: str | None, now: float, limit: int
