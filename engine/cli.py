@@ -254,18 +254,21 @@ def cards_table(query: str, cards: list[MemoryCard]) -> Table:
             f"{card.score:.3f}",
             f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]",
             channels,
-            _path_text(card.trace.path),
+            _path_text(card.trace.path, card.id),
             f"{card.trace.decay:.2f}",
         )
     return table
 
 
-def _path_text(path: GraphPath | None) -> str:
+def _path_text(path: GraphPath | None, card_id: str) -> str:
     if path is None:
         return ""
     parts = []
     for index, node in enumerate(path.nodes):
-        parts.append(f"{node.label}({node.name or node.id[:8]})")
+        name = node.name if node.label != "Episode" else _short(node.name, 40)
+        if node.id == card_id:
+            name = "this memory"
+        parts.append(f"{node.label}({name or node.id[:8]})")
         if index < len(path.relationships):
             parts.append(f"-{path.relationships[index]}-")
     return " ".join(parts)

@@ -67,6 +67,8 @@ def test_two_hop_recall_through_an_entity(memory: Memory) -> None:
     assert card.trace.path is not None
     names = [n.name for n in card.trace.path.nodes if n.label == "Entity"]
     assert names == ["Alice", "Project Atlas"]
+    steps = [n.name for n in card.trace.path.nodes if n.label == "Episode"]
+    assert steps == ["Alice leads Project Atlas.", "Project Atlas ships to Acme Corp in March."]
     assert card.trace.path.relationships == ["MENTIONS", "MENTIONS", "MENTIONS"]
     assert card.related_ids and card.related_ids[0] != answer.id
     assert graph_hit.rank == 1

@@ -85,7 +85,7 @@ def run_recall(
             continue
         trace = Trace(
             channels=sorted(hits, key=lambda h: h.rank),
-            path=graph_paths.get(episode_id) or entity_paths.get(episode_id),
+            path=_named(graph_paths.get(episode_id) or entity_paths.get(episode_id), episodes),
             fused=round(fused_score, 6),
             decay=round(decay, 6),
             age_days=round(max(0.0, now - episode.occurred_at) / 86_400.0, 3),
@@ -137,6 +137,19 @@ def _seeds(
             )
             seeds[hit.id] = Seed(score=weight, path=path)
     return seeds
+
+
+def _named(path: GraphPath | None, episodes: dict[str, Episode]) -> GraphPath | None:
+    """Give the path's episode nodes their summaries, so a trace reads without lookups."""
+    if path is None:
+        return None
+    nodes = [
+        node.model_copy(update={"name": episodes[node.id].summary})
+        if node.label == "Episode" and node.id in episodes
+        else node
+        for node in path.nodes
+    ]
+    return path.model_copy(update={"nodes": nodes})
 
 
 def _related(path: GraphPath | None, own_id: str) -> list[str]:
