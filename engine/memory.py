@@ -181,12 +181,11 @@ class Memory:
             ids: list[str] = []
             try:
                 with self._graph.transaction():
+                    # One lookup per session, not per episode: a batch is usually one session.
+                    sessions = {(r.namespace, r.session_id) for r in requests if r.session_id}
                     tails = {
-                        (r.namespace, r.session_id): self._graph.last_episode_in_session(
-                            r.namespace, r.session_id
-                        )
-                        for r in requests
-                        if r.session_id is not None
+                        (ns, sid): self._graph.last_episode_in_session(ns, sid)
+                        for ns, sid in sessions
                     }
                     prepared = prepare(
                         requests, entities, embeddings, tails, now=now, settings=self.settings

@@ -144,6 +144,7 @@ def graph_channel(
         if not via:
             break
         reached: dict[str, Seed] = {}
+        # One query serves every entity of the hop, so it takes more rows than a channel keeps.
         for link in graph.episodes_mentioning(
             namespace, list(via), now, settings.channel_candidates * 4
         ):
