@@ -6,6 +6,8 @@
     ...     memory.recall("which database?")
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from engine.errors import (
     HindsightError,
     InvalidInput,
@@ -28,6 +30,11 @@ from engine.models import (
     Trace,
 )
 from engine.settings import Settings
+
+try:
+    __version__ = version("hindsight-kg")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0"
 
 __all__ = [
     "ChannelHit",

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, cast
 
 import typer
 from pydantic import BaseModel
@@ -21,7 +21,7 @@ from rich.table import Table
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import HindsightError, InvalidInput, NotFound
 from engine.memory import Memory
-from engine.models import GraphPath, MemoryCard, from_epoch
+from engine.models import GraphPath, MemoryCard, check_namespace, from_epoch
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
@@ -238,6 +238,44 @@ def demo(
         console.print(cards_table(query, cards))
 
 
+@app.command()
+def serve(
+    transport: Annotated[
+        str,
+        typer.Option(help="streamable-http (default), sse, or stdio for a client that spawns it."),
+    ] = "streamable-http",
+    host: Annotated[str | None, typer.Option(help="HTTP bind address (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="HTTP port (default 8765).")] = None,
+    namespace: Annotated[
+        str,
+        typer.Option(
+            "--namespace", "-n", help="Namespace of calls that name none (the only one on stdio)."
+        ),
+    ] = "default",
+    data_dir: DataDir = None,
+) -> None:
+    """Run the MCP server; print the client configuration to paste into an MCP client."""
+    from mcp_server.server import Transport, run
+    from mcp_server.snippet import client_config
+
+    if transport not in ("streamable-http", "sse", "stdio"):
+        _fail(f"--transport: must be streamable-http, sse or stdio, got {transport!r}", 2)
+    try:
+        check_namespace(namespace)
+    except ValueError as exc:
+        _fail(f"--namespace: {exc}", 2)
+    chosen = cast(Transport, transport)
+    overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    with _memory(data_dir) as memory:
+        settings = memory.settings.model_copy(update=overrides)
+        snippet = client_config(chosen, settings, namespace=namespace, data_dir=settings.data_dir)
+        # stdout carries the protocol on stdio: everything for humans goes to stderr there.
+        out = err_console if chosen == "stdio" else console
+        out.print("MCP client configuration:", style="bold")
+        out.print(snippet, markup=False, highlight=False, soft_wrap=True)
+        run(memory, settings, transport=chosen, default_namespace=namespace)
+
+
 def cards_table(query: str, cards: list[MemoryCard]) -> Table:
     """Cards as a table: score, content with its citation, channels, graph path, decay."""
     table = Table(title=f"recall: {query}", show_lines=True, title_justify="left")
@@ -248,14 +286,17 @@ def cards_table(query: str, cards: list[MemoryCard]) -> Table:
     table.add_column("graph path", ratio=2)
     table.add_column("decay", justify="right")
     for position, card in enumerate(cards, start=1):
-        channels = "\n".join(f"{h.channel} #{h.rank}: {h.score:.3f}" for h in card.trace.channels)
+        trace = card.trace
+        channels = "" if trace is None else "\n".join(
+            f"{h.channel} #{h.rank}: {h.score:.3f}" for h in trace.channels
+        )
         table.add_row(
             str(position),
             f"{card.score:.3f}",
             f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]",
             channels,
-            _path_text(card.trace.path, card.id),
-            f"{card.trace.decay:.2f}",
+            "" if trace is None else _path_text(trace.path, card.id),
+            "" if trace is None else f"{trace.decay:.2f}",
         )
     return table
 

@@ -1,4 +1,4 @@
-"""`Memory`, the one façade: store, recall, get, list, forget, stats.
+"""`Memory`, the one façade: store, recall, get, list, forget, explain, entity, cypher, stats.
 
 The MCP server, the CLI, the notebooks and the benchmarks all call this class. It is
 synchronous and thread-safe: writes are serialised, reads share the stores' own locks.
@@ -16,12 +16,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.cypher_guard import (
+    bind_params,
+    check_read_only,
+    foreign_namespaces,
+    references_parameter,
+)
 from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.ingest.pipeline import prepare
+from engine.lookup import entity_profile, explain_episode
 from engine.models import (
     Episode,
     MemoryCard,
+    RecallLayer,
     RecallRequest,
     Stats,
     StoreRequest,
@@ -32,6 +40,7 @@ from engine.nlp import find_entities
 from engine.recall.pipeline import run_recall
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
+from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
 
 __all__ = ["Memory"]
 
@@ -90,9 +99,11 @@ class Memory:
         session_id: str | None = None,
         role: str | None = None,
         kind: str = "message",
+        layer: str = "episodic",
         importance: float | str | None = None,
         occurred_at: datetime | str | float | None = None,
         metadata: Mapping[str, Any] | None = None,
+        related_ids: Iterable[str] | None = None,
     ) -> StoreResult:
         """Store one episode: extract entities and decisions, write graph and vectors together.
 
@@ -102,13 +113,16 @@ class Memory:
             session_id: groups episodes of one conversation (linked by NEXT edges).
             role: who spoke ("user", "assistant", a tool name...).
             kind: message, tool_call, task, observation or document.
+            layer: episodic (kept across sessions) or working (this session's scratch).
             importance: 0..1 or high/medium/low; scored from the content when None.
             occurred_at: when it happened (datetime, ISO 8601 or epoch seconds); default now.
             metadata: a JSON object returned unchanged with the memory.
+            related_ids: ids of episodes of the same namespace this one refers to.
         Returns:
             `StoreResult` with the episode id, importance, entities and decisions found.
         Raises:
-            InvalidInput: a value is wrong (`.field` names it); nothing was stored.
+            InvalidInput: a value is wrong (`.field` names it), or a related id is not an
+                episode of the namespace; nothing was stored.
             WriteFailed: a store failed; nothing of the episode is visible.
 
         Example:
@@ -120,9 +134,11 @@ class Memory:
             "session_id": session_id,
             "role": role,
             "kind": kind,
+            "layer": layer,
             "importance": importance,
             "occurred_at": occurred_at,
             "metadata": metadata,
+            "related_ids": None if related_ids is None else list(related_ids),
         }
         return self._store_validated([self._validate(item, "")])[0]
 
@@ -187,6 +203,7 @@ class Memory:
                         (ns, sid): self._graph.last_episode_in_session(ns, sid)
                         for ns, sid in sessions
                     }
+                    self._check_related(requests)
                     prepared = prepare(
                         requests, entities, embeddings, tails, now=now, settings=self.settings
                     )
@@ -198,6 +215,17 @@ class Memory:
                 self._discard_vectors(ids)
                 raise WriteFailed(f"nothing stored: {exc}") from exc
         return prepared.results
+
+    def _check_related(self, requests: list[StoreRequest]) -> None:
+        """Every related id names an episode already stored in the same namespace."""
+        wanted: dict[str, set[str]] = {}
+        for request in requests:
+            wanted.setdefault(request.namespace, set()).update(request.related_ids)
+        for namespace, ids in wanted.items():
+            known = {e.id for e in self._graph.get_episodes(namespace, sorted(ids))}
+            missing = sorted(ids - known)
+            if missing:
+                raise InvalidInput("related_ids", f"no episode {missing[0]!r} in {namespace!r}")
 
     def _discard_vectors(self, ids: list[str]) -> None:
         try:
@@ -216,6 +244,10 @@ class Memory:
         top_k: int = 5,
         min_score: float | None = None,
         session_id: str | None = None,
+        layer: RecallLayer | None = None,
+        role: str | None = None,
+        capabilities: Iterable[str] | None = None,
+        include_shared: bool = True,
         now: datetime | str | float | None = None,
     ) -> list[MemoryCard]:
         """Recall the memories that answer a query, each with the trace of why.
@@ -226,9 +258,14 @@ class Memory:
             top_k: how many cards at most (1..200).
             min_score: drop cards whose final score is below this.
             session_id: prefer the latest episodes of this session in the recency channel.
+            layer: only working, episodic or semantic memories; all when None.
+            role: who is asking; memories by or for that role rank higher.
+            capabilities: tool names the caller has; tool-call memories of other tools rank
+                lower. None means unknown: nothing is lowered.
+            include_shared: also search the shared namespace (`settings.shared_namespace`).
             now: the moment the question is asked (decay is measured from it); default now.
         Returns:
-            Cards, best first: content, citations (`id`, `related_ids`) and `trace`.
+            Cards, best first: content, citations (`id`, `related_ids`), `namespace` and `trace`.
         Raises:
             InvalidInput: a value is wrong.
 
@@ -243,42 +280,150 @@ class Memory:
                 top_k=top_k,
                 min_score=min_score,
                 session_id=session_id,
+                layer=layer,
+                role=role,
+                capabilities=None if capabilities is None else _strings(capabilities),
+                include_shared=include_shared,
                 now=now,
             )
         except ValidationError as exc:
             raise _invalid(exc, "") from None
-        return run_recall(
-            request,
-            now=request.now if request.now is not None else time.time(),
-            graph=self._graph,
-            vectors=self._vectors,
-            embedder=self._embedder,
-            settings=self.settings,
-        )
+        at = request.now if request.now is not None else time.time()
+        cards: list[MemoryCard] = []
+        for readable in self._readable(request.namespace, request.include_shared):
+            cards += run_recall(
+                request.model_copy(update={"namespace": readable}),
+                now=at,
+                graph=self._graph,
+                vectors=self._vectors,
+                embedder=self._embedder,
+                settings=self.settings,
+            )
+        cards.sort(key=lambda card: -card.score)
+        return cards[: request.top_k]
+
+    def _readable(self, namespace: str, include_shared: bool) -> list[str]:
+        """The namespace, then the shared one when asked for and it holds anything."""
+        shared = self.settings.shared_namespace
+        if not include_shared or namespace == shared or self._vectors.count(shared) == 0:
+            return [namespace]
+        return [namespace, shared]
 
     def get(self, id: str, *, namespace: str = "default") -> Episode:
         """The episode with this id, in any state (deleted ones show `deleted_at`).
 
+        An id of the shared namespace is found from every namespace.
+
         Raises:
-            NotFound: no episode has that id in the namespace.
+            NotFound: no episode has that id in the namespace or the shared one.
+        """
+        return self._owner(id, namespace)[1]
+
+    def _owner(self, id: str, namespace: str) -> tuple[str, Episode]:
+        """The readable namespace that holds episode `id`, and the episode."""
+        self._check_open()
+        _namespace(namespace)
+        for readable in dict.fromkeys([namespace, self.settings.shared_namespace]):
+            found = self._graph.get_episodes(readable, [id])
+            if found:
+                return readable, found[0]
+        raise NotFound("episode", id)
+
+    def explain(self, id: str, *, namespace: str = "default") -> EpisodeExplanation:
+        """Why a memory exists: its entities, decisions, session neighbours, the episodes that
+        share its entities, and one sentence on where it came from.
+
+        Raises:
+            NotFound: no episode has that id in the namespace or the shared one.
+        """
+        owner, _ = self._owner(id, namespace)
+        return explain_episode(self._graph, owner, id, now=time.time(), settings=self.settings)
+
+    def entity(
+        self, name: str, *, namespace: str = "default", include_shared: bool = True
+    ) -> EntityProfile:
+        """Entity-aware recall: the entity with this name or alias, its aliases, active facts,
+        the decisions about it and its latest episodes.
+
+        Raises:
+            InvalidInput: the name is empty.
+            NotFound: no entity has that name or alias in the namespace (or the shared one).
         """
         self._check_open()
         _namespace(namespace)
-        found = self._graph.get_episodes(namespace, [id])
-        if not found:
-            raise NotFound("episode", id)
-        return found[0]
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput("name", "must be a non-empty entity name")
+        readable = [namespace]
+        if include_shared:
+            readable = list(dict.fromkeys([namespace, self.settings.shared_namespace]))
+        for owner in readable:
+            try:
+                return entity_profile(
+                    self._graph, owner, name, now=time.time(), settings=self.settings
+                )
+            except NotFound:
+                continue
+        raise NotFound("entity", name)
+
+    def cypher(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        namespace: str = "default",
+    ) -> CypherResult:
+        """Run a read-only Cypher query for analysis; `$namespace` is bound to `namespace`.
+
+        The query must filter on `$namespace` (a CALL of a schema procedure needs not), and
+        every node it returns must belong to that namespace or the shared one.
+
+        Raises:
+            ReadOnlyViolation: the query writes, or is more than one statement.
+            InvalidInput: `params` is not a JSON object of named values, names `namespace`,
+                the query does not use `$namespace`, or it returned another namespace's nodes.
+            StoreUnavailable: the graph rejected the query (syntax, timeout).
+
+        Example:
+            >>> memory.cypher("MATCH (e:Entity) WHERE e.namespace = $namespace "  # doctest: +SKIP
+            ...               "RETURN e.name ORDER BY e.mention_count DESC LIMIT 5")
+        """
+        self._check_open()
+        _namespace(namespace)
+        statement = check_read_only(query)
+        bound = bind_params(params)
+        if references_parameter(statement, "namespace"):
+            bound["namespace"] = namespace
+        elif not statement.lstrip().upper().startswith("CALL"):
+            raise InvalidInput(
+                "cypher", "must filter on $namespace, e.g. WHERE n.namespace = $namespace"
+            )
+        rows = self._graph.read_cypher(
+            statement,
+            bound,
+            max_rows=self.settings.cypher_max_rows,
+            timeout_ms=self.settings.cypher_timeout_ms,
+        )
+        readable = {namespace, self.settings.shared_namespace}
+        foreign = foreign_namespaces(rows.rows, readable)
+        if foreign:
+            raise InvalidInput(
+                "cypher",
+                f"returned nodes of namespace {sorted(foreign)[0]!r}; filter every matched "
+                "node on $namespace",
+            )
+        return CypherResult(columns=rows.columns, rows=rows.rows, truncated=rows.truncated)
 
     def list(
         self,
         *,
         namespace: str = "default",
         session_id: str | None = None,
+        layer: str | None = None,
         limit: int = 20,
         offset: int = 0,
         include_deleted: bool = False,
     ) -> list[Episode]:
-        """Episodes newest first, optionally of one session.
+        """Episodes newest first, optionally of one session or one layer (working, episodic).
 
         Raises:
             InvalidInput: limit outside 1..1000 or a negative offset.
@@ -289,9 +434,14 @@ class Memory:
             raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
         if offset < 0:
             raise InvalidInput("offset", f"must not be negative, got {offset}")
+        if layer not in (None, "working", "episodic", "semantic"):
+            raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
+        if layer == "semantic":
+            return []  # semantic memory is facts, not episodes: see `entity()`
         return self._graph.list_episodes(
             namespace,
             session_id=session_id,
+            layer=layer,
             limit=limit,
             offset=offset,
             include_deleted=include_deleted,
@@ -322,6 +472,31 @@ class Memory:
         if namespace is not None:
             _namespace(namespace)
         return self._graph.stats(namespace, time.time())
+
+    def health(self) -> Health:
+        """Whether both stores answer, with their counts; never raises."""
+        graph_ok = vectors_ok = True
+        episodes = points = None
+        detail = []
+        try:
+            episodes = self.stats().episodes
+        except StoreUnavailable as exc:
+            graph_ok = False
+            detail.append(str(exc))
+        try:
+            points = self._vectors.count(None)
+        except StoreUnavailable as exc:
+            vectors_ok = False
+            detail.append(str(exc))
+        return Health(
+            status="ok" if graph_ok and vectors_ok else "degraded",
+            backend=self.settings.backend,
+            graph="ok" if graph_ok else "unreachable",
+            vectors="ok" if vectors_ok else "unreachable",
+            episodes=episodes,
+            vector_points=points,
+            detail="; ".join(detail) or None,
+        )
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -364,3 +539,13 @@ def _invalid(exc: ValidationError, prefix: str) -> InvalidInput:
     field = ".".join(str(part) for part in error["loc"]) or "input"
     message = str(error["msg"]).removeprefix("Value error, ")
     return InvalidInput(prefix + field, message)
+
+
+def _strings(values: Iterable[str]) -> list[str]:
+    if isinstance(values, str):
+        raise InvalidInput("capabilities", "must be a list of tool names, not one string")
+    listed = list(values)
+    if not all(isinstance(v, str) for v in listed):
+        raise InvalidInput("capabilities", "must be a list of tool names (strings)")
+    return listed
+

@@ -27,6 +27,7 @@ __all__ = [
     "MemoryCard",
     "NumberMention",
     "PathNode",
+    "RecallLayer",
     "RecallRequest",
     "Session",
     "Stats",
@@ -40,6 +41,8 @@ __all__ = [
 
 Kind = Literal["message", "tool_call", "task", "observation", "document"]
 Layer = Literal["working", "episodic"]
+# Recall may also ask for semantic memory: facts written by reflection.
+RecallLayer = Literal["working", "episodic", "semantic"]
 
 # Named importance levels an agent may send instead of a number.
 IMPORTANCE_LEVELS: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
@@ -90,6 +93,8 @@ class StoreRequest(BaseModel):
     importance: float | None = None
     occurred_at: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # Episodes this one follows from or refers to (must exist in the same namespace).
+    related_ids: list[str] = Field(default_factory=list, max_length=100)
 
     @field_validator("content")
     @classmethod
@@ -130,6 +135,17 @@ class StoreRequest(BaseModel):
         if not (math.isfinite(value) and 0.0 <= value <= 1.0):
             raise ValueError(f"must be within 0..1, got {value}")
         return float(value)
+
+    @field_validator("related_ids", mode="before")
+    @classmethod
+    def _related_ids(cls, value: Any) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str) or not isinstance(value, list):
+            raise ValueError("must be a list of episode ids")
+        if not all(isinstance(v, str) and 0 < len(v) <= 128 for v in value):
+            raise ValueError("must hold episode ids (strings of 1-128 characters)")
+        return list(dict.fromkeys(value))
 
     @field_validator("occurred_at", mode="before")
     @classmethod
@@ -182,6 +198,13 @@ class RecallRequest(BaseModel):
     min_score: float | None = Field(None, ge=0)
     session_id: str | None = None
     now: float | None = None
+    layer: RecallLayer | None = None
+    # Who is asking ("user", "coder", a tool name): memories by or for that role rank higher.
+    role: str | None = Field(None, min_length=1, max_length=128)
+    # Tool names the caller can use; tool-call memories of other tools rank lower.
+    capabilities: list[str] | None = Field(None, max_length=200)
+    # Also read the shared namespace (readable by all, written only when named).
+    include_shared: bool = True
 
     @field_validator("query")
     @classmethod
@@ -236,6 +259,7 @@ class Episode(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     numbers: list[NumberMention] = Field(default_factory=list)
     todos: list[str] = Field(default_factory=list)
+    related_ids: list[str] = Field(default_factory=list)
 
 
 class Entity(BaseModel):
@@ -318,6 +342,9 @@ class Trace(BaseModel):
     decay: float
     age_days: float
     importance: float
+    # Role and capability awareness: 1.0 when the request named no role or capabilities.
+    role_factor: float = 1.0
+    capability_factor: float = 1.0
     final: float
 
 
@@ -325,6 +352,7 @@ class MemoryCard(BaseModel):
     """A recalled memory, citing its episode id, with the trace of how it was found."""
 
     id: str
+    namespace: str
     content: str
     score: float
     occurred_at: datetime
@@ -337,7 +365,7 @@ class MemoryCard(BaseModel):
     entities: list[str]
     related_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any]
-    trace: Trace
+    trace: Trace | None = None  # None when the caller asked for no explanation
 
 
 class Stats(BaseModel):

@@ -74,12 +74,12 @@ def find_entities(texts: list[str]) -> list[list[RawEntity]]:
     english = [i for i, text in enumerate(texts) if _LATIN.search(text)]
     if english:
         docs = _spacy().pipe([texts[i] for i in english], batch_size=64)
-        for i, doc in zip(english, docs):
+        for i, doc in zip(english, docs, strict=True):
             found[i].extend(_from_spacy(doc))
     chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
     if chinese:
         tagged = _lac().run([texts[i] for i in chinese])
-        for i, pairs in zip(chinese, tagged):
+        for i, pairs in zip(chinese, tagged, strict=True):
             found[i].extend(
                 RawEntity(name=word, type=_LAC_KEEP[tag])
                 for word, tag in pairs

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["ChannelWeights", "Settings"]
@@ -87,6 +87,33 @@ class Settings(BaseSettings):
     # Recall multiplies the recency weight by this when the query asks about time
     # ("last time", "yesterday", "上次").
     time_intent_recency_boost: float = Field(4.0, ge=1)
+
+    # -- role and capability awareness -------------------------------------------------------
+    # A memory written by or for the asking role is multiplied by this: higher keeps an
+    # agent's own findings on top, lower lets other roles' memories compete.
+    role_boost: float = Field(1.25, ge=1, le=4)
+    # A tool-call memory about a tool the caller lacks is multiplied by this: it shows what
+    # worked elsewhere, but the caller cannot repeat it. 1 disables the penalty.
+    missing_capability_factor: float = Field(0.7, gt=0, le=1)
+
+    # -- namespaces and analyst queries -------------------------------------------------------
+    # Readable from every namespace, written only when a caller names it explicitly. Reading it
+    # costs one more recall pass when it holds anything.
+    shared_namespace: str = "shared"
+    # Analyst Cypher (query_graph): rows returned at most, and a time limit so a careless
+    # query cannot hold the single graph connection.
+    cypher_max_rows: int = Field(1000, gt=0, le=100_000)
+    cypher_timeout_ms: int = Field(10_000, gt=0)
+    # How many of an entity's latest episodes and decisions `entity()` returns, and how many
+    # episodes sharing an entity `explain()` lists as neighbours.
+    profile_episodes: int = Field(10, gt=0, le=200)
+    explain_neighbours: int = Field(10, gt=0, le=200)
+
+    # -- server (hindsight serve) -------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = Field(8765, gt=0, lt=65536)
+    # When set, every HTTP request except /health must carry `Authorization: Bearer <token>`.
+    api_token: SecretStr | None = None
 
     # -- keyword channel (BM25 on sparse vectors) --------------------------------------------
     # Term-frequency saturation: higher lets repeated words count longer.

@@ -14,14 +14,14 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
-    "normalize",
-    "has_cjk",
-    "tokenize",
-    "canonical_name",
-    "token_id",
     "bm25_document",
     "bm25_query",
+    "canonical_name",
+    "has_cjk",
+    "normalize",
     "split_sentences",
+    "token_id",
+    "tokenize",
 ]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -29,16 +29,10 @@ _WORD = re.compile(r"[^\W_]+(?:[._\-'][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 
 EN_STOPWORDS = frozenset(
-    """a an the and or but if then so of to in on at by for with from as is are was were be been
-    being am do does did doing have has had having i me my we our us you your he him his she her it
-    its they them their this that these those there here what which who whom whose when where why
-    how not no nor too very can could should would will shall may might must just about into over
-    under again also than only own same such up down out off all any both each few more most other
-    some s t don ok okay yes yeah oh hi hello thanks thank please let lets""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "have", "has", "had", "having", "i", "me", "my", "we", "our", "us", "you", "your", "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "not", "no", "nor", "too", "very", "can", "could", "should", "would", "will", "shall", "may", "might", "must", "just", "about", "into", "over", "under", "again", "also", "than", "only", "own", "same", "such", "up", "down", "out", "off", "all", "any", "both", "each", "few", "more", "most", "other", "some", "s", "t", "don", "ok", "okay", "yes", "yeah", "oh", "hi", "hello", "thanks", "thank", "please", "let", "lets"]
 )
 ZH_STOPWORDS = frozenset(
-    "的 了 是 我 你 他 她 它 们 我们 你们 他们 在 和 与 就 都 也 还 很 吗 呢 吧 啊 呀 这 那 这个 那个 "
-    "一个 有 没有 不 要 会 能 可以 把 被 让 给 对 说 好 啦 嗯 哦".split()
+    ["的", "了", "是", "我", "你", "他", "她", "它", "们", "我们", "你们", "他们", "在", "和", "与", "就", "都", "也", "还", "很", "吗", "呢", "吧", "啊", "呀", "这", "那", "这个", "那个", "一个", "有", "没有", "不", "要", "会", "能", "可以", "把", "被", "让", "给", "对", "说", "好", "啦", "嗯", "哦"]
 )
 _HONORIFICS = re.compile(r"^(mr|mrs|ms|miss|dr|prof|sir|madam)\.?\s+")
 _ZH_HONORIFIC_SUFFIX = re.compile(r"(先生|女士|小姐|老师|同学|总|经理)$")

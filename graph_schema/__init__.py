@@ -5,6 +5,6 @@ the prose version of the same thing.
 """
 
 from graph_schema.definitions import NODES, RELATIONSHIPS, SCHEMA_VERSION, NodeType, RelType
-from graph_schema.ladybug import ladybug_ddl
+from graph_schema.ladybug import ladybug_ddl, ladybug_migrations
 
-__all__ = ["NODES", "RELATIONSHIPS", "SCHEMA_VERSION", "NodeType", "RelType", "ladybug_ddl"]
+__all__ = ["NODES", "RELATIONSHIPS", "SCHEMA_VERSION", "NodeType", "RelType", "ladybug_ddl", "ladybug_migrations"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: Episode.related_ids
 
 PropType = str  # one of STRING, DOUBLE, INT64, BOOLEAN, STRING[]
 
@@ -58,6 +58,7 @@ EPISODE = NodeType(
         ("metadata", "STRING"),  # JSON object
         ("numbers", "STRING"),  # JSON list of NumberMention
         ("todos", "STRING[]"),
+        ("related_ids", "STRING[]"),
     ),
 )
 

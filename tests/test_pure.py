@@ -21,6 +21,10 @@ DOCTEST_MODULES = [
     "engine.recall.query",
     "engine.recall.channels",
     "graph_schema.ladybug",
+    "engine.cypher_guard",
+    "engine.lookup",
+    "engine.stores.ladybug_graph",
+    "mcp_server.snippet",
 ]
 
 

@@ -105,6 +105,7 @@ def prepare(
             metadata=request.metadata,
             numbers=numbers,
             todos=todos,
+            related_ids=request.related_ids,
         )
         episodes[i] = episode
         batch.episodes.append(episode)

@@ -101,3 +101,40 @@ def importance_factor(importance: float, *, weight: float) -> float:
     0.8
     """
     return 1.0 - weight + weight * importance
+
+
+def role_factor(memory_roles: Sequence[str | None], asking_role: str | None, *, boost: float) -> float:
+    """`boost` when the memory was written by or for the asking role, else 1.
+
+    `memory_roles` are the episode's role and its metadata's `for_role`, when present.
+
+    >>> role_factor(["coder", None], "coder", boost=1.25)
+    1.25
+    >>> role_factor(["user"], "Coder", boost=1.25), role_factor(["user"], None, boost=1.25)
+    (1.0, 1.0)
+    """
+    if asking_role is None:
+        return 1.0
+    wanted = asking_role.casefold()
+    return boost if any(r is not None and r.casefold() == wanted for r in memory_roles) else 1.0
+
+
+def capability_factor(
+    tool: str | None, capabilities: Sequence[str] | None, *, penalty: float
+) -> float:
+    """`penalty` when a memory is about using a tool the caller does not have, else 1.
+
+    `tool` is the tool a tool-call episode used (None for other kinds); `capabilities` None
+    means the caller did not say, and nothing is penalised.
+
+    >>> capability_factor("web_search", ["calculator"], penalty=0.7)
+    0.7
+    >>> capability_factor("web_search", ["web_search"], penalty=0.7)
+    1.0
+    >>> capability_factor(None, [], penalty=0.7), capability_factor("x", None, penalty=0.7)
+    (1.0, 1.0)
+    """
+    if tool is None or capabilities is None:
+        return 1.0
+    have = {c.casefold() for c in capabilities}
+    return 1.0 if tool.casefold() in have else penalty

@@ -15,7 +15,14 @@ from engine.recall.channels import (
     recency_channel,
     vector_channel,
 )
-from engine.recall.fusion import Scored, decay_factor, fuse, importance_factor
+from engine.recall.fusion import (
+    Scored,
+    capability_factor,
+    decay_factor,
+    fuse,
+    importance_factor,
+    role_factor,
+)
 from engine.recall.query import analyze
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
@@ -71,15 +78,27 @@ def run_recall(
     scored: list[tuple[float, Episode, Trace]] = []
     for episode_id, (fused_score, hits) in fused.items():
         episode = episodes.get(episode_id)
-        if episode is None:
+        if episode is None or (request.layer is not None and episode.layer != request.layer):
             continue
         decay = decay_factor(
             now - episode.occurred_at,
             half_life_days=settings.decay_half_life_days,
             floor=settings.decay_floor,
         )
-        final = fused_score * decay * importance_factor(
-            episode.importance, weight=settings.importance_weight
+        by_role = role_factor(
+            [episode.role, _text(episode.metadata.get("for_role"))],
+            request.role,
+            boost=settings.role_boost,
+        )
+        by_capability = capability_factor(
+            _tool_of(episode), request.capabilities, penalty=settings.missing_capability_factor
+        )
+        final = (
+            fused_score
+            * decay
+            * importance_factor(episode.importance, weight=settings.importance_weight)
+            * by_role
+            * by_capability
         )
         if request.min_score is not None and final < request.min_score:
             continue
@@ -90,6 +109,8 @@ def run_recall(
             decay=round(decay, 6),
             age_days=round(max(0.0, now - episode.occurred_at) / 86_400.0, 3),
             importance=episode.importance,
+            role_factor=by_role,
+            capability_factor=by_capability,
             final=round(final, 6),
         )
         scored.append((final, episode, trace))
@@ -99,6 +120,7 @@ def run_recall(
     return [
         MemoryCard(
             id=episode.id,
+            namespace=episode.namespace,
             content=episode.content,
             score=trace.final,
             occurred_at=from_epoch(episode.occurred_at),
@@ -109,7 +131,7 @@ def run_recall(
             layer=episode.layer,
             importance=episode.importance,
             entities=[e.name for e in names.get(episode.id, [])],
-            related_ids=_related(trace.path, episode.id),
+            related_ids=list(dict.fromkeys(episode.related_ids + _related(trace.path, episode.id))),
             metadata=episode.metadata,
             trace=trace,
         )
@@ -157,3 +179,14 @@ def _related(path: GraphPath | None, own_id: str) -> list[str]:
     if path is None:
         return []
     return [n.id for n in path.nodes if n.label == "Episode" and n.id != own_id]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _tool_of(episode: Episode) -> str | None:
+    """The tool a tool-call episode used: metadata `tool`, else its role."""
+    if episode.kind != "tool_call":
+        return None
+    return _text(episode.metadata.get("tool")) or episode.role

@@ -6,15 +6,17 @@ converts its driver's errors to `StoreUnavailable` at the boundary.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from engine.models import Decision, Entity, Episode, Session, Stats
+from engine.views import Fact
 
 __all__ = [
+    "CypherRows",
     "EntityLink",
     "GraphBatch",
     "GraphStore",
@@ -57,6 +59,14 @@ class EntityLink(BaseModel):
     degree: int
 
 
+class CypherRows(BaseModel):
+    """Rows of a read-only query, values as plain data (nodes as property maps with `label`)."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+
+
 class GraphStore(Protocol):
     """The graph: source of truth for episodes, entities, decisions and sessions.
 
@@ -96,6 +106,7 @@ class GraphStore(Protocol):
         limit: int,
         offset: int,
         include_deleted: bool,
+        layer: str | None = None,
     ) -> list[Episode]:
         """Episodes newest first (by occurred_at)."""
         ...
@@ -127,6 +138,37 @@ class GraphStore(Protocol):
 
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
         """Set `deleted_at`; False when no live episode has that id."""
+        ...
+
+    def decisions_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Decision]]:
+        """The decisions each episode made."""
+        ...
+
+    def decisions_about(
+        self, namespace: str, entity_ids: Sequence[str], limit: int
+    ) -> list[Decision]:
+        """Decisions about any of the entities, newest first."""
+        ...
+
+    def session_neighbours(
+        self, namespace: str, episode_id: str
+    ) -> tuple[Episode | None, Episode | None]:
+        """The episodes just before and just after this one in its session (NEXT edges)."""
+        ...
+
+    def facts_about(
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+    ) -> list[Fact]:
+        """FACT edges from or to any of the entities, most confident first."""
+        ...
+
+    def read_cypher(
+        self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int
+    ) -> CypherRows:
+        """Run one analyst query in a read-only transaction, at most `max_rows` rows.
+
+        The caller has checked the text (`engine.cypher_guard`); the store refuses writes too.
+        """
         ...
 
     def stats(self, namespace: str | None, now: float) -> Stats:

@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import ladybug
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.models import Entity, Episode, Stats, session_node_id
-from engine.stores.base import EntityLink, GraphBatch
-from graph_schema import SCHEMA_VERSION, ladybug_ddl
+from engine.models import Decision, Entity, Episode, Stats, session_node_id
+from engine.stores.base import CypherRows, EntityLink, GraphBatch
+from engine.views import Fact
+from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, ladybug_migrations
 from graph_schema.definitions import EPISODE
 
 __all__ = ["LadybugGraphStore"]
+
+_Record = TypeVar("_Record", Entity, Decision)
 
 # A live episode: not deleted, not archived, not expired at $now.
 _LIVE = (
@@ -41,18 +44,55 @@ def _episode_row(episode: Episode) -> dict[str, Any]:
     return row
 
 
+def _properties(node: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's properties; NULLs dropped so the model's defaults apply (a column added by a
+    migration is NULL on older rows)."""
+    return {k: v for k, v in node.items() if not k.startswith("_") and v is not None}
+
+
 def _episode_from(node: Mapping[str, Any]) -> Episode:
-    data = {key: value for key, value in node.items() if not key.startswith("_")}
+    data = _properties(node)
     for field in _EPISODE_JSON_FIELDS:
         data[field] = json.loads(data[field]) if data.get(field) else ([] if field == "numbers" else {})
     data["todos"] = data.get("todos") or []
+    data["related_ids"] = data.get("related_ids") or []
     return Episode.model_validate(data)
 
 
 def _entity_from(node: Mapping[str, Any]) -> Entity:
-    data = {key: value for key, value in node.items() if not key.startswith("_")}
+    data = _properties(node)
     data["aliases"] = data.get("aliases") or []
     return Entity.model_validate(data)
+
+
+def _decision_from(node: Mapping[str, Any]) -> Decision:
+    return Decision.model_validate(_properties(node))
+
+
+def _plain(value: Any) -> Any:
+    """A Ladybug value as plain JSON-able data: nodes and relationships as property maps.
+
+    >>> _plain({"_ID": {"offset": 0, "table": 0}, "_LABEL": "Entity", "name": "Atlas"})
+    {'label': 'Entity', 'name': 'Atlas'}
+    >>> _plain({"_NODES": [], "_RELS": [{"_SRC": {}, "_DST": {}, "_LABEL": "NEXT", "_ID": {}}]})
+    {'nodes': [], 'relationships': [{'type': 'NEXT'}]}
+    """
+    if isinstance(value, dict):
+        if "_NODES" in value:
+            return {
+                "nodes": [_plain(n) for n in value["_NODES"]],
+                "relationships": [_plain(r) for r in value["_RELS"]],
+            }
+        if "_LABEL" in value:
+            key = "type" if "_SRC" in value else "label"
+            props = {k: _plain(v) for k, v in value.items() if not k.startswith("_")}
+            return {key: value["_LABEL"], **props}
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)  # dates, decimals, uuids: their text
 
 
 def _set_clause(var: str, properties: Sequence[tuple[str, str]]) -> str:
@@ -122,10 +162,19 @@ class LadybugGraphStore:
         self._in_transaction = False
         for statement in ladybug_ddl():
             self._run(statement)
+        for statement in ladybug_migrations(self._columns()):
+            self._run(statement)
         self._run(
             "MERGE (v:SchemaVersion {id: 'graph'}) SET v.version = $version",
             {"version": SCHEMA_VERSION},
         )
+
+    def _columns(self) -> dict[str, set[str]]:
+        tables = [n.label for n in NODES] + [r.name for r in RELATIONSHIPS]
+        return {
+            table: {str(row[1]) for row in self._run(f"CALL table_info('{table}') RETURN *")}
+            for table in tables
+        }
 
     # -- plumbing -------------------------------------------------------------------------
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
@@ -226,30 +275,44 @@ class LadybugGraphStore:
         limit: int,
         offset: int,
         include_deleted: bool,
+        layer: str | None = None,
     ) -> list[Episode]:
         where = ["ep.namespace = $ns"]
         if session_id is not None:
             where.append("ep.session_id = $sid")
+        if layer is not None:
+            where.append("ep.layer = $layer")
         if not include_deleted:
             where.append("ep.deleted_at IS NULL")
         rows = self._run(
             "MATCH (ep:Episode) WHERE " + " AND ".join(where)
             + " RETURN ep ORDER BY ep.occurred_at DESC, ep.created_at DESC SKIP $skip LIMIT $limit",
-            {"ns": namespace, "sid": session_id, "skip": offset, "limit": limit},
+            {"ns": namespace, "sid": session_id, "layer": layer, "skip": offset, "limit": limit},
         )
         return [_episode_from(row[0]) for row in rows]
 
     def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
+        return self._per_episode(
+            "MATCH (ep:Episode)-[:MENTIONS]->(x:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "RETURN ep.id, x ORDER BY x.name",
+            namespace,
+            episode_ids,
+            _entity_from,
+        )
+
+    def _per_episode(
+        self,
+        query: str,
+        namespace: str,
+        episode_ids: Sequence[str],
+        convert: Callable[[Mapping[str, Any]], _Record],
+    ) -> dict[str, list[_Record]]:
+        """Rows of (episode id, node) grouped by episode, in the query's order."""
         if not episode_ids:
             return {}
-        rows = self._run(
-            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
-            "RETURN ep.id, en ORDER BY en.name",
-            {"ids": list(episode_ids), "ns": namespace},
-        )
-        found: dict[str, list[Entity]] = {}
-        for episode_id, node in rows:
-            found.setdefault(str(episode_id), []).append(_entity_from(node))
+        found: dict[str, list[_Record]] = {}
+        for episode_id, node in self._run(query, {"ids": list(episode_ids), "ns": namespace}):
+            found.setdefault(str(episode_id), []).append(convert(node))
         return found
 
     def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
@@ -295,6 +358,80 @@ class LadybugGraphStore:
             {"ns": namespace, "sid": session_id, "now": now, "limit": limit},
         )
         return [str(row[0]) for row in rows]
+
+    def decisions_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Decision]]:
+        return self._per_episode(
+            "MATCH (ep:Episode)-[:DECIDED]->(x:Decision) WHERE ep.id IN $ids AND "
+            "ep.namespace = $ns RETURN ep.id, x ORDER BY x.decided_at",
+            namespace,
+            episode_ids,
+            _decision_from,
+        )
+
+    def decisions_about(
+        self, namespace: str, entity_ids: Sequence[str], limit: int
+    ) -> list[Decision]:
+        if not entity_ids:
+            return []
+        rows = self._run(
+            "MATCH (d:Decision)-[:ABOUT]->(en:Entity) WHERE en.id IN $ids AND d.namespace = $ns "
+            "RETURN DISTINCT d ORDER BY d.decided_at DESC LIMIT $limit",
+            {"ids": list(entity_ids), "ns": namespace, "limit": limit},
+        )
+        return [_decision_from(row[0]) for row in rows]
+
+    def session_neighbours(
+        self, namespace: str, episode_id: str
+    ) -> tuple[Episode | None, Episode | None]:
+        rows = self._run(
+            "MATCH (prev:Episode)-[:NEXT]->(ep:Episode {id: $id}) WHERE ep.namespace = $ns "
+            "RETURN 'previous', prev UNION ALL "
+            "MATCH (ep:Episode {id: $id})-[:NEXT]->(nxt:Episode) WHERE ep.namespace = $ns "
+            "RETURN 'next', nxt",
+            {"id": episode_id, "ns": namespace},
+        )
+        found = {str(side): _episode_from(node) for side, node in rows}
+        return found.get("previous"), found.get("next")
+
+    def facts_about(
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+    ) -> list[Fact]:
+        if not entity_ids:
+            return []
+        active = "" if include_closed else " AND f.valid_to IS NULL"
+        rows = self._run(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
+            "(a.id IN $ids OR b.id IN $ids)" + active
+            + " RETURN a.name, b.name, f ORDER BY f.confidence DESC, f.valid_from DESC",
+            {"ids": list(entity_ids), "ns": namespace},
+        )
+        facts = []
+        for subject, obj, edge in rows:
+            data = _properties(edge)
+            facts.append(Fact.model_validate({"subject": subject, "object": obj, **data}))
+        return facts
+
+    def read_cypher(
+        self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int
+    ) -> CypherRows:
+        with self._lock:
+            try:
+                self._conn.set_query_timeout(timeout_ms)
+                # A read-only transaction: Ladybug itself refuses any write inside it.
+                self._conn.execute("BEGIN TRANSACTION READ ONLY")
+                try:
+                    result = self._conn.execute(query, dict(params))
+                    assert not isinstance(result, list)
+                    rows: list[list[Any]] = []
+                    while result.has_next() and len(rows) <= max_rows:
+                        rows.append([_plain(v) for v in result.get_next()])
+                    columns = [str(c) for c in result.get_column_names()]
+                finally:
+                    self._rollback()
+                    self._conn.set_query_timeout(0)
+            except RuntimeError as exc:
+                raise StoreUnavailable(f"graph query failed: {exc}") from exc
+        return CypherRows(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
 
     def stats(self, namespace: str | None, now: float) -> Stats:
         scope = "" if namespace is None else " AND {v}.namespace = $ns"

@@ -100,7 +100,10 @@ class QdrantEdgeVectorStore:
     def count(self, namespace: str | None) -> int:
         flt = None if namespace is None else _live_in(namespace)
         with self._lock:
-            return int(self._shard.count(qe.CountRequest(filter=flt, exact=True)))
+            try:
+                return int(self._shard.count(qe.CountRequest(filter=flt, exact=True)))
+            except Exception as exc:
+                raise StoreUnavailable(f"vector count failed: {exc}") from exc
 
     def close(self) -> None:
         with self._lock:
