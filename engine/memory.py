@@ -25,6 +25,7 @@ from engine.cypher_guard import (
 from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.ingest.pipeline import prepare
+from engine.ingest.redact import compile_patterns, redact_request
 from engine.lookup import entity_profile, explain_episode
 from engine.models import (
     Episode,
@@ -70,6 +71,10 @@ class Memory:
         self.settings = settings
         self._write_lock = threading.Lock()
         self._closed = False
+        try:
+            self._pii_patterns = compile_patterns(settings.pii_patterns)
+        except ValueError as exc:
+            raise InvalidInput("pii_patterns", str(exc)) from None
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Memory:
@@ -189,6 +194,12 @@ class Memory:
 
     def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
         self._check_open()
+        redacted: list[dict[str, int]] = []
+        if self.settings.redact_pii:
+            # Before the models see the text: nothing personal is embedded, extracted or stored.
+            pairs = [redact_request(r, self._pii_patterns) for r in requests]
+            requests = [request for request, _ in pairs]
+            redacted = [counts for _, counts in pairs]
         texts = [r.content for r in requests]
         entities = find_entities(texts)
         embeddings = self._embedder.embed(texts)
@@ -205,7 +216,13 @@ class Memory:
                     }
                     self._check_related(requests)
                     prepared = prepare(
-                        requests, entities, embeddings, tails, now=now, settings=self.settings
+                        requests,
+                        entities,
+                        embeddings,
+                        tails,
+                        now=now,
+                        settings=self.settings,
+                        redacted=redacted,
                     )
                     ids = [p.id for p in prepared.points]
                     self._graph.write(prepared.batch)

@@ -307,6 +307,8 @@ class StoreResult(BaseModel):
     importance: float
     entities: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
+    # Personal data replaced by placeholders before storing, by type ({"PHONE": 2}).
+    redacted: dict[str, int] = Field(default_factory=dict)
 
 
 class ChannelHit(BaseModel):

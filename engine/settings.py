@@ -55,6 +55,15 @@ class Settings(BaseSettings):
     # batches amortise model and transaction overhead, smaller ones lose less on a failure.
     store_batch_size: int = Field(64, gt=0, le=10_000)
 
+    # -- PII redaction ------------------------------------------------------------------------
+    # Phone numbers, e-mail addresses, Chinese ID numbers and bank cards are replaced by typed
+    # placeholders before anything is stored or embedded. Off only for data known to be clean:
+    # a redacted value can never be recalled, an unredacted one can never be unseen.
+    redact_pii: bool = True
+    # Extra patterns, placeholder type -> regular expression, e.g. {"EMPLOYEE_ID": "EMP-\\d{6}"}
+    # (as JSON in HINDSIGHT_PII_PATTERNS). Checked when the memory opens.
+    pii_patterns: dict[str, str] = Field(default_factory=dict)
+
     # -- importance (first cut; the ingest issue refines it) ----------------------------------
     # Score of an episode with no signal either way; explicit importance overrides it.
     default_importance: float = Field(0.5, ge=0, le=1)

@@ -55,8 +55,11 @@ def prepare(
     *,
     now: float,
     settings: Settings,
+    redacted: Sequence[Mapping[str, int]] | None = None,
 ) -> Prepared:
     """Build the graph batch, vector points and store results for a batch of requests.
+
+    `redacted` holds, per request, the counts of personal data already replaced in it.
 
     `session_tails` maps (namespace, session_id) to the latest stored episode of that session,
     so NEXT edges continue the chain across calls.
@@ -106,6 +109,7 @@ def prepare(
             numbers=numbers,
             todos=todos,
             related_ids=request.related_ids,
+            redactions=sum(redacted[i].values()) if redacted else 0,
         )
         episodes[i] = episode
         batch.episodes.append(episode)
@@ -181,6 +185,7 @@ def prepare(
                 importance=importance,
                 entities=[e.name for e in mentioned.values()],
                 decisions=decision_texts,
+                redacted=dict(redacted[i]) if redacted else {},
             )
         )
 
