@@ -92,8 +92,17 @@ def store(
         )
     if as_json:
         _print_json(result)
+    elif result.status == "skipped":
+        console.print(
+            f"skipped: low importance ({result.importance}); nothing stored. "
+            "Pass --importance to keep it anyway."
+        )
+    elif result.status == "duplicate":
+        console.print(f"duplicate of [bold]{result.id}[/bold]: seen again, not stored twice")
     else:
         console.print(f"stored [bold]{result.id}[/bold] (importance {result.importance})")
+        if result.chunk_ids:
+            console.print(f"chunks: {len(result.chunk_ids)}")
         if result.entities:
             console.print("entities: " + ", ".join(result.entities))
         for decision in result.decisions:
@@ -274,6 +283,69 @@ def serve(
         out.print("MCP client configuration:", style="bold")
         out.print(snippet, markup=False, highlight=False, soft_wrap=True)
         run(memory, settings, transport=chosen, default_namespace=namespace)
+
+
+entity_app = typer.Typer(help="Look at entities, merge two, or teach one another name.")
+app.add_typer(entity_app, name="entity")
+
+
+@entity_app.command("show")
+def entity_show(
+    name: Annotated[str, typer.Argument(help="Entity name or alias.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """The entity, its aliases, facts, decisions and latest episodes."""
+    with _memory(data_dir) as memory:
+        profile = memory.entity(name, namespace=namespace)
+    if as_json:
+        _print_json(profile)
+        return
+    entity = profile.entity
+    console.print(f"[bold]{entity.name}[/bold] ({entity.type}, {entity.mention_count} mentions)")
+    if entity.aliases:
+        console.print("aliases: " + ", ".join(entity.aliases))
+    for fact in profile.facts:
+        console.print(f"fact: {fact.statement} (confidence {fact.confidence:.2f})")
+    for decision in profile.decisions:
+        console.print(f"decision [{decision.status}]: {decision.text}")
+    for episode in profile.latest_episodes:
+        console.print(f"{_day(episode.occurred_at)}  {_short(episode.content)}  [dim]{episode.id[:8]}[/dim]")
+
+
+@entity_app.command("merge")
+def entity_merge(
+    keep: Annotated[str, typer.Argument(help="The entity that stays (name or alias).")],
+    absorb: Annotated[str, typer.Argument(help="The entity folded into it.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Merge two entities that are one: mentions, decisions and facts move to KEEP."""
+    with _memory(data_dir) as memory:
+        merged = memory.merge_entities(keep, absorb, namespace=namespace)
+    if as_json:
+        _print_json(merged)
+    else:
+        console.print(f"merged into [bold]{merged.name}[/bold]; aliases: {', '.join(merged.aliases)}")
+
+
+@entity_app.command("alias")
+def entity_alias(
+    name: Annotated[str, typer.Argument(help="Entity name or alias.")],
+    alias: Annotated[str, typer.Argument(help="Another name for it.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Teach memory another name for an entity."""
+    with _memory(data_dir) as memory:
+        entity = memory.add_alias(name, alias, namespace=namespace)
+    if as_json:
+        _print_json(entity)
+    else:
+        console.print(f"[bold]{entity.name}[/bold] is also: {', '.join(entity.aliases)}")
 
 
 def cards_table(query: str, cards: list[MemoryCard]) -> Table:

@@ -5,14 +5,16 @@ Reads only, through the `GraphStore` protocol. `Memory.explain` and `Memory.enti
 
 from __future__ import annotations
 
-from engine.errors import NotFound
-from engine.models import Episode, from_epoch
-from engine.settings import Settings
-from engine.stores.base import GraphStore
-from engine.text import canonical_name
-from engine.views import EntityProfile, EpisodeExplanation, Neighbour
+import time
 
-__all__ = ["entity_profile", "explain_episode", "why_sentence"]
+from engine.errors import InvalidInput, NotFound, StoreUnavailable
+from engine.models import Entity, Episode, from_epoch
+from engine.settings import Settings
+from engine.stores.base import GraphStore, VectorStore
+from engine.text import canonical_name
+from engine.views import EntityProfile, EpisodeExplanation, Health, Neighbour
+
+__all__ = ["entity_profile", "explain_episode", "one_entity", "store_health", "why_sentence"]
 
 
 def explain_episode(
@@ -80,6 +82,43 @@ def entity_profile(
         facts=graph.facts_about(namespace, [entity.id], include_closed=False),
         decisions=graph.decisions_about(namespace, [entity.id], settings.profile_episodes),
         latest_episodes=[episodes[i] for i in order if i in episodes],
+    )
+
+
+def one_entity(graph: GraphStore, namespace: str, name: str) -> Entity:
+    """The entity a human means by `name` (canonical name or alias; the most mentioned).
+
+    Raises:
+        InvalidInput: the name is empty. NotFound: no entity has it.
+    """
+    if not isinstance(name, str) or not canonical_name(name):
+        raise InvalidInput("entity", "must be a non-empty entity name")
+    found = graph.find_entities(namespace, [canonical_name(name)])
+    if not found:
+        raise NotFound("entity", name)
+    return max(found, key=lambda e: e.mention_count)
+
+
+def store_health(graph: GraphStore, vectors: VectorStore, backend: str) -> Health:
+    """Whether both stores answer, with their counts; never raises."""
+    episodes = points = None
+    problems = []
+    try:
+        episodes = graph.stats(None, time.time()).episodes
+    except StoreUnavailable as exc:
+        problems.append(str(exc))
+    try:
+        points = vectors.count(None)
+    except StoreUnavailable as exc:
+        problems.append(str(exc))
+    return Health(
+        status="ok" if episodes is not None and points is not None else "degraded",
+        backend=backend,
+        graph="ok" if episodes is not None else "unreachable",
+        vectors="ok" if points is not None else "unreachable",
+        episodes=episodes,
+        vector_points=points,
+        detail="; ".join(problems) or None,
     )
 
 

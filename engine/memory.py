@@ -6,7 +6,7 @@ synchronous and thread-safe: writes are serialised, reads share the stores' own 
 
 from __future__ import annotations
 
-import threading
+import builtins
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
@@ -23,11 +23,12 @@ from engine.cypher_guard import (
     references_parameter,
 )
 from engine.embed import Embedder, embedder_for
-from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
-from engine.ingest.pipeline import prepare
-from engine.ingest.redact import compile_patterns, redact_request
-from engine.lookup import entity_profile, explain_episode
+from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
+from engine.ingest.writer import Writer
+from engine.llm import extractor_for
+from engine.lookup import entity_profile, explain_episode, one_entity, store_health
 from engine.models import (
+    Entity,
     Episode,
     MemoryCard,
     RecallLayer,
@@ -37,11 +38,13 @@ from engine.models import (
     StoreResult,
     check_namespace,
 )
-from engine.nlp import find_entities
 from engine.recall.pipeline import run_recall
+from engine.recall.working import working_cards
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
+from engine.text import canonical_name
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
+from engine.working import working_episode
 
 __all__ = ["Memory"]
 
@@ -69,12 +72,14 @@ class Memory:
         self._vectors = vectors
         self._embedder = embedder
         self.settings = settings
-        self._write_lock = threading.Lock()
         self._closed = False
-        try:
-            self._pii_patterns = compile_patterns(settings.pii_patterns)
-        except ValueError as exc:
-            raise InvalidInput("pii_patterns", str(exc)) from None
+        self._writer = Writer(
+            graph=graph,
+            vectors=vectors,
+            embedder=embedder,
+            settings=settings,
+            extractor=extractor_for(settings),
+        )
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Memory:
@@ -194,63 +199,7 @@ class Memory:
 
     def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
         self._check_open()
-        redacted: list[dict[str, int]] = []
-        if self.settings.redact_pii:
-            # Before the models see the text: nothing personal is embedded, extracted or stored.
-            pairs = [redact_request(r, self._pii_patterns) for r in requests]
-            requests = [request for request, _ in pairs]
-            redacted = [counts for _, counts in pairs]
-        texts = [r.content for r in requests]
-        entities = find_entities(texts)
-        embeddings = self._embedder.embed(texts)
-        now = time.time()
-        with self._write_lock:
-            ids: list[str] = []
-            try:
-                with self._graph.transaction():
-                    # One lookup per session, not per episode: a batch is usually one session.
-                    sessions = {(r.namespace, r.session_id) for r in requests if r.session_id}
-                    tails = {
-                        (ns, sid): self._graph.last_episode_in_session(ns, sid)
-                        for ns, sid in sessions
-                    }
-                    self._check_related(requests)
-                    prepared = prepare(
-                        requests,
-                        entities,
-                        embeddings,
-                        tails,
-                        now=now,
-                        settings=self.settings,
-                        redacted=redacted,
-                    )
-                    ids = [p.id for p in prepared.points]
-                    self._graph.write(prepared.batch)
-                    # Inside the graph transaction: if the mirror fails, the graph rolls back.
-                    self._vectors.upsert(prepared.points)
-            except StoreUnavailable as exc:
-                self._discard_vectors(ids)
-                raise WriteFailed(f"nothing stored: {exc}") from exc
-        return prepared.results
-
-    def _check_related(self, requests: list[StoreRequest]) -> None:
-        """Every related id names an episode already stored in the same namespace."""
-        wanted: dict[str, set[str]] = {}
-        for request in requests:
-            wanted.setdefault(request.namespace, set()).update(request.related_ids)
-        for namespace, ids in wanted.items():
-            known = {e.id for e in self._graph.get_episodes(namespace, sorted(ids))}
-            missing = sorted(ids - known)
-            if missing:
-                raise InvalidInput("related_ids", f"no episode {missing[0]!r} in {namespace!r}")
-
-    def _discard_vectors(self, ids: list[str]) -> None:
-        try:
-            self._vectors.delete(ids)
-        except StoreUnavailable:
-            # Orphan points are never recalled (recall keeps only live graph ids);
-            # `hindsight doctor` removes them.
-            pass
+        return self._writer.write(requests)
 
     # -- reading --------------------------------------------------------------------------
     def recall(
@@ -265,6 +214,7 @@ class Memory:
         role: str | None = None,
         capabilities: Iterable[str] | None = None,
         include_shared: bool = True,
+        include_working: bool = True,
         now: datetime | str | float | None = None,
     ) -> list[MemoryCard]:
         """Recall the memories that answer a query, each with the trace of why.
@@ -280,6 +230,7 @@ class Memory:
             capabilities: tool names the caller has; tool-call memories of other tools rank
                 lower. None means unknown: nothing is lowered.
             include_shared: also search the shared namespace (`settings.shared_namespace`).
+            include_working: with a session_id, also rank that session's working memory.
             now: the moment the question is asked (decay is measured from it); default now.
         Returns:
             Cards, best first: content, citations (`id`, `related_ids`), `namespace` and `trace`.
@@ -307,9 +258,23 @@ class Memory:
             raise _invalid(exc, "") from None
         at = request.now if request.now is not None else time.time()
         cards: list[MemoryCard] = []
-        for readable in self._readable(request.namespace, request.include_shared):
+        if request.layer in (None, "working") and (include_working or request.layer == "working"):
+            # The session's scratchpad; with layer="working" and no session, the namespace's.
+            if request.session_id is not None or request.layer == "working":
+                items = self._writer.working.items(request.namespace, request.session_id)
+                if items:
+                    query_vector = self._embedder.embed([request.query])[0]
+                    cards += [
+                        card
+                        for card in working_cards(query_vector, items, now=at, settings=self.settings)
+                        if request.min_score is None or card.score >= request.min_score
+                    ]
+        readable = [] if request.layer == "working" else self._readable(
+            request.namespace, request.include_shared
+        )
+        for namespace_read in readable:
             cards += run_recall(
-                request.model_copy(update={"namespace": readable}),
+                request.model_copy(update={"namespace": namespace_read}),
                 now=at,
                 graph=self._graph,
                 vectors=self._vectors,
@@ -455,6 +420,9 @@ class Memory:
             raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
         if layer == "semantic":
             return []  # semantic memory is facts, not episodes: see `entity()`
+        if layer == "working":
+            items = self._writer.working.items(namespace, session_id)[::-1]  # newest first
+            return [working_episode(item) for item in items][offset : offset + limit]
         return self._graph.list_episodes(
             namespace,
             session_id=session_id,
@@ -474,7 +442,12 @@ class Memory:
         """
         self._check_open()
         _namespace(namespace)
-        with self._write_lock:
+        with self._writer.lock:
+            if self._writer.working.remove(namespace, id):
+                # Working memory is in process only: forgetting it leaves nothing behind.
+                return Episode(id=id, namespace=namespace, content="", layer="working",
+                               occurred_at=time.time(), created_at=time.time(),
+                               deleted_at=time.time())  # fmt: skip
             if not self._graph.soft_delete(namespace, id, time.time()):
                 raise NotFound("live episode", id)
             try:
@@ -490,37 +463,69 @@ class Memory:
             _namespace(namespace)
         return self._graph.stats(namespace, time.time())
 
+    def end_session(
+        self, session_id: str, *, namespace: str = "default"
+    ) -> builtins.list[StoreResult]:
+        """Close a session's working memory: items worth keeping (weight at least
+        `working_promote_min`) become episodes, the rest are dropped.
+
+        Returns:
+            A StoreResult per promoted item.
+        """
+        self._check_open()
+        _namespace(namespace)
+        return self._writer.promote(self._writer.working.drain(namespace, session_id))
+
+    def merge_entities(self, keep: str, absorb: str, *, namespace: str = "default") -> Entity:
+        """Merge entity `absorb` into `keep` (names or aliases): its mentions, decisions and
+        facts move to `keep`, its names become aliases. For humans: the engine never merges
+        entities of different types by itself.
+
+        Raises:
+            NotFound: either name is unknown. InvalidInput: both name the same entity.
+        """
+        self._check_open()
+        _namespace(namespace)
+        kept, absorbed = one_entity(self._graph, namespace, keep), one_entity(self._graph, namespace, absorb)
+        if kept.id == absorbed.id:
+            raise InvalidInput("absorb", f"{absorb!r} and {keep!r} are the same entity")
+        with self._writer.lock:
+            return self._graph.merge_entities(namespace, kept.id, absorbed.id)
+
+    def add_alias(self, entity: str, alias: str, *, namespace: str = "default") -> Entity:
+        """Teach memory another name for an entity ("PG" for PostgreSQL).
+
+        Raises:
+            NotFound: the entity is unknown. InvalidInput: the alias is empty or already
+                names another entity.
+        """
+        self._check_open()
+        _namespace(namespace)
+        target = one_entity(self._graph, namespace, entity)
+        canonical = canonical_name(alias) if isinstance(alias, str) else ""
+        if not canonical:
+            raise InvalidInput("alias", "must be a non-empty name")
+        taken = [e for e in self._graph.find_entities(namespace, [canonical]) if e.id != target.id]
+        if taken:
+            raise InvalidInput("alias", f"{alias!r} already names entity {taken[0].name!r}")
+        with self._writer.lock:
+            return self._graph.add_alias(namespace, target.id, canonical)
+
     def health(self) -> Health:
         """Whether both stores answer, with their counts; never raises."""
-        graph_ok = vectors_ok = True
-        episodes = points = None
-        detail = []
-        try:
-            episodes = self.stats().episodes
-        except StoreUnavailable as exc:
-            graph_ok = False
-            detail.append(str(exc))
-        try:
-            points = self._vectors.count(None)
-        except StoreUnavailable as exc:
-            vectors_ok = False
-            detail.append(str(exc))
-        return Health(
-            status="ok" if graph_ok and vectors_ok else "degraded",
-            backend=self.settings.backend,
-            graph="ok" if graph_ok else "unreachable",
-            vectors="ok" if vectors_ok else "unreachable",
-            episodes=episodes,
-            vector_points=points,
-            detail="; ".join(detail) or None,
-        )
+        return store_health(self._graph, self._vectors, self.settings.backend)
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
         """Flush and close both stores. Safe to call twice."""
         if self._closed:
             return
-        with self._write_lock:
+        try:
+            # Working memory lives in process: keep what is worth keeping before it goes.
+            self._writer.promote(self._writer.working.drain())
+        except HindsightError:
+            pass  # closing must not fail; the stores are closed below either way
+        with self._writer.lock:
             self._closed = True
             try:
                 self._vectors.close()

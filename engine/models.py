@@ -260,6 +260,8 @@ class Episode(BaseModel):
     numbers: list[NumberMention] = Field(default_factory=list)
     todos: list[str] = Field(default_factory=list)
     related_ids: list[str] = Field(default_factory=list)
+    last_seen: float | None = None
+    sources: list[str] = Field(default_factory=list)
 
 
 class Entity(BaseModel):
@@ -286,6 +288,7 @@ class Decision(BaseModel):
     status: Literal["active", "superseded"] = "active"
     decided_at: float
     created_at: float
+    subjects: list[str] = Field(default_factory=list)
 
 
 class Session(BaseModel):
@@ -302,19 +305,27 @@ class StoreResult(BaseModel):
     """What `store` returns: the episode id and what was extracted from it."""
 
     id: str
-    status: Literal["stored"] = "stored"
+    # stored: a new episode. duplicate: `id` is the episode it repeats, now seen again.
+    # skipped: kept in working memory only (`reason` says why). working: stored in working
+    # memory, as asked.
+    status: Literal["stored", "duplicate", "skipped", "working"] = "stored"
+    reason: Literal["low_importance"] | None = None
     namespace: str
     importance: float
     entities: list[str] = Field(default_factory=list)
     decisions: list[str] = Field(default_factory=list)
     # Personal data replaced by placeholders before storing, by type ({"PHONE": 2}).
     redacted: dict[str, int] = Field(default_factory=dict)
+    # Long content is stored whole and as chunks, each an episode linked PART_OF to this one.
+    chunk_ids: list[str] = Field(default_factory=list)
+    # Earlier decisions this episode's decisions superseded.
+    superseded: list[str] = Field(default_factory=list)
 
 
 class ChannelHit(BaseModel):
     """One recall channel's view of a card: its rank (1 = best) and raw score."""
 
-    channel: Literal["vector", "keyword", "entity", "graph", "recency"]
+    channel: Literal["vector", "keyword", "entity", "graph", "recency", "working"]
     rank: int
     score: float
 

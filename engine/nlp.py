@@ -88,6 +88,10 @@ def find_entities(texts: list[str]) -> list[list[RawEntity]]:
     return [_dedup(entities) for entities in found]
 
 
+# A number that completes a name: digits, optionally with dots or a trailing letter.
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*[A-Za-z]?$")
+
+
 def _from_spacy(doc: Any) -> list[RawEntity]:
     entities = []
     covered: set[int] = set()
@@ -110,6 +114,8 @@ def _from_spacy(doc: Any) -> list[RawEntity]:
         if is_name:
             run.append(token)
             continue
+        if run and token is not None and token.i not in covered and _NUMBERED.match(token.text):
+            run.append(token)  # "Room 101", "Gate 12", "Python 3.12": the number is the name
         if run:
             entities.append(RawEntity(name=" ".join(t.text for t in run), type="THING"))
             run = []

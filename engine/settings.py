@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["ChannelWeights", "Settings"]
+__all__ = ["ChannelWeights", "ImportanceWeights", "Settings"]
 
 
 class ChannelWeights(BaseSettings):
@@ -32,6 +32,29 @@ class ChannelWeights(BaseSettings):
     # The latest episodes of the session or namespace; raised when the query asks about time.
     # Kept low: on its own it ranks the newest chatter above the relevant answer.
     recency: float = Field(0.1, ge=0)
+
+
+class ImportanceWeights(BaseSettings):
+    """How much each signal adds to an episode's importance (engine/ingest/importance.py)."""
+
+    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_IMPORTANCE_", frozen=True)
+
+    # A plain statement with no signal: above the default threshold (0.3), so it is kept.
+    base: float = Field(0.4, ge=0, le=1)
+    # Each entity the namespace has not seen before (up to three): new information.
+    new_entity: float = Field(0.08, ge=0, le=1)
+    number: float = Field(0.08, ge=0, le=1)
+    date: float = Field(0.08, ge=0, le=1)
+    # Decisions and todos are what agents are most often asked about later.
+    decision: float = Field(0.25, ge=0, le=1)
+    todo: float = Field(0.15, ge=0, le=1)
+    negation: float = Field(0.05, ge=0, le=1)
+    # "actually", "改成": a correction overrides something remembered earlier.
+    correction: float = Field(0.15, ge=0, le=1)
+    # Subtracted for three tokens or fewer: "hmm", "let me see".
+    short: float = Field(0.15, ge=0, le=1)
+    # The whole score of a bare acknowledgement ("ok thanks", "好的").
+    acknowledgement: float = Field(0.05, ge=0, le=1)
 
 
 class Settings(BaseSettings):
@@ -64,9 +87,13 @@ class Settings(BaseSettings):
     # (as JSON in HINDSIGHT_PII_PATTERNS). Checked when the memory opens.
     pii_patterns: dict[str, str] = Field(default_factory=dict)
 
-    # -- importance (first cut; the ingest issue refines it) ----------------------------------
-    # Score of an episode with no signal either way; explicit importance overrides it.
-    default_importance: float = Field(0.5, ge=0, le=1)
+    # -- importance ---------------------------------------------------------------------------
+    importance: ImportanceWeights = Field(default_factory=ImportanceWeights)
+    # Scored importance below this keeps an episode in working memory only (`skipped:
+    # low_importance`); explicit importance is never second-guessed. A support agent, whose
+    # users repeat themselves, does well higher (0.4); a coding agent, whose terse tool
+    # results matter, lower (0.2). 0 stores everything.
+    importance_threshold: float = Field(0.3, ge=0, le=1)
 
     # -- recall -------------------------------------------------------------------------------
     # Hits taken from each channel before fusion: more finds more, costs latency.
@@ -96,6 +123,45 @@ class Settings(BaseSettings):
     # Recall multiplies the recency weight by this when the query asks about time
     # ("last time", "yesterday", "上次").
     time_intent_recency_boost: float = Field(4.0, ge=1)
+
+    # -- working memory -----------------------------------------------------------------------
+    # Items per session window: more keeps more context in process, costs memory per session.
+    working_capacity: int = Field(20, gt=0, le=10_000)
+    # Weight multiplier for items flagged `metadata={"key": true}` (tool results a task needs).
+    working_key_weight: float = Field(2.0, ge=1)
+    # An item leaving the window (overflow, drain, close) is promoted to episodic memory when
+    # its weight reaches this; lower promotes more chatter, higher loses more context.
+    working_promote_min: float = Field(0.5, ge=0)
+    # Working items below this cosine to the query stay out of recall.
+    working_min_similarity: float = Field(0.3, ge=-1, le=1)
+
+    # -- chunking, dedup, resolution, supersession -------------------------------------------
+    # Content over chunk_max_tokens is also stored as chunks of chunk_min..chunk_max tokens:
+    # smaller chunks pinpoint the answering sentence, larger ones keep its context.
+    chunk_max_tokens: int = Field(200, ge=10)
+    chunk_min_tokens: int = Field(50, ge=1)
+    # A new episode at or above this cosine to a stored one of the namespace, stating the same
+    # facts (engine/ingest/dedup.py), is a duplicate: the stored one is seen again instead.
+    dedup_similarity: float = Field(0.92, ge=0, le=1)
+    # Off stores every repeat as an episode of its own (a log, not a memory).
+    dedup: bool = True
+    # A new entity name at or above this cosine to one stored entity of the same type, with no
+    # conflicting number or word, becomes its alias. "Postgres"/"PostgreSQL" score 0.90,
+    # "Alice"/"Alice Chen" 0.78 (kept apart).
+    entity_merge_similarity: float = Field(0.85, ge=0, le=1)
+    # A new decision sharing a subject with an active one supersedes it at or above this
+    # cosine: "use Postgres for Atlas" / "use MySQL for Atlas" score 0.74, "use Postgres for
+    # Atlas" / "Atlas launches in May" 0.59.
+    supersede_similarity: float = Field(0.65, ge=0, le=1)
+
+    # -- optional LLM extraction ---------------------------------------------------------------
+    # An OpenAI-compatible chat completions endpoint (".../v1"). When set, it extracts
+    # entities, decisions, todos and importance; the rules stay the fallback when it fails.
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr | None = None
+    # Seconds per request; a slow endpoint falls back to the rules rather than stall a store.
+    llm_timeout: float = Field(20.0, gt=0)
 
     # -- role and capability awareness -------------------------------------------------------
     # A memory written by or for the asking role is multiplied by this: higher keeps an

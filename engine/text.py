@@ -136,6 +136,31 @@ def bm25_query(tokens: list[str]) -> tuple[list[int], list[float]]:
     return indices, [1.0] * len(indices)
 
 
+_TOKENISH = re.compile(r"[\u3400-\u9fff]|[^\W_\u3400-\u9fff]+")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b|不|没|别|未",
+    re.IGNORECASE,
+)
+
+
+def count_tokens(text: str) -> int:
+    """Words plus CJK characters: a model-free token count for chunking and limits.
+
+    >>> count_tokens("Ship Atlas v2 今天上线")
+    7
+    """
+    return len(_TOKENISH.findall(text))
+
+
+def has_negation(text: str) -> bool:
+    """Whether a text negates something ("not", "never", "n't", 不, 没, 别 ...).
+
+    >>> has_negation("We won't use Redis"), has_negation("不用Redis"), has_negation("Use Redis")
+    (True, True, False)
+    """
+    return _NEGATION.search(text) is not None
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences by end punctuation (English and Chinese) and line breaks."""
     return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]

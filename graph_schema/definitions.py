@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 2  # 2: Episode.related_ids
+SCHEMA_VERSION = 3  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects
 
 PropType = str  # one of STRING, DOUBLE, INT64, BOOLEAN, STRING[]
 
@@ -59,6 +59,8 @@ EPISODE = NodeType(
         ("numbers", "STRING"),  # JSON list of NumberMention
         ("todos", "STRING[]"),
         ("related_ids", "STRING[]"),
+        ("last_seen", "DOUBLE"),  # last time this content was stored again (dedup)
+        ("sources", "STRING[]"),  # where the content came from, one entry per store
     ),
 )
 
@@ -78,7 +80,15 @@ ENTITY = NodeType(
 
 DECISION = NodeType(
     "Decision",
-    _COMMON + (("text", "STRING"), ("status", "STRING"), ("decided_at", "DOUBLE")),
+    _COMMON
+    + (
+        ("text", "STRING"),
+        ("status", "STRING"),
+        ("decided_at", "DOUBLE"),
+        # What the decision is about ("entity:<id>", "topic:budget"): a later active decision
+        # on one of the same subjects, and similar enough, supersedes it.
+        ("subjects", "STRING[]"),
+    ),
 )
 
 SESSION = NodeType("Session", _COMMON + (("name", "STRING"), ("started_at", "DOUBLE")))

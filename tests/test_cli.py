@@ -105,3 +105,32 @@ def test_every_facade_method_has_a_documented_command() -> None:
         for param in cmd.params:
             if param.param_type_name == "option":
                 assert getattr(param, "help", None), f"option {param.name} of {name} has no help"
+
+
+def test_entity_show_merge_alias(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    for text in ("Dana Scully reviewed the Atlas design.", "Yesterday Scully signed off."):
+        assert run("store", text, "--data-dir", data)[0] == 0
+    code, out, _ = run("entity", "merge", "Dana Scully", "Scully", "--data-dir", data, "--json")
+    assert code == 0 and "scully" in json.loads(out)["aliases"]
+    code, out, _ = run("entity", "alias", "Atlas", "ATL", "--data-dir", data)
+    assert code == 0 and "atl" in out
+    code, out, _ = run("entity", "show", "atl", "--data-dir", data, "--json")
+    profile = json.loads(out)
+    assert code == 0 and profile["entity"]["name"] == "Atlas"
+    assert [e["content"] for e in profile["latest_episodes"]] == ["Dana Scully reviewed the Atlas design."]
+    code, _, err = run("entity", "show", "Nobody", "--data-dir", data)
+    assert code == 3 and "not found" in err
+    code, _, err = run("entity", "alias", "Atlas", "  ", "--data-dir", data)
+    assert code == 2 and "alias" in err
+
+
+def test_store_says_when_it_skipped_or_saw_again(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    code, out, _ = run("store", "ok thanks", "--data-dir", data)
+    assert code == 0 and out.startswith("skipped: low importance")
+    run("store", "The Kestrel demo is on Friday.", "--data-dir", data)
+    code, out, _ = run("store", "The Kestrel demo is on Friday.", "--data-dir", data)
+    assert code == 0 and out.startswith("duplicate of")
+    code, out, _ = run("stats", "--data-dir", data, "--json")
+    assert json.loads(out)["episodes"] == 1

@@ -80,7 +80,7 @@ def test_decay_orders_equal_hits_by_age(settings: Settings) -> None:
     # Without the recency channel the two identical episodes fuse to the same score,
     # so decay alone must order them.
     no_recency = settings.model_copy(
-        update={"weights": settings.weights.model_copy(update={"recency": 0.0})}
+        update={"weights": settings.weights.model_copy(update={"recency": 0.0}), "dedup": False}
     )
     with Memory.open(settings=no_recency) as memory:
         old = memory.store("The staging server password rotates monthly.", occurred_at=NOW - timedelta(days=120))
@@ -191,6 +191,11 @@ class FailingVectors:
 
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         return self.real.search_dense(namespace, vector, limit)
+
+    def search_dense_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
+    ) -> list[list[VectorHit]]:
+        return self.real.search_dense_batch(namespace, vectors, limit)
 
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         return self.real.search_sparse(namespace, vector, limit)

@@ -8,7 +8,6 @@ import importlib
 import pytest
 
 from engine.ingest.extract import find_decisions, find_numbers, find_todos
-from engine.ingest.importance import score_importance
 from engine.recall.fusion import Scored, decay_factor, fuse, importance_factor, rank_hits
 from engine.recall.query import has_time_intent
 from engine.text import bm25_document, canonical_name, tokenize
@@ -75,22 +74,6 @@ def test_todos() -> None:
     assert find_todos("Remember to email Bob. Nice weather.") == ["Remember to email Bob."]
     assert find_todos("别忘了交报告") == ["别忘了交报告"]
     assert find_todos("The sky is blue.") == []
-
-
-@pytest.mark.parametrize(
-    ("text", "low"),
-    [("ok", True), ("thanks!", True), ("好的", True), ("明白了。", True), ("ok thanks", True),
-     ("We decided to move the launch to May 3.", False), ("预算改成50万", False)],
-)
-def test_acknowledgements_score_low(text: str, low: bool) -> None:
-    score = score_importance(text, entities=0, decisions=0, numbers=0, todos=0, base=0.5)
-    assert (score < 0.3) is low
-
-
-def test_decision_raises_importance() -> None:
-    plain = score_importance("the sky", entities=0, decisions=0, numbers=0, todos=0, base=0.5)
-    decided = score_importance("the sky", entities=2, decisions=1, numbers=1, todos=0, base=0.5)
-    assert decided > plain
 
 
 def test_tokenize_mixes_languages_and_drops_stopwords() -> None:

@@ -3,12 +3,16 @@ guarantee that a redacted value reaches neither the graph nor the vector payload
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from engine import Memory, Settings
-from engine.ingest.redact import compile_patterns, redact
+from engine.ingest.redact import compile_patterns, luhn_valid, redact
 
 REDACTED: list[tuple[str, dict[str, int]]] = [
     ("My email is alice.smith@example.com", {"EMAIL": 1}),
@@ -118,3 +122,51 @@ def test_redaction_can_be_turned_off(settings: Settings) -> None:
         stored = memory.store("call 13800138000", namespace="pii")
         assert memory.get(stored.id, namespace="pii").content == "call 13800138000"
         assert stored.redacted == {}
+
+
+_digits = st.text(alphabet="0123456789", min_size=1, max_size=1)
+_phones = st.builds(
+    lambda head, rest, sep: f"1{head}{rest[:1]}{sep}{rest[1:5]}{sep}{rest[5:9]}",
+    st.sampled_from("3456789"),
+    st.text(alphabet="0123456789", min_size=9, max_size=9),
+    st.sampled_from(["", " ", "-"]),
+)
+_emails = st.builds(
+    lambda user, host, tld: f"{user}@{host}.{tld}",
+    st.from_regex(r"[a-z][a-z0-9._]{1,12}[a-z0-9]", fullmatch=True),
+    st.from_regex(r"[a-z][a-z0-9-]{1,10}[a-z0-9]", fullmatch=True),
+    st.sampled_from(["com", "cn", "io", "org", "co.uk"]),
+)
+
+
+def _card(prefix: str, body: str) -> str:
+    digits = prefix + body
+    for check in "0123456789":
+        if luhn_valid(digits + check):
+            return digits + check
+    raise AssertionError("unreachable: one check digit always fits")
+
+
+_cards = st.builds(_card, st.sampled_from(["4", "51", "62", "6011"]),
+                   st.text(alphabet="0123456789", min_size=11, max_size=13))  # fmt: skip
+
+
+@hypothesis_settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(secret=st.one_of(_phones, _emails, _cards), filler=st.sampled_from(
+    ["Call {} about Atlas.", "我的联系方式是{}，请保存。", "Ticket from {}: the build broke", "{}"]
+))  # fmt: skip
+def test_no_redacted_value_reaches_graph_vectors_or_logs(
+    memory: Memory, secret: str, filler: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG):
+        stored = memory.store(filler.format(secret), namespace="prop", importance="high",
+                              metadata={"from": secret})  # fmt: skip
+    assert stored.redacted, secret
+    graph = memory.cypher(
+        "MATCH (n) WHERE n.namespace = $namespace RETURN n", namespace="prop"
+    ).model_dump_json()
+    compact = secret.replace(" ", "").replace("-", "")
+    for text in (graph, caplog.text):
+        assert secret not in text and compact not in text
+    for card in memory.recall(secret, namespace="prop", top_k=50):
+        assert secret not in card.model_dump_json()

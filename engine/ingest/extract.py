@@ -7,7 +7,7 @@ import re
 from engine.models import NumberMention
 from engine.text import split_sentences
 
-__all__ = ["find_decisions", "find_numbers", "find_todos"]
+__all__ = ["decision_topics", "find_decisions", "find_numbers", "find_todos"]
 
 _DECISION = re.compile(
     r"\b(?:we|i|they|team)\s+(?:have\s+|had\s+)?(?:decided|agreed|chose|picked|settled)\b"
@@ -17,6 +17,7 @@ _DECISION = re.compile(
     r"|\bwe(?:'ll| will)\s+(?:go|use|stick)\s+with\b"
     r"|\b(?:changed|switched|moved|switching|changing)\s+(?:it\s+)?to\b"
     r"|\bthe\s+decision\s+is\b"
+    r"|\b(?:ship\s+it|go\s+ahead\s+with|approved?|lgtm)\b|批准|同意"
     r"|决定|改成|改为|改用|定了|敲定|确定了|就用|换成",
     re.IGNORECASE,
 )
@@ -93,3 +94,22 @@ def find_numbers(text: str) -> list[NumberMention]:
             NumberMention(value=value, unit=unit, text=match.group().strip(), context=context)
         )
     return found
+
+
+# Quantities a decision can set: a later decision about the same one replaces it.
+_TOPICS = re.compile(
+    r"\b(budget|price|pricing|cost|deadline|salary|headcount|launch date|release date|"
+    r"due date|timeline|rate|quota|limit)s?\b"
+    r"|(预算|价格|费用|成本|工资|报价|金额|人数|截止日期|上线时间|发布时间|工期|名额)",
+    re.IGNORECASE,
+)
+
+
+def decision_topics(text: str) -> list[str]:
+    """The quantities a decision text sets, as subject keys.
+
+    >>> decision_topics("预算改成60万"), decision_topics("We moved the launch date and the budget.")
+    (['topic:预算'], ['topic:budget', 'topic:launch date'])
+    """
+    found = {f"topic:{(m.group(1) or m.group(2)).lower()}" for m in _TOPICS.finditer(text)}
+    return sorted(found)

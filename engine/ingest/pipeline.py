@@ -1,45 +1,85 @@
-"""Turn validated store requests into one graph batch and its vector points. Pure.
+"""Turn planned episodes into one graph batch and its vector points. Pure.
 
-The façade runs the models (NER, embeddings) and reads the session tails from the graph, then
-calls `prepare`; the result is written in one graph transaction with the vector upsert inside it.
+The writer (`engine/ingest/writer.py`) runs the models and the lookups (known entities,
+duplicates, decisions to supersede) and hands over `PlannedEpisode`s with every choice made;
+`prepare` only shapes them into nodes, edges and points.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import uuid
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from engine.ingest.extract import find_decisions, find_numbers, find_todos
-from engine.ingest.importance import score_importance
+from engine.ingest.dedup import content_hash
 from engine.models import (
     Decision,
     Entity,
     Episode,
+    NumberMention,
     Session,
     StoreRequest,
     StoreResult,
     session_node_id,
 )
-from engine.nlp import RawEntity
 from engine.settings import Settings
 from engine.stores.base import GraphBatch, SparseVector, VectorPayload, VectorPoint
-from engine.text import bm25_document, canonical_name, normalize, split_sentences, tokenize
+from engine.text import bm25_document, count_tokens, normalize, split_sentences, tokenize
 
-__all__ = ["Prepared", "entity_id", "prepare"]
+__all__ = [
+    "PlannedDecision",
+    "PlannedEntity",
+    "PlannedEpisode",
+    "Prepared",
+    "about_entities",
+    "entity_id",
+    "prepare",
+]
 
 _ENTITY_NS = uuid.UUID("5b1d5f2e-6a57-4c1e-9a43-3f2b6d1c9e10")
 _SUMMARY_CHARS = 200
-_WORDISH = re.compile(r"[\u3400-\u9fff]|[^\W_]+")
+
+
+class PlannedEntity(BaseModel):
+    """An entity mention, resolved: `id` is a stored entity's or a new one's."""
+
+    id: str
+    name: str  # as written in this episode
+    canonical: str
+    type: str
+    alias: str | None = None  # a new canonical form to add to a stored entity's aliases
+
+
+class PlannedDecision(BaseModel):
+    id: str
+    text: str
+    about: list[str]  # entity ids
+    subjects: list[str]
+    supersedes: list[str] = Field(default_factory=list)  # ids of earlier active decisions
+
+
+class PlannedEpisode(BaseModel):
+    """One episode to write, with every choice made."""
+
+    id: str
+    request: StoreRequest
+    importance: float
+    embedding: list[float]
+    entities: list[PlannedEntity]
+    decisions: list[PlannedDecision]
+    numbers: list[NumberMention]
+    todos: list[str]
+    redacted: dict[str, int] = Field(default_factory=dict)
+    parent_id: str | None = None  # set on a chunk
+    chunk_index: int | None = None
+    chunk_ids: list[str] = Field(default_factory=list)  # set on a chunked whole
 
 
 class Prepared(BaseModel):
     batch: GraphBatch
     points: list[VectorPoint]
-    results: list[StoreResult]
+    results: list[StoreResult]  # one per whole episode (not per chunk), in planning order
 
 
 def entity_id(namespace: str, canonical: str) -> str:
@@ -47,172 +87,176 @@ def entity_id(namespace: str, canonical: str) -> str:
     return str(uuid.uuid5(_ENTITY_NS, f"{namespace}\x1f{canonical}"))
 
 
+def about_entities(decision: str, entities: Sequence[PlannedEntity]) -> list[str]:
+    """Ids of the entities a decision sentence names.
+
+    >>> e = PlannedEntity(id="e1", name="Postgres", canonical="postgres", type="ORG")
+    >>> about_entities("We decided to use postgres.", [e]), about_entities("Fine.", [e])
+    (['e1'], [])
+    """
+    lowered = normalize(decision)
+    return list(dict.fromkeys(e.id for e in entities if normalize(e.name) in lowered))
+
+
 def prepare(
-    requests: Sequence[StoreRequest],
-    entities: Sequence[Sequence[RawEntity]],
-    embeddings: Sequence[Sequence[float]],
+    planned: Sequence[PlannedEpisode],
     session_tails: Mapping[tuple[str, str], str | None],
     *,
     now: float,
     settings: Settings,
-    redacted: Sequence[Mapping[str, int]] | None = None,
 ) -> Prepared:
-    """Build the graph batch, vector points and store results for a batch of requests.
-
-    `redacted` holds, per request, the counts of personal data already replaced in it.
+    """Build the graph batch, vector points and store results.
 
     `session_tails` maps (namespace, session_id) to the latest stored episode of that session,
-    so NEXT edges continue the chain across calls.
+    so NEXT edges continue the chain across calls. Chunks are not part of the session chain:
+    their whole is.
     """
     batch = GraphBatch()
     points: list[VectorPoint] = []
-    results: list[StoreResult] = []
     merged: dict[str, Entity] = {}
     sessions: dict[str, Session] = {}
     tails = dict(session_tails)
 
-    order = sorted(range(len(requests)), key=lambda i: requests[i].occurred_at or now)
-    episodes: dict[int, Episode] = {}
-    for i in order:
-        request = requests[i]
-        occurred = request.occurred_at if request.occurred_at is not None else now
-        episode_id = str(uuid.uuid4())
-        decisions = find_decisions(request.content)
-        numbers = find_numbers(request.content)
-        todos = find_todos(request.content)
-        found = [e for e in entities[i] if canonical_name(e.name)]
-        importance = request.importance
-        if importance is None:
-            importance = score_importance(
-                request.content,
-                entities=len(found),
-                decisions=len(decisions),
-                numbers=len(numbers),
-                todos=len(todos),
-                base=settings.default_importance,
-            )
-        episode = Episode(
-            id=episode_id,
-            namespace=request.namespace,
-            content=request.content,
-            summary=_summary(request.content),
-            kind=request.kind,
-            session_id=request.session_id,
-            role=request.role,
-            importance=importance,
-            layer=request.layer,
-            token_count=len(_WORDISH.findall(request.content)),
-            content_hash=hashlib.sha256(normalize(request.content).encode()).hexdigest(),
-            occurred_at=occurred,
-            created_at=now,
-            metadata=request.metadata,
-            numbers=numbers,
-            todos=todos,
-            related_ids=request.related_ids,
-            redactions=sum(redacted[i].values()) if redacted else 0,
-        )
-        episodes[i] = episode
+    for item in sorted(planned, key=lambda p: (_occurred(p, now), p.chunk_index or 0)):
+        request = item.request
+        occurred = _occurred(item, now)
+        episode = _episode(item, occurred, now)
         batch.episodes.append(episode)
-
-        mentioned: dict[str, Entity] = {}
-        for raw in found:
-            canonical = canonical_name(raw.name)
-            key = entity_id(request.namespace, canonical)
-            mentioned[key] = _merge_entity(
-                merged.get(key), key, raw, canonical, request.namespace, occurred, now
+        for planned_entity in item.entities:
+            merged[planned_entity.id] = _merge_entity(
+                merged.get(planned_entity.id), planned_entity, request.namespace, occurred, now
             )
-            merged[key] = mentioned[key]
-        batch.mentions.extend((episode_id, key, 1) for key in mentioned)
-
-        decision_texts = []
-        for text in decisions:
-            decision = Decision(
-                id=str(uuid.uuid4()),
-                namespace=request.namespace,
-                text=text,
-                decided_at=occurred,
-                created_at=now,
+        batch.mentions.extend((item.id, e.id, 1) for e in item.entities)
+        for decision in item.decisions:
+            batch.decisions.append(
+                Decision(
+                    id=decision.id,
+                    namespace=request.namespace,
+                    text=decision.text,
+                    decided_at=occurred,
+                    created_at=now,
+                    subjects=decision.subjects,
+                )
             )
-            batch.decisions.append(decision)
-            batch.decided.append((episode_id, decision.id))
-            lowered = normalize(text)
-            batch.about.extend(
-                (decision.id, key) for key, e in mentioned.items() if normalize(e.name) in lowered
-            )
-            decision_texts.append(text)
-
-        if request.session_id is not None:
+            batch.decided.append((item.id, decision.id))
+            batch.about.extend((decision.id, entity) for entity in decision.about)
+            batch.supersedes.extend((decision.id, old) for old in decision.supersedes)
+        if item.parent_id is not None:
+            batch.part_of.append((item.id, item.parent_id, item.chunk_index or 0))
+        elif request.session_id is not None:
             node = session_node_id(request.namespace, request.session_id)
-            if node not in sessions:
-                sessions[node] = Session(
+            sessions.setdefault(
+                node,
+                Session(
                     id=node,
                     namespace=request.namespace,
                     name=request.session_id,
                     started_at=occurred,
                     created_at=now,
-                )
-            batch.in_session.append((episode_id, node))
+                ),
+            )
+            batch.in_session.append((item.id, node))
             tail_key = (request.namespace, request.session_id)
             previous = tails.get(tail_key)
             if previous is not None:
-                batch.next.append((previous, episode_id))
-            tails[tail_key] = episode_id
-
-        sparse = bm25_document(
-            tokenize(request.content), settings.bm25_k1, settings.bm25_b, settings.bm25_avg_len
-        )
-        points.append(
-            VectorPoint(
-                id=episode_id,
-                dense=list(embeddings[i]),
-                sparse=SparseVector(indices=sparse[0], values=sparse[1]),
-                payload=VectorPayload(
-                    namespace=request.namespace,
-                    session_id=request.session_id,
-                    kind=request.kind,
-                    layer=request.layer,
-                    importance=importance,
-                    created_at=now,
-                    occurred_at=occurred,
-                    entities=sorted(e.canonical for e in mentioned.values()),
-                ),
-            )
-        )
-        results.append(
-            StoreResult(
-                id=episode_id,
-                namespace=request.namespace,
-                importance=importance,
-                entities=[e.name for e in mentioned.values()],
-                decisions=decision_texts,
-                redacted=dict(redacted[i]) if redacted else {},
-            )
-        )
+                batch.next.append((previous, item.id))
+            tails[tail_key] = item.id
+        points.append(_point(item, occurred, now, settings))
 
     batch.entities = list(merged.values())
     batch.sessions = list(sessions.values())
-    # Results in the caller's order, not the time order used for NEXT edges.
-    by_id = {r.id: r for r in results}
-    ordered = [by_id[episodes[i].id] for i in range(len(requests))]
-    return Prepared(batch=batch, points=points, results=ordered)
+    results = [_result(item) for item in planned if item.parent_id is None]
+    return Prepared(batch=batch, points=points, results=results)
+
+
+def _occurred(item: PlannedEpisode, now: float) -> float:
+    return item.request.occurred_at if item.request.occurred_at is not None else now
+
+
+def _episode(item: PlannedEpisode, occurred: float, now: float) -> Episode:
+    request = item.request
+    related = list(request.related_ids)
+    if item.parent_id is not None:
+        related = [item.parent_id, *related]
+    return Episode(
+        id=item.id,
+        namespace=request.namespace,
+        content=request.content,
+        summary=_summary(request.content),
+        kind=request.kind,
+        session_id=request.session_id,
+        role=request.role,
+        importance=item.importance,
+        layer="episodic",
+        token_count=count_tokens(request.content),
+        content_hash=content_hash(request.content),
+        occurred_at=occurred,
+        created_at=now,
+        metadata=request.metadata,
+        numbers=item.numbers,
+        todos=item.todos,
+        related_ids=related + item.chunk_ids,
+        redactions=sum(item.redacted.values()),
+        sources=[_source(request)],
+    )
+
+
+def _source(request: StoreRequest) -> str:
+    """Where a store came from, as recorded on the episode: metadata `source`, else session."""
+    source = request.metadata.get("source")
+    if isinstance(source, str) and source:
+        return source
+    return f"session:{request.session_id}" if request.session_id else "store"
+
+
+def _point(item: PlannedEpisode, occurred: float, now: float, settings: Settings) -> VectorPoint:
+    request = item.request
+    sparse = bm25_document(
+        tokenize(request.content), settings.bm25_k1, settings.bm25_b, settings.bm25_avg_len
+    )
+    return VectorPoint(
+        id=item.id,
+        dense=item.embedding,
+        sparse=SparseVector(indices=sparse[0], values=sparse[1]),
+        payload=VectorPayload(
+            namespace=request.namespace,
+            session_id=request.session_id,
+            kind=request.kind,
+            layer="episodic",
+            importance=item.importance,
+            created_at=now,
+            occurred_at=occurred,
+            entities=sorted({e.canonical for e in item.entities}),
+        ),
+    )
+
+
+def _result(item: PlannedEpisode) -> StoreResult:
+    return StoreResult(
+        id=item.id,
+        namespace=item.request.namespace,
+        importance=item.importance,
+        entities=list(dict.fromkeys(e.name for e in item.entities)),
+        decisions=[d.text for d in item.decisions],
+        redacted=item.redacted,
+        chunk_ids=item.chunk_ids,
+        superseded=[old for d in item.decisions for old in d.supersedes],
+    )
 
 
 def _merge_entity(
-    existing: Entity | None,
-    key: str,
-    raw: RawEntity,
-    canonical: str,
-    namespace: str,
-    occurred: float,
-    now: float,
+    existing: Entity | None, planned: PlannedEntity, namespace: str, occurred: float, now: float
 ) -> Entity:
+    """The entity row of a batch: a stored entity merges it (mention count, times, aliases)."""
+    aliases = [planned.alias] if planned.alias else []
     if existing is None:
         return Entity(
-            id=key,
+            id=planned.id,
             namespace=namespace,
-            name=raw.name,
-            canonical=canonical,
-            type=raw.type,
+            name=planned.name,
+            canonical=planned.canonical,
+            type=planned.type,
+            aliases=aliases,
             first_seen=occurred,
             last_seen=occurred,
             mention_count=1,
@@ -223,6 +267,7 @@ def _merge_entity(
             "first_seen": min(existing.first_seen, occurred),
             "last_seen": max(existing.last_seen, occurred),
             "mention_count": existing.mention_count + 1,
+            "aliases": list(dict.fromkeys(existing.aliases + aliases)),
         }
     )
 

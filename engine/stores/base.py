@@ -32,7 +32,7 @@ class GraphBatch(BaseModel):
     """Everything one `store`/`store_many` call writes to the graph, in one transaction.
 
     Entities are merged by id: an existing entity keeps its `first_seen` and gains
-    `mention_count` and `last_seen`.
+    `mention_count`, `last_seen` and any new aliases.
     """
 
     episodes: list[Episode] = Field(default_factory=list)
@@ -44,6 +44,9 @@ class GraphBatch(BaseModel):
     about: list[tuple[str, str]] = Field(default_factory=list)  # decision, entity
     in_session: list[tuple[str, str]] = Field(default_factory=list)  # episode, session node
     next: list[tuple[str, str]] = Field(default_factory=list)  # earlier episode, later episode
+    part_of: list[tuple[str, str, int]] = Field(default_factory=list)  # chunk, whole, index
+    # newer decision, older decision: the older one's status becomes "superseded"
+    supersedes: list[tuple[str, str]] = Field(default_factory=list)
 
 
 class EntityLink(BaseModel):
@@ -134,6 +137,32 @@ class GraphStore(Protocol):
         self, namespace: str, session_id: str | None, now: float, limit: int
     ) -> list[str]:
         """The latest live episodes, newest first."""
+        ...
+
+    def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
+        """Episodes stored again (id, when, source): `last_seen`, `access_count + 1`, the
+        source appended to `sources`."""
+        ...
+
+    def find_by_hash(self, namespace: str, hashes: Sequence[str], now: float) -> dict[str, str]:
+        """Live episodes by content hash: hash -> episode id."""
+        ...
+
+    def entities_with_prefix(self, namespace: str, prefixes: Sequence[str]) -> list[Entity]:
+        """Entities whose canonical name starts with any of the prefixes."""
+        ...
+
+    def active_decisions(self, namespace: str, subjects: Sequence[str]) -> list[Decision]:
+        """Active decisions that share a subject with `subjects`."""
+        ...
+
+    def merge_entities(self, namespace: str, keep_id: str, absorb_id: str) -> Entity:
+        """Fold entity `absorb_id` into `keep_id`: its mentions, decisions and facts move, its
+        name and aliases become aliases, counts add up; the absorbed node is removed."""
+        ...
+
+    def add_alias(self, namespace: str, entity_id: str, alias: str) -> Entity:
+        """Add a canonical alias to an entity."""
         ...
 
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
@@ -230,6 +259,12 @@ class VectorStore(Protocol):
 
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         """Cosine similarity search."""
+        ...
+
+    def search_dense_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
+    ) -> list[list[VectorHit]]:
+        """`search_dense` for several vectors at once, results in their order."""
         ...
 
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:

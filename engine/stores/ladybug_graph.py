@@ -113,13 +113,16 @@ _MERGE_ENTITIES = (
     "n.canonical = r.canonical, n.type = r.type, n.aliases = r.aliases, "
     "n.first_seen = r.first_seen, n.last_seen = r.last_seen, n.mention_count = r.mention_count "
     "ON MATCH SET n.mention_count = n.mention_count + r.mention_count, "
+    "n.aliases = list_distinct(list_concat(coalesce(n.aliases, CAST([] AS STRING[])), r.aliases)), "
     "n.last_seen = CASE WHEN r.last_seen > n.last_seen THEN r.last_seen ELSE n.last_seen END, "
     "n.first_seen = CASE WHEN r.first_seen < n.first_seen THEN r.first_seen ELSE n.first_seen END"
 )
 _CREATE_DECISIONS = (
     "UNWIND $rows AS r CREATE (n:Decision {id: r.id}) SET n.namespace = r.namespace, "
-    "n.created_at = r.created_at, n.text = r.text, n.status = r.status, n.decided_at = r.decided_at"
+    "n.created_at = r.created_at, n.text = r.text, n.status = r.status, "
+    "n.decided_at = r.decided_at, n.subjects = r.subjects"
 )
+_SUPERSEDE = "UNWIND $rows AS r MATCH (d:Decision {id: r.b}) SET d.status = 'superseded'"
 _MERGE_SESSIONS = (
     "UNWIND $rows AS r MERGE (n:Session {id: r.id}) ON CREATE SET n.namespace = r.namespace, "
     "n.created_at = r.created_at, n.name = r.name, n.started_at = r.started_at"
@@ -132,8 +135,36 @@ _LINKS: dict[str, str] = {
     "about": _LINK.format(src="Decision", dst="Entity", rel="ABOUT", props=""),
     "in_session": _LINK.format(src="Episode", dst="Session", rel="IN_SESSION", props=""),
     "next": _LINK.format(src="Episode", dst="Episode", rel="NEXT", props=""),
+    "part_of": _LINK.format(src="Episode", dst="Episode", rel="PART_OF", props=" {`index`: r.n}"),
+    "supersedes": _LINK.format(src="Decision", dst="Decision", rel="SUPERSEDES", props=""),
 }
 
+
+# Entity merge: move every edge of $absorb to $keep (without doubling one that exists), fold
+# names and counts, then remove the absorbed node.
+_MERGE_STATEMENTS = (
+    "MATCH (ep:Episode)-[m:MENTIONS]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
+    "WHERE NOT EXISTS { MATCH (ep)-[:MENTIONS]->(a) } CREATE (ep)-[:MENTIONS {count: m.count}]->(a)",
+    "MATCH (d:Decision)-[:ABOUT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
+    "WHERE NOT EXISTS { MATCH (d)-[:ABOUT]->(a) } CREATE (d)-[:ABOUT]->(a)",
+    "MATCH (b:Entity {id: $absorb})-[f:FACT]->(o:Entity) MATCH (a:Entity {id: $keep}) "
+    "CREATE (a)-[:FACT {predicate: f.predicate, statement: f.statement, confidence: "
+    "f.confidence, support: f.support, valid_from: f.valid_from, valid_to: f.valid_to, "
+    "source_episode_ids: f.source_episode_ids, reflection_id: f.reflection_id, "
+    "invalidated_by: f.invalidated_by}]->(o)",
+    "MATCH (o:Entity)-[f:FACT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
+    "CREATE (o)-[:FACT {predicate: f.predicate, statement: f.statement, confidence: "
+    "f.confidence, support: f.support, valid_from: f.valid_from, valid_to: f.valid_to, "
+    "source_episode_ids: f.source_episode_ids, reflection_id: f.reflection_id, "
+    "invalidated_by: f.invalidated_by}]->(a)",
+    "MATCH (a:Entity {id: $keep}), (b:Entity {id: $absorb}) SET "
+    "a.aliases = list_distinct(list_concat(list_concat(coalesce(a.aliases, CAST([] AS STRING[])), "
+    "coalesce(b.aliases, CAST([] AS STRING[]))), [b.canonical])), "
+    "a.mention_count = a.mention_count + b.mention_count, "
+    "a.first_seen = CASE WHEN b.first_seen < a.first_seen THEN b.first_seen ELSE a.first_seen END, "
+    "a.last_seen = CASE WHEN b.last_seen > a.last_seen THEN b.last_seen ELSE a.last_seen END",
+    "MATCH (b:Entity {id: $absorb}) DETACH DELETE b",
+)
 
 # Episodes and the entities they reach, directly (MENTIONS) or through a decision (DECIDED,
 # ABOUT), in one round trip; {where} selects the episodes or the entities, {tail} orders/limits.
@@ -226,10 +257,62 @@ class LadybugGraphStore:
             if batch.mentions:
                 rows = [{"a": a, "b": b, "n": n} for a, b, n in batch.mentions]
                 self._run(_LINKS["mentions"], {"rows": rows})
-            for name in ("decided", "about", "in_session", "next"):
+            if batch.part_of:
+                rows = [{"a": a, "b": b, "n": n} for a, b, n in batch.part_of]
+                self._run(_LINKS["part_of"], {"rows": rows})
+            for name in ("decided", "about", "in_session", "next", "supersedes"):
                 pairs: list[tuple[str, str]] = getattr(batch, name)
                 if pairs:
                     self._run(_LINKS[name], {"rows": [{"a": a, "b": b} for a, b in pairs]})
+            if batch.supersedes:
+                self._run(_SUPERSEDE, {"rows": [{"b": b} for _, b in batch.supersedes]})
+
+    def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
+        if not touches:
+            return
+        rows = [{"id": i, "at": at, "source": source} for i, at, source in touches]
+        with self.transaction():
+            # One row at a time: the same episode may be touched twice in a batch.
+            for row in rows:
+                self._run(
+                    "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns SET "
+                    "ep.last_seen = CASE WHEN ep.last_seen IS NULL OR $at > ep.last_seen "
+                    "THEN $at ELSE ep.last_seen END, "
+                    "ep.access_count = coalesce(ep.access_count, 0) + 1, "
+                    "ep.sources = list_append(coalesce(ep.sources, CAST([] AS STRING[])), $source)",
+                    {**row, "ns": namespace},
+                )
+
+    def merge_entities(self, namespace: str, keep_id: str, absorb_id: str) -> Entity:
+        params = {"keep": keep_id, "absorb": absorb_id, "ns": namespace}
+        with self.transaction():
+            found = self._run(
+                "MATCH (a:Entity {id: $keep}), (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
+                "AND b.namespace = $ns RETURN a.id",
+                params,
+            )
+            if not found:
+                raise StoreUnavailable(f"entities {keep_id} and {absorb_id} not both in {namespace}")
+            for statement in _MERGE_STATEMENTS:
+                self._run(statement, params)
+        return self._entity(namespace, keep_id)
+
+    def add_alias(self, namespace: str, entity_id: str, alias: str) -> Entity:
+        self._run(
+            "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns SET en.aliases = "
+            "list_distinct(list_append(coalesce(en.aliases, CAST([] AS STRING[])), $alias))",
+            {"id": entity_id, "ns": namespace, "alias": alias},
+        )
+        return self._entity(namespace, entity_id)
+
+    def _entity(self, namespace: str, entity_id: str) -> Entity:
+        rows = self._run(
+            "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns RETURN en",
+            {"id": entity_id, "ns": namespace},
+        )
+        if not rows:
+            raise StoreUnavailable(f"entity {entity_id} vanished from {namespace}")
+        return _entity_from(rows[0][0])
 
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
         rows = self._run(
@@ -358,6 +441,40 @@ class LadybugGraphStore:
             {"ns": namespace, "sid": session_id, "now": now, "limit": limit},
         )
         return [str(row[0]) for row in rows]
+
+    def find_by_hash(self, namespace: str, hashes: Sequence[str], now: float) -> dict[str, str]:
+        if not hashes:
+            return {}
+        rows = self._run(
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.content_hash IN $hashes AND "
+            + LIVE_EP + " RETURN ep.content_hash, ep.id ORDER BY ep.created_at",
+            {"ns": namespace, "hashes": list(hashes), "now": now},
+        )
+        found: dict[str, str] = {}
+        for digest, episode_id in rows:
+            found.setdefault(str(digest), str(episode_id))  # the first stored one
+        return found
+
+    def entities_with_prefix(self, namespace: str, prefixes: Sequence[str]) -> list[Entity]:
+        if not prefixes:
+            return []
+        rows = self._run(
+            "MATCH (en:Entity) WHERE en.namespace = $ns AND "
+            "list_any_value(list_transform($prefixes, p -> starts_with(en.canonical, p))) "
+            "RETURN en",
+            {"ns": namespace, "prefixes": sorted(set(prefixes))},
+        )
+        return [_entity_from(row[0]) for row in rows]
+
+    def active_decisions(self, namespace: str, subjects: Sequence[str]) -> list[Decision]:
+        if not subjects:
+            return []
+        rows = self._run(
+            "MATCH (d:Decision) WHERE d.namespace = $ns AND d.status = 'active' AND "
+            "list_has_any(d.subjects, $subjects) RETURN d ORDER BY d.decided_at",
+            {"ns": namespace, "subjects": sorted(set(subjects))},
+        )
+        return [_decision_from(row[0]) for row in rows]
 
     def decisions_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Decision]]:
         return self._per_episode(

@@ -91,6 +91,24 @@ class QdrantEdgeVectorStore:
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         return self._query(namespace, qe.Query.Nearest(list(vector), using=DENSE), limit)
 
+    def search_dense_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
+    ) -> list[list[VectorHit]]:
+        if not vectors:
+            return []
+        requests = [
+            qe.QueryRequest(
+                limit=limit, query=qe.Query.Nearest(list(v), using=DENSE), filter=_live_in(namespace)
+            )
+            for v in vectors
+        ]
+        with self._lock:
+            try:
+                batches = self._shard.query_batch(qe.QueryBatchRequest(requests))
+            except Exception as exc:
+                raise StoreUnavailable(f"vector search failed: {exc}") from exc
+        return [[VectorHit(id=str(p.id), score=float(p.score)) for p in points] for points in batches]
+
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         if not vector.indices:
             return []
