@@ -209,7 +209,11 @@ Example: {"content": "We decided to use Postgres for Atlas; budget is 500k CNY."
 "importance": "high", "session_id": "chat-42", "role": "user"}
 importance is 0..1 or high/medium/low (scored from the content when omitted); kind is message,
 tool_call, task, observation or document; layer is episodic (default) or working;
-related_ids cite earlier episodes this one follows from. Returns the new episode id."""
+related_ids cite earlier episodes this one follows from. Returns the episode id and a status:
+stored; duplicate (already remembered: the id is the existing episode's); skipped with reason
+low_importance (kept in this session's working memory only; pass importance to keep it);
+working (stored in working memory, as asked with layer=working). Phone numbers, e-mail
+addresses, ID and bank card numbers are replaced by placeholders such as [PHONE_1]."""
 
 RETRIEVE = """Recall memories that answer a question, best first. Call it before answering
 anything that may depend on earlier sessions: what the user prefers, what was decided, what

@@ -18,8 +18,10 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 
+import numpy as np
 from pydantic import BaseModel
 
 from engine.embed import Embedder
@@ -48,6 +50,9 @@ from engine.text import canonical_name, count_tokens
 from engine.working import WorkingItem, WorkingMemory
 
 __all__ = ["Writer"]
+
+# Entries in the short-text vector cache: 10k x 384 float32 is about 15 MB.
+_SHORT_VECTOR_CACHE = 10_000
 
 
 class _Text(BaseModel):
@@ -89,6 +94,9 @@ class Writer:
             key_weight=settings.working_key_weight,
             promote_min=settings.working_promote_min,
         )
+        # Entity names and decision texts are embedded again and again for resolution and
+        # supersession; they are short and repeat, so their vectors are kept (bounded).
+        self._short_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         try:
             self._pii = compile_patterns(settings.pii_patterns)
         except ValueError as exc:
@@ -125,6 +133,18 @@ class Writer:
             for i in items
         ]
         return self.write(requests) if requests else []
+
+    def _embed_short(self, texts: list[str]) -> list[list[float]]:
+        """Embeddings of short texts (names, decisions), from the cache where known."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._short_vectors))
+        if missing:
+            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
+                self._short_vectors[text] = np.asarray(vector, dtype=np.float32)
+            while len(self._short_vectors) > _SHORT_VECTOR_CACHE:
+                self._short_vectors.popitem(last=False)
+        for text in texts:
+            self._short_vectors.move_to_end(text)
+        return [self._short_vectors[t].tolist() for t in texts]
 
     # -- before the lock: redaction, chunking, models -------------------------------------------
     def _texts(self, requests: Sequence[StoreRequest]) -> list[_Text]:
@@ -372,7 +392,7 @@ class Writer:
         stored = [e for e in stored if e.canonical not in unknown]
         if not stored:
             return {}
-        vectors = self._embedder.embed(unknown + [e.canonical for e in stored])
+        vectors = self._embed_short(unknown + [e.canonical for e in stored])
         candidates = [
             Candidate(entity=e, vector=list(v)) for e, v in zip(stored, vectors[len(unknown) :], strict=True)
         ]
@@ -401,7 +421,7 @@ class Writer:
         for namespace, new in by_namespace.items():
             subjects = sorted({s for d, _ in new for s in d.subjects})
             active = self._graph.active_decisions(namespace, subjects)
-            vectors = self._embedder.embed([d.text for d, _ in new] + [d.text for d in active])
+            vectors = self._embed_short([d.text for d, _ in new] + [d.text for d in active])
             views = [
                 DecisionView(id=d.id, subjects=d.subjects, at=at, vector=list(v))
                 for (d, at), v in zip(new, vectors, strict=False)
