@@ -89,11 +89,12 @@ def duplicates_in_batch(
         return found
     matrix = np.asarray([vector for _, _, vector in items], dtype=np.float32)
     similarity = matrix @ matrix.T
+    hashes = [content_hash(content) for _, content, _ in items]
     for j in range(1, len(items)):
         for i in range(j):
             if items[i][0] in found:
                 continue  # point at the first of a run, not at another duplicate
-            same_hash = content_hash(items[i][1]) == content_hash(items[j][1])
+            same_hash = hashes[i] == hashes[j]
             if same_hash or (
                 similarity[i, j] >= threshold and same_facts(items[i][1], items[j][1])
             ):

@@ -53,6 +53,7 @@ __all__ = ["Writer"]
 
 # Entries in the short-text vector cache: 10k x 384 float32 is about 15 MB.
 _SHORT_VECTOR_CACHE = 10_000
+_SHORT_TEXT_CHARS = 300
 
 
 class _Text(BaseModel):
@@ -178,6 +179,9 @@ class Writer:
         answers = self._extractor.extract(contents) if self._extractor else [None] * len(texts)
         for text, entities, vector, answer in zip(texts, found, vectors, answers, strict=True):
             text.embedding = list(vector)
+            if len(text.request.content) <= _SHORT_TEXT_CHARS:
+                # A one-sentence turn is often its own decision: supersession reuses this.
+                self._short_vectors[text.request.content] = np.asarray(vector, dtype=np.float32)
             if answer is not None:  # the LLM replaces the rules where it answered
                 text.entities = [RawEntity(name=e.name, type=e.type) for e in answer.entities]
                 text.decisions, text.todos = answer.decisions, answer.todos
@@ -225,11 +229,12 @@ class Writer:
             known,
         )
         self._supersede(planned, now)
-        tails = {
-            (p.request.namespace, sid): self._graph.last_episode_in_session(p.request.namespace, sid)
+        sessions = {
+            (p.request.namespace, p.request.session_id)
             for p in planned
-            if (sid := p.request.session_id) is not None and p.parent_id is None
+            if p.request.session_id is not None and p.parent_id is None
         }
+        tails = {(ns, sid): self._graph.last_episode_in_session(ns, sid) for ns, sid in sessions}
         prepared = prepare(planned, tails, now=now, settings=settings)
         written.extend(p.id for p in planned)
         self._graph.write(prepared.batch)
