@@ -73,6 +73,9 @@ class Memory:
         self._embedder = embedder
         self.settings = settings
         self._closed = False
+        # Counted once: afterwards only this process's writes (the writer keeps track) can fill
+        # the shared namespace, as one process owns the stores. It saves a count per recall.
+        self._shared_had_episodes = vectors.count(settings.shared_namespace) > 0
         self._writer = Writer(
             graph=graph,
             vectors=vectors,
@@ -287,7 +290,8 @@ class Memory:
     def _readable(self, namespace: str, include_shared: bool) -> list[str]:
         """The namespace, then the shared one when asked for and it holds anything."""
         shared = self.settings.shared_namespace
-        if not include_shared or namespace == shared or self._vectors.count(shared) == 0:
+        has_episodes = self._shared_had_episodes or shared in self._writer.stored_namespaces
+        if not include_shared or namespace == shared or not has_episodes:
             return [namespace]
         return [namespace, shared]
 

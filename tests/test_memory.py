@@ -10,7 +10,7 @@ import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
-from engine.stores.base import SparseVector, VectorHit, VectorPoint
+from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
@@ -199,6 +199,9 @@ class FailingVectors:
 
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         return self.real.search_sparse(namespace, vector, limit)
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
+        return self.real.payloads(ids)
 
     def count(self, namespace: str | None) -> int:
         return self.real.count(namespace)

@@ -90,6 +90,7 @@ class Writer:
         self._settings = settings
         self._extractor = extractor
         self.lock = threading.Lock()
+        self.stored_namespaces: set[str] = set()  # namespaces this process has written to
         self.working = WorkingMemory(
             capacity=settings.working_capacity,
             key_weight=settings.working_key_weight,
@@ -237,6 +238,7 @@ class Writer:
         tails = {(ns, sid): self._graph.last_episode_in_session(ns, sid) for ns, sid in sessions}
         prepared = prepare(planned, tails, now=now, settings=settings)
         written.extend(p.id for p in planned)
+        self.stored_namespaces.update(p.request.namespace for p in planned)
         self._graph.write(prepared.batch)
         self._touch(kept, duplicates, now)
         # Inside the graph transaction: if the mirror fails, the graph rolls back.

@@ -14,7 +14,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.stores.base import SparseVector, VectorHit, VectorPoint
+from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
 
 __all__ = ["QdrantEdgeVectorStore"]
 
@@ -114,6 +114,16 @@ class QdrantEdgeVectorStore:
             return []
         sparse = qe.SparseVector(vector.indices, vector.values)
         return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit)
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
+        if not ids:
+            return {}
+        with self._lock:
+            try:
+                points = self._shard.retrieve(list(ids), with_payload=True, with_vector=False)
+            except Exception as exc:
+                raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
+        return {str(p.id): VectorPayload.model_validate(p.payload) for p in points}
 
     def count(self, namespace: str | None) -> int:
         flt = None if namespace is None else _live_in(namespace)
