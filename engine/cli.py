@@ -7,6 +7,7 @@ import json
 import re
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -223,7 +224,9 @@ def demo(
         where = data_dir or Path(scratch)
         with _memory(where) as memory:
             with _progress(len(items), not as_json) as advance:
-                memory.store_many([{**i, "namespace": "demo"} for i in items], progress=advance)
+                results = memory.store_many(
+                    [{**i, "namespace": "demo"} for i in items], progress=advance
+                )
             answers = {
                 q: memory.recall(q, namespace="demo", top_k=3, now="2026-11-29T12:00:00Z")
                 for q in DEMO_QUERIES
@@ -239,9 +242,12 @@ def demo(
             + "\n"
         )
         return
+    statuses = Counter(r.status for r in results)
     console.print(
-        f"Stored {counts.episodes} episodes: {counts.entities} entities, "
-        f"{counts.decisions} decisions (data in {where}{' (temporary)' if data_dir is None else ''})."
+        f"{len(items)} turns: {statuses['stored']} stored as episodes, {statuses['skipped']} "
+        f"skipped as low importance, {statuses['duplicate']} seen before. The graph holds "
+        f"{counts.entities} entities and {counts.decisions} active decisions "
+        f"(data in {where}{' (temporary)' if data_dir is None else ''})."
     )
     for query, cards in answers.items():
         console.print(cards_table(query, cards))
