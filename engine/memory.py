@@ -27,6 +27,7 @@ from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailab
 from engine.ingest.writer import Writer
 from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, one_entity, store_health
+from engine.memory_lifecycle import Lifecycle
 from engine.models import (
     Entity,
     Episode,
@@ -51,7 +52,7 @@ __all__ = ["Memory"]
 Progress = Callable[[int], None]
 
 
-class Memory:
+class Memory(Lifecycle):
     """Agent memory over a graph store and a vector mirror.
 
     Example:
@@ -202,7 +203,17 @@ class Memory:
 
     def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
         self._check_open()
-        return self._writer.write(requests)
+        results = self._writer.write(requests)
+        # A failed task is an event worth learning from: reflect on its namespace now.
+        failed = {
+            r.namespace
+            for r, result in zip(requests, results, strict=True)
+            if r.kind == "task" and r.metadata.get("outcome") == "failure"
+            and result.status == "stored"
+        }
+        for namespace in sorted(failed):
+            self.reflect(namespace=namespace)
+        return results
 
     # -- reading --------------------------------------------------------------------------
     def recall(

@@ -325,7 +325,7 @@ class StoreResult(BaseModel):
 class ChannelHit(BaseModel):
     """One recall channel's view of a card: its rank (1 = best) and raw score."""
 
-    channel: Literal["vector", "keyword", "entity", "graph", "recency", "working"]
+    channel: Literal["vector", "keyword", "entity", "graph", "recency", "working", "fact"]
     rank: int
     score: float
 
@@ -373,7 +373,7 @@ class MemoryCard(BaseModel):
     session_id: str | None
     role: str | None
     kind: Kind
-    layer: Layer
+    layer: RecallLayer
     importance: float
     entities: list[str]
     related_ids: list[str] = Field(default_factory=list)

@@ -163,6 +163,26 @@ class Settings(BaseSettings):
     # Seconds per request; a slow endpoint falls back to the rules rather than stall a store.
     llm_timeout: float = Field(20.0, gt=0)
 
+    # -- reflection ----------------------------------------------------------------------------
+    # `hindsight serve` reflects (and runs maintenance) every this many seconds; 0 disables.
+    reflection_interval: float = Field(21600.0, ge=0)
+    # Episodes read per run, and seconds a run may spend: a run is bounded, the next goes on.
+    reflection_batch_size: int = Field(100, gt=0, le=10_000)
+    reflection_time_budget: float = Field(30.0, gt=0)
+    # Cosine at which two episodes are one topic; paraphrases inside a cluster support one fact.
+    reflection_cluster_similarity: float = Field(0.85, ge=0, le=1)
+    # A relation becomes a fact once this many distinct episodes state it (decisions, stated
+    # preferences and fixes count from one): higher is surer, lower learns faster.
+    fact_min_support: int = Field(2, ge=1)
+    # Confidence = (1 - e^(-support/scale)) x recency x agreement: scale 2 gives 0.39 at one
+    # episode, 0.63 at two, 0.86 at four.
+    fact_support_scale: float = Field(2.0, gt=0)
+    # Facts lose weight with the age of their newest evidence, down to the floor.
+    fact_half_life_days: float = Field(90.0, gt=0)
+    fact_recency_floor: float = Field(0.5, ge=0, le=1)
+    # Fact cards in recall: their confidence times this, comparable to fused episode scores.
+    fact_card_weight: float = Field(0.6, ge=0, le=2)
+
     # -- role and capability awareness -------------------------------------------------------
     # A memory written by or for the asking role is multiplied by this: higher keeps an
     # agent's own findings on top, lower lets other roles' memories compete.

@@ -20,6 +20,7 @@ __all__ = [
     "Fact",
     "Health",
     "Neighbour",
+    "ReflectionSummary",
 ]
 
 
@@ -29,14 +30,20 @@ class Fact(BaseModel):
     `valid_to` is set when newer, stronger evidence contradicted it; it is kept, not deleted.
     """
 
+    id: str = ""
     subject: str
+    subject_id: str = ""
     predicate: str
+    negated: bool = False
     object: str
+    object_id: str = ""
     statement: str
     confidence: float
     support: int
     valid_from: float
     valid_to: float | None = None
+    invalidated_by: str | None = None
+    reflection_id: str | None = None
     source_episode_ids: list[str] = Field(default_factory=list)
 
 
@@ -75,6 +82,21 @@ class CypherResult(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     truncated: bool = False  # more rows existed than `settings.cypher_max_rows`
+
+
+class ReflectionSummary(BaseModel):
+    """One reflection run: what it read and what it changed (also a Reflection node)."""
+
+    id: str
+    namespace: str
+    ran_at: float
+    episodes_seen: int
+    clusters: int
+    facts_written: int
+    facts_reinforced: int
+    facts_closed: int
+    until: float  # created_at of the last episode read; the next run starts after it
+    status: Literal["done", "nothing_new"] = "done"
 
 
 class Health(BaseModel):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 3  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects
+SCHEMA_VERSION = 4  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
+# 4: FACT.id, negated; Reflection counts
 
 PropType = str  # one of STRING, DOUBLE, INT64, BOOLEAN, STRING[]
 
@@ -96,7 +97,15 @@ SESSION = NodeType("Session", _COMMON + (("name", "STRING"), ("started_at", "DOU
 REFLECTION = NodeType(
     "Reflection",
     _COMMON
-    + (("ran_at", "DOUBLE"), ("episodes_seen", "INT64"), ("facts_written", "INT64")),
+    + (
+        ("ran_at", "DOUBLE"),
+        ("episodes_seen", "INT64"),
+        ("clusters", "INT64"),
+        ("facts_written", "INT64"),
+        ("facts_reinforced", "INT64"),
+        ("facts_closed", "INT64"),
+        ("until", "DOUBLE"),  # created_at of the last episode this run read
+    ),
 )
 
 NODES: tuple[NodeType, ...] = (EPISODE, ENTITY, DECISION, SESSION, REFLECTION)
@@ -114,7 +123,9 @@ RELATIONSHIPS: tuple[RelType, ...] = (
         "Entity",
         "Entity",
         (
+            ("id", "STRING"),
             ("predicate", "STRING"),
+            ("negated", "BOOLEAN"),
             ("statement", "STRING"),
             ("confidence", "DOUBLE"),
             ("support", "INT64"),

@@ -200,6 +200,9 @@ class FailingVectors:
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         return self.real.search_sparse(namespace, vector, limit)
 
+    def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        return self.real.dense(ids)
+
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
         return self.real.payloads(ids)
 

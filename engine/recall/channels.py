@@ -103,6 +103,35 @@ def entity_channel(
     return [Scored(id=i, score=s) for i, s in scores.items()], paths
 
 
+def _across_facts(
+    graph: GraphStore, namespace: str, via: Mapping[str, Seed], settings: Settings
+) -> dict[str, Seed]:
+    """Entities one active FACT edge away from the reached ones: the fact is a path too.
+
+    The far entity scores  near score x confidence x hop_decay.
+    """
+    found: dict[str, Seed] = {}
+    for fact in graph.facts_about(namespace, list(via), include_closed=False):
+        for near, far, far_name in (
+            (fact.subject_id, fact.object_id, fact.object),
+            (fact.object_id, fact.subject_id, fact.subject),
+        ):
+            if near not in via or far in via:
+                continue
+            origin = via[near]
+            score = origin.score * fact.confidence * settings.graph_hop_decay
+            if far in found and found[far].score >= score:
+                continue
+            found[far] = Seed(
+                score=score,
+                path=GraphPath(
+                    nodes=origin.path.nodes + [PathNode(id=far, label="Entity", name=far_name)],
+                    relationships=origin.path.relationships + ["FACT"],
+                ),
+            )
+    return found
+
+
 def graph_channel(
     graph: GraphStore,
     namespace: str,
@@ -112,8 +141,8 @@ def graph_channel(
 ) -> tuple[list[Scored], dict[str, GraphPath]]:
     """Expand 1..max_hops from seed episodes through shared entities and decisions.
 
-    A hop goes episode -> entity -> another episode (a seed may be reached from another
-    seed: that link is evidence too). The reached episode scores
+    A hop goes episode -> entity (-> entity along an active FACT) -> another episode (a seed
+    may be reached from another seed: that link is evidence too). The reached episode scores
         parent score x specificity(entity) x hop_decay
     per hop, keeping its best path; hub entities (degree over the limit) are not crossed.
     """
@@ -143,6 +172,7 @@ def graph_channel(
             via[link.entity_id] = Seed(score=score, path=path)
         if not via:
             break
+        via.update(_across_facts(graph, namespace, via, settings))
         reached: dict[str, Seed] = {}
         # One query serves every entity of the hop, so it takes more rows than a channel keeps.
         for link in graph.episodes_mentioning(

@@ -15,6 +15,7 @@ from engine.recall.channels import (
     recency_channel,
     vector_channel,
 )
+from engine.recall.facts import fact_cards
 from engine.recall.fusion import (
     Scored,
     capability_factor,
@@ -116,8 +117,16 @@ def run_recall(
         scored.append((final, episode, trace))
     scored.sort(key=lambda item: (-item[0], -item[1].occurred_at))
     top = scored[: request.top_k]
+    semantic: list[MemoryCard] = []
+    if request.layer in (None, "semantic") and known:
+        facts = graph.facts_about(namespace, [e.id for e in known], include_closed=False)
+        semantic = [
+            card
+            for card in fact_cards(facts, known, namespace=namespace, now=now, settings=settings)
+            if request.min_score is None or card.score >= request.min_score
+        ]
     names = graph.entities_of(namespace, [episode.id for _, episode, _ in top])
-    return [
+    episodic = [
         MemoryCard(
             id=episode.id,
             namespace=episode.namespace,
@@ -137,6 +146,7 @@ def run_recall(
         )
         for _, episode, trace in top
     ]
+    return sorted(episodic + semantic, key=lambda card: -card.score)[: request.top_k]
 
 
 def _seeds(

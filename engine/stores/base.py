@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from engine.models import Decision, Entity, Episode, Session, Stats
-from engine.views import Fact
+from engine.views import Fact, ReflectionSummary
 
 __all__ = [
     "CypherRows",
@@ -47,6 +47,10 @@ class GraphBatch(BaseModel):
     part_of: list[tuple[str, str, int]] = Field(default_factory=list)  # chunk, whole, index
     # newer decision, older decision: the older one's status becomes "superseded"
     supersedes: list[tuple[str, str]] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)  # new FACT edges (subject_id -> object_id)
+    fact_updates: list[Fact] = Field(default_factory=list)  # reinforced: new support, confidence
+    fact_closes: list[tuple[str, str, float]] = Field(default_factory=list)  # old, new, valid_to
+    reflections: list[ReflectionSummary] = Field(default_factory=list)
 
 
 class EntityLink(BaseModel):
@@ -137,6 +141,20 @@ class GraphStore(Protocol):
         self, namespace: str, session_id: str | None, now: float, limit: int
     ) -> list[str]:
         """The latest live episodes, newest first."""
+        ...
+
+    def namespaces(self) -> list[str]:
+        """Every namespace that holds an episode."""
+        ...
+
+    def reflection_cursor(self, namespace: str) -> float:
+        """Where the last reflection of the namespace stopped (an episode created_at), or 0."""
+        ...
+
+    def episodes_after(
+        self, namespace: str, after: float, now: float, limit: int
+    ) -> list[Episode]:
+        """Live episodes created after `after`, oldest first."""
         ...
 
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
@@ -269,6 +287,10 @@ class VectorStore(Protocol):
 
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         """BM25 search: document weights stored, IDF applied at query time."""
+        ...
+
+    def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The dense vectors of these points (missing ids are left out)."""
         ...
 
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:

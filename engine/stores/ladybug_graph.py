@@ -1,8 +1,8 @@
 """The embedded graph store on Ladybug (an embedded Cypher database on disk).
 
-All of this backend's Cypher lives here. One connection, guarded by a re-entrant lock: Ladybug
-allows one writer, and a transaction must not interleave with another thread's reads on the
-same connection.
+All of this backend's Cypher lives here and in `ladybug_cypher.py` (the batch statements).
+One connection, guarded by a re-entrant lock: Ladybug allows one writer, and a transaction
+must not interleave with another thread's reads on the same connection.
 """
 
 from __future__ import annotations
@@ -19,20 +19,29 @@ import ladybug
 from engine.errors import StoreUnavailable, WriteFailed
 from engine.models import Decision, Entity, Episode, Stats, session_node_id
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
+from engine.stores.ladybug_cypher import (
+    CLOSE_FACTS,
+    CREATE_DECISIONS,
+    CREATE_EPISODES,
+    CREATE_FACTS,
+    CREATE_REFLECTIONS,
+    ENTITY_PATHS,
+    LINKS,
+    LIVE_EP,
+    MERGE_ENTITIES,
+    MERGE_SESSIONS,
+    MERGE_STATEMENTS,
+    SUPERSEDE,
+    UPDATE_FACTS,
+)
 from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, ladybug_migrations
-from graph_schema.definitions import EPISODE
 
 __all__ = ["LadybugGraphStore"]
 
 _Record = TypeVar("_Record", Entity, Decision)
 
 # A live episode: not deleted, not archived, not expired at $now.
-_LIVE = (
-    "{v}.deleted_at IS NULL AND {v}.archived_at IS NULL "
-    "AND ({v}.expires_at IS NULL OR {v}.expires_at > $now)"
-)
-LIVE_EP = _LIVE.format(v="ep")
 
 _EPISODE_JSON_FIELDS = ("metadata", "numbers")
 
@@ -95,88 +104,8 @@ def _plain(value: Any) -> Any:
     return str(value)  # dates, decimals, uuids: their text
 
 
-def _set_clause(var: str, properties: Sequence[tuple[str, str]]) -> str:
-    """SET with explicit casts: a column that is NULL in every row would be typed STRING."""
-    return ", ".join(
-        f"{var}.`{name}` = r.`{name}`" if kind == "STRING" else f"{var}.`{name}` = CAST(r.`{name}` AS {kind})"
-        for name, kind in properties
-        if name != "id"
-    )
-
-
-_CREATE_EPISODES = "UNWIND $rows AS r CREATE (n:Episode {id: r.id}) SET " + _set_clause(
-    "n", EPISODE.properties
-)
-_MERGE_ENTITIES = (
-    "UNWIND $rows AS r MERGE (n:Entity {id: r.id}) "
-    "ON CREATE SET n.namespace = r.namespace, n.created_at = r.created_at, n.name = r.name, "
-    "n.canonical = r.canonical, n.type = r.type, n.aliases = r.aliases, "
-    "n.first_seen = r.first_seen, n.last_seen = r.last_seen, n.mention_count = r.mention_count "
-    "ON MATCH SET n.mention_count = n.mention_count + r.mention_count, "
-    "n.aliases = list_distinct(list_concat(coalesce(n.aliases, CAST([] AS STRING[])), r.aliases)), "
-    "n.last_seen = CASE WHEN r.last_seen > n.last_seen THEN r.last_seen ELSE n.last_seen END, "
-    "n.first_seen = CASE WHEN r.first_seen < n.first_seen THEN r.first_seen ELSE n.first_seen END"
-)
-_CREATE_DECISIONS = (
-    "UNWIND $rows AS r CREATE (n:Decision {id: r.id}) SET n.namespace = r.namespace, "
-    "n.created_at = r.created_at, n.text = r.text, n.status = r.status, "
-    "n.decided_at = r.decided_at, n.subjects = r.subjects"
-)
-_SUPERSEDE = "UNWIND $rows AS r MATCH (d:Decision {id: r.b}) SET d.status = 'superseded'"
-_MERGE_SESSIONS = (
-    "UNWIND $rows AS r MERGE (n:Session {id: r.id}) ON CREATE SET n.namespace = r.namespace, "
-    "n.created_at = r.created_at, n.name = r.name, n.started_at = r.started_at"
-)
-# Separate MATCH clauses: a joint `MATCH (a), (b)` after UNWIND is pathologically slow here.
-_LINK = "UNWIND $rows AS r MATCH (a:{src} {{id: r.a}}) MATCH (b:{dst} {{id: r.b}}) CREATE (a)-[:{rel}{props}]->(b)"
-_LINKS: dict[str, str] = {
-    "mentions": _LINK.format(src="Episode", dst="Entity", rel="MENTIONS", props=" {count: r.n}"),
-    "decided": _LINK.format(src="Episode", dst="Decision", rel="DECIDED", props=""),
-    "about": _LINK.format(src="Decision", dst="Entity", rel="ABOUT", props=""),
-    "in_session": _LINK.format(src="Episode", dst="Session", rel="IN_SESSION", props=""),
-    "next": _LINK.format(src="Episode", dst="Episode", rel="NEXT", props=""),
-    "part_of": _LINK.format(src="Episode", dst="Episode", rel="PART_OF", props=" {`index`: r.n}"),
-    "supersedes": _LINK.format(src="Decision", dst="Decision", rel="SUPERSEDES", props=""),
-}
-
-
-# Entity merge: move every edge of $absorb to $keep (without doubling one that exists), fold
-# names and counts, then remove the absorbed node.
-_MERGE_STATEMENTS = (
-    "MATCH (ep:Episode)-[m:MENTIONS]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
-    "WHERE NOT EXISTS { MATCH (ep)-[:MENTIONS]->(a) } CREATE (ep)-[:MENTIONS {count: m.count}]->(a)",
-    "MATCH (d:Decision)-[:ABOUT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
-    "WHERE NOT EXISTS { MATCH (d)-[:ABOUT]->(a) } CREATE (d)-[:ABOUT]->(a)",
-    "MATCH (b:Entity {id: $absorb})-[f:FACT]->(o:Entity) MATCH (a:Entity {id: $keep}) "
-    "CREATE (a)-[:FACT {predicate: f.predicate, statement: f.statement, confidence: "
-    "f.confidence, support: f.support, valid_from: f.valid_from, valid_to: f.valid_to, "
-    "source_episode_ids: f.source_episode_ids, reflection_id: f.reflection_id, "
-    "invalidated_by: f.invalidated_by}]->(o)",
-    "MATCH (o:Entity)-[f:FACT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
-    "CREATE (o)-[:FACT {predicate: f.predicate, statement: f.statement, confidence: "
-    "f.confidence, support: f.support, valid_from: f.valid_from, valid_to: f.valid_to, "
-    "source_episode_ids: f.source_episode_ids, reflection_id: f.reflection_id, "
-    "invalidated_by: f.invalidated_by}]->(a)",
-    "MATCH (a:Entity {id: $keep}), (b:Entity {id: $absorb}) SET "
-    "a.aliases = list_distinct(list_concat(list_concat(coalesce(a.aliases, CAST([] AS STRING[])), "
-    "coalesce(b.aliases, CAST([] AS STRING[]))), [b.canonical])), "
-    "a.mention_count = a.mention_count + b.mention_count, "
-    "a.first_seen = CASE WHEN b.first_seen < a.first_seen THEN b.first_seen ELSE a.first_seen END, "
-    "a.last_seen = CASE WHEN b.last_seen > a.last_seen THEN b.last_seen ELSE a.last_seen END",
-    "MATCH (b:Entity {id: $absorb}) DETACH DELETE b",
-)
-
-# Episodes and the entities they reach, directly (MENTIONS) or through a decision (DECIDED,
-# ABOUT), in one round trip; {where} selects the episodes or the entities, {tail} orders/limits.
-_ENTITY_PATHS = (
-    "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE {where} AND ep.namespace = $ns AND "
-    + LIVE_EP
-    + " RETURN ep.id, en.id, en.name, CAST(NULL AS STRING) AS decision, en.mention_count, "
-    "ep.occurred_at {tail} UNION ALL "
-    "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) WHERE {where} AND "
-    "ep.namespace = $ns AND " + LIVE_EP
-    + " RETURN ep.id, en.id, en.name, d.id AS decision, en.mention_count, ep.occurred_at {tail}"
-)
+def _fact_row(fact: Fact) -> dict[str, Any]:
+    return fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
 
 
 class LadybugGraphStore:
@@ -247,25 +176,59 @@ class LadybugGraphStore:
     def write(self, batch: GraphBatch) -> None:
         with self.transaction():
             if batch.episodes:
-                self._run(_CREATE_EPISODES, {"rows": [_episode_row(e) for e in batch.episodes]})
+                self._run(CREATE_EPISODES, {"rows": [_episode_row(e) for e in batch.episodes]})
             if batch.entities:
-                self._run(_MERGE_ENTITIES, {"rows": [e.model_dump() for e in batch.entities]})
+                self._run(MERGE_ENTITIES, {"rows": [e.model_dump() for e in batch.entities]})
             if batch.decisions:
-                self._run(_CREATE_DECISIONS, {"rows": [d.model_dump() for d in batch.decisions]})
+                self._run(CREATE_DECISIONS, {"rows": [d.model_dump() for d in batch.decisions]})
             if batch.sessions:
-                self._run(_MERGE_SESSIONS, {"rows": [s.model_dump() for s in batch.sessions]})
+                self._run(MERGE_SESSIONS, {"rows": [s.model_dump() for s in batch.sessions]})
             if batch.mentions:
                 rows = [{"a": a, "b": b, "n": n} for a, b, n in batch.mentions]
-                self._run(_LINKS["mentions"], {"rows": rows})
+                self._run(LINKS["mentions"], {"rows": rows})
             if batch.part_of:
                 rows = [{"a": a, "b": b, "n": n} for a, b, n in batch.part_of]
-                self._run(_LINKS["part_of"], {"rows": rows})
+                self._run(LINKS["part_of"], {"rows": rows})
             for name in ("decided", "about", "in_session", "next", "supersedes"):
                 pairs: list[tuple[str, str]] = getattr(batch, name)
                 if pairs:
-                    self._run(_LINKS[name], {"rows": [{"a": a, "b": b} for a, b in pairs]})
+                    self._run(LINKS[name], {"rows": [{"a": a, "b": b} for a, b in pairs]})
             if batch.supersedes:
-                self._run(_SUPERSEDE, {"rows": [{"b": b} for _, b in batch.supersedes]})
+                self._run(SUPERSEDE, {"rows": [{"b": b} for _, b in batch.supersedes]})
+            self._write_semantic(batch)
+
+    def _write_semantic(self, batch: GraphBatch) -> None:
+        """FACT edges and Reflection nodes (inside `write`'s transaction)."""
+        if batch.facts:
+            self._run(CREATE_FACTS, {"rows": [_fact_row(f) for f in batch.facts]})
+        if batch.fact_updates:
+            self._run(UPDATE_FACTS, {"rows": [_fact_row(f) for f in batch.fact_updates]})
+        if batch.fact_closes:
+            rows = [{"old": old, "new": new, "at": at} for old, new, at in batch.fact_closes]
+            self._run(CLOSE_FACTS, {"rows": rows})
+        if batch.reflections:
+            rows = [r.model_dump(exclude={"status"}) for r in batch.reflections]
+            self._run(CREATE_REFLECTIONS, {"rows": rows})
+
+    def namespaces(self) -> list[str]:
+        rows = self._run("MATCH (ep:Episode) RETURN DISTINCT ep.namespace ORDER BY ep.namespace")
+        return [str(row[0]) for row in rows]
+
+    def reflection_cursor(self, namespace: str) -> float:
+        rows = self._run(
+            "MATCH (r:Reflection) WHERE r.namespace = $ns RETURN max(r.until)", {"ns": namespace}
+        )
+        return float(rows[0][0]) if rows and rows[0][0] is not None else 0.0
+
+    def episodes_after(
+        self, namespace: str, after: float, now: float, limit: int
+    ) -> list[Episode]:
+        rows = self._run(
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.created_at > $after AND "
+            + LIVE_EP + " RETURN ep ORDER BY ep.created_at, ep.id LIMIT $limit",
+            {"ns": namespace, "after": after, "now": now, "limit": limit},
+        )
+        return [_episode_from(row[0]) for row in rows]
 
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
         if not touches:
@@ -293,7 +256,7 @@ class LadybugGraphStore:
             )
             if not found:
                 raise StoreUnavailable(f"entities {keep_id} and {absorb_id} not both in {namespace}")
-            for statement in _MERGE_STATEMENTS:
+            for statement in MERGE_STATEMENTS:
                 self._run(statement, params)
         return self._entity(namespace, keep_id)
 
@@ -414,7 +377,7 @@ class LadybugGraphStore:
         if not entity_ids:
             return []
         rows = self._run(
-            _ENTITY_PATHS.format(
+            ENTITY_PATHS.format(
                 where="en.id IN $ids", tail="ORDER BY ep.occurred_at DESC LIMIT $limit"
             ),
             {"ids": list(entity_ids), "ns": namespace, "now": now, "limit": limit},
@@ -426,7 +389,7 @@ class LadybugGraphStore:
         if not episode_ids:
             return []
         rows = self._run(
-            _ENTITY_PATHS.format(where="ep.id IN $ids", tail=""),
+            ENTITY_PATHS.format(where="ep.id IN $ids", tail=""),
             {"ids": list(episode_ids), "ns": namespace, "now": now},
         )
         return [_link(row) for row in rows]
@@ -519,13 +482,18 @@ class LadybugGraphStore:
         rows = self._run(
             "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
             "(a.id IN $ids OR b.id IN $ids)" + active
-            + " RETURN a.name, b.name, f ORDER BY f.confidence DESC, f.valid_from DESC",
+            + " RETURN a.name, b.name, f, a.id, b.id ORDER BY f.confidence DESC, f.valid_from DESC",
             {"ids": list(entity_ids), "ns": namespace},
         )
         facts = []
-        for subject, obj, edge in rows:
+        for subject, obj, edge, subject_id, object_id in rows:
             data = _properties(edge)
-            facts.append(Fact.model_validate({"subject": subject, "object": obj, **data}))
+            facts.append(
+                Fact.model_validate(
+                    {"subject": subject, "object": obj, "subject_id": subject_id,
+                     "object_id": object_id, **data}
+                )  # fmt: skip
+            )
         return facts
 
     def read_cypher(

@@ -125,6 +125,23 @@ class QdrantEdgeVectorStore:
                 raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
         return {str(p.id): VectorPayload.model_validate(p.payload) for p in points}
 
+    def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        with self._lock:
+            try:
+                points = self._shard.retrieve(list(ids), with_payload=False, with_vector=True)
+            except Exception as exc:
+                raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
+        found: dict[str, list[float]] = {}
+        for point in points:
+            vector = point.vector
+            if isinstance(vector, dict):
+                values = vector.get(DENSE)
+                if isinstance(values, list):
+                    found[str(point.id)] = [float(x) for x in values]  # type: ignore[arg-type]
+        return found
+
     def count(self, namespace: str | None) -> int:
         flt = None if namespace is None else _live_in(namespace)
         with self._lock:

@@ -1,0 +1,137 @@
+"""Reflection on real stores: facts from a scripted multi-session history, confidence order,
+reinforcement without duplicates, contradiction closing the old fact, the failed-task event,
+and recall using facts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Memory
+from engine.reflect.derive import EntityRef, EpisodeView, derive_facts
+
+HISTORY: list[tuple[str, str, str, str, dict[str, Any]]] = [
+    # content, when, role, kind, metadata
+    ("Atlas uses Postgres for the orders table.", "2026-11-01T10:00:00Z", "user", "message", {}),
+    ("Atlas uses Postgres with PostGIS enabled.", "2026-11-05T10:00:00Z", "assistant", "message", {}),
+    ("Atlas uses Postgres in every region now.", "2026-11-09T10:00:00Z", "user", "message", {}),
+    ("Dana works at Acme since March.", "2026-11-02T10:00:00Z", "user", "message", {}),
+    ("Dana works at Acme on the billing team.", "2026-11-08T10:00:00Z", "user", "message", {}),
+    ("Bob met Carol at the Rotterdam venue.", "2026-11-03T10:00:00Z", "user", "message", {}),
+    ("I prefer Python over Java for scripts.", "2026-11-03T11:00:00Z", "user", "message", {}),
+    ("deploy to Kestrel failed: timeout on Redis", "2026-11-04T10:00:00Z", "deploy", "tool_call",
+     {"outcome": "failure"}),
+    ("deploy to Kestrel succeeded after raising the Sentinel timeout", "2026-11-04T11:00:00Z",
+     "deploy", "tool_call", {"outcome": "success"}),
+]  # fmt: skip
+
+
+def _store(memory: Memory, rows: list[tuple[str, str, str, str, dict[str, Any]]]) -> None:
+    for content, at, role, kind, metadata in rows:
+        memory.store(content, occurred_at=at, role=role, kind=kind, metadata=metadata,
+                     session_id=at[:10], importance=0.8)  # fmt: skip
+
+
+def _facts(memory: Memory) -> list[list[Any]]:
+    return memory.cypher(
+        "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace RETURN a.name, "
+        "f.predicate, f.negated, b.name, f.support, f.confidence, f.valid_to IS NULL "
+        "ORDER BY f.confidence DESC",
+        namespace="default",
+    ).rows
+
+
+def test_reflection_writes_expected_facts_in_confidence_order(memory: Memory) -> None:
+    _store(memory, HISTORY)
+    summary = memory.reflect()
+    assert (summary.status, summary.episodes_seen) == ("done", len(HISTORY))
+    facts = {(a, p, n, b): (support, conf) for a, p, n, b, support, conf, _ in _facts(memory)}
+    assert set(facts) == {
+        ("Atlas", "use", False, "Postgres"),  # three episodes
+        ("Dana", "work", False, "Acme"),  # two
+        ("user", "prefers", False, "Python"),  # stated once: explicit
+        ("deploy", "fixed_with", False, "Sentinel"),  # the fix after a failure
+    }
+    assert facts[("Atlas", "use", False, "Postgres")][0] == 3
+    assert [row[:4] for row in _facts(memory)][:2] == [
+        ["Atlas", "use", False, "Postgres"],
+        ["Dana", "work", False, "Acme"],
+    ]
+    # "Bob met Carol" was said once: not a fact yet.
+    assert memory.reflect().status == "nothing_new"
+    assert memory.entity("Atlas").facts[0].statement.startswith("Atlas uses Postgres")
+
+
+def test_seen_again_reinforces_and_contradiction_closes(memory: Memory) -> None:
+    _store(memory, HISTORY[:2])
+    memory.reflect()
+    [before] = _facts(memory)
+    _store(memory, [HISTORY[2]])
+    memory.reflect()
+    [after] = _facts(memory)  # still one edge: reinforced, not duplicated
+    assert after[4] == before[4] + 1 and after[5] > before[5]
+
+    _store(memory, [
+        ("Atlas doesn't use Postgres anymore.", "2026-11-20T10:00:00Z", "user", "message", {}),
+        ("Atlas does not use Postgres since the migration.", "2026-11-21T10:00:00Z", "user",
+         "message", {}),
+        ("Atlas no longer uses Postgres at all.", "2026-11-22T10:00:00Z", "user", "message", {}),
+    ])  # fmt: skip
+    summary = memory.reflect()
+    assert summary.facts_closed == 1
+    rows = _facts(memory)
+    closed = [r for r in rows if not r[6]]
+    active = [r for r in rows if r[6]]
+    assert [r[:4] for r in closed] == [["Atlas", "use", False, "Postgres"]]  # kept, closed
+    assert [r[:4] for r in active] == [["Atlas", "use", True, "Postgres"]]
+    invalidated = memory.cypher(
+        "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $namespace AND "
+        "f.valid_to IS NOT NULL RETURN f.invalidated_by", namespace="default"
+    ).rows
+    assert invalidated[0][0] is not None
+
+
+def test_weaker_contradiction_is_kept_with_lower_confidence(memory: Memory) -> None:
+    _store(memory, HISTORY[:3])
+    memory.reflect()
+    _store(memory, [
+        ("Atlas doesn't use Postgres for reports.", "2026-11-20T10:00:00Z", "user", "message", {}),
+        ("Atlas does not use Postgres for reports.", "2026-11-20T11:00:00Z", "assistant",
+         "message", {}),
+    ])  # fmt: skip
+    assert memory.reflect().facts_closed == 0
+    rows = {(r[2], r[6]): r[5] for r in _facts(memory)}
+    assert rows[(False, True)] > rows[(True, True)]  # both active, the contradiction weaker
+
+
+def test_failed_task_triggers_reflection(memory: Memory) -> None:
+    _store(memory, HISTORY[3:5])
+    assert _facts(memory) == []
+    memory.store("nightly import of Acme data failed", kind="task",
+                 metadata={"outcome": "failure"}, importance=0.9)  # fmt: skip
+    assert [r[:4] for r in _facts(memory)] == [["Dana", "work", False, "Acme"]]
+
+
+def test_recall_uses_facts_as_cards_and_paths(memory: Memory) -> None:
+    _store(memory, HISTORY)
+    memory.reflect()
+    cards = memory.recall("Which database does Atlas use?", top_k=8)
+    semantic = [c for c in cards if c.layer == "semantic"]
+    assert semantic and semantic[0].metadata["predicate"] == "use"
+    assert semantic[0].trace is not None and semantic[0].trace.path is not None
+    assert semantic[0].trace.path.relationships == ["FACT"]
+    assert len(semantic[0].related_ids) == 3  # cites its three episodes
+    only = memory.recall("Which database does Atlas use?", layer="semantic")
+    assert {c.layer for c in only} == {"semantic"}
+    # Graph expansion walks the FACT edge: Dana's episodes reach Acme's through it.
+    memory.store("Acme signed the renewal for next year.", importance=0.8)
+    found = memory.recall("Where does Dana work?", top_k=10)
+    paths = [c.trace.path for c in found if c.trace is not None and c.trace.path is not None]
+    assert any("FACT" in p.relationships for p in paths)
+
+
+def test_derive_reads_negation_and_needs_a_stated_relation() -> None:
+    a, b = EntityRef(id="a", name="Atlas"), EntityRef(id="p", name="Postgres")
+    view = EpisodeView(id="e1", content="Atlas doesn't use Postgres. Atlas and Postgres.",
+                       occurred_at=1.0, kind="message", entities=[a, b])  # fmt: skip
+    [fact] = derive_facts([view])
+    assert (fact.predicate, fact.negated, fact.subject.id, fact.object.id) == ("use", True, "a", "p")
