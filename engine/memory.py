@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.audit import AuditLog
 from engine.cypher_guard import (
     bind_params,
     check_read_only,
@@ -24,12 +25,12 @@ from engine.cypher_guard import (
 )
 from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
+from engine.forget import Archive
 from engine.ingest.writer import Writer
 from engine.llm import extractor_for
-from engine.lookup import entity_profile, explain_episode, one_entity, store_health
+from engine.lookup import entity_profile, explain_episode, store_health
 from engine.memory_lifecycle import Lifecycle
 from engine.models import (
-    Entity,
     Episode,
     MemoryCard,
     RecallLayer,
@@ -43,7 +44,6 @@ from engine.recall.pipeline import run_recall
 from engine.recall.working import working_cards
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
-from engine.text import canonical_name
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
 from engine.working import working_episode
 
@@ -74,6 +74,10 @@ class Memory(Lifecycle):
         self._embedder = embedder
         self.settings = settings
         self._closed = False
+        # Who is acting, for the audit log: the CLI and the MCP server set their own name.
+        self.actor = "api"
+        self._audit = AuditLog(settings.data_dir / "audit.jsonl")
+        self._archive = Archive(settings.data_dir / "archive")
         # Counted once: afterwards only this process's writes (the writer keeps track) can fill
         # the shared namespace, as one process owns the stores. It saves a count per recall.
         self._shared_had_episodes = vectors.count(settings.shared_namespace) > 0
@@ -118,6 +122,7 @@ class Memory(Lifecycle):
         occurred_at: datetime | str | float | None = None,
         metadata: Mapping[str, Any] | None = None,
         related_ids: Iterable[str] | None = None,
+        expires_at: datetime | str | float | None = None,
     ) -> StoreResult:
         """Store one episode: extract entities and decisions, write graph and vectors together.
 
@@ -132,6 +137,7 @@ class Memory(Lifecycle):
             occurred_at: when it happened (datetime, ISO 8601 or epoch seconds); default now.
             metadata: a JSON object returned unchanged with the memory.
             related_ids: ids of episodes of the same namespace this one refers to.
+            expires_at: when it leaves recall (TTL); default settings.ttl_days for the kind.
         Returns:
             `StoreResult` with the episode id, importance, entities and decisions found.
         Raises:
@@ -153,6 +159,7 @@ class Memory(Lifecycle):
             "occurred_at": occurred_at,
             "metadata": metadata,
             "related_ids": None if related_ids is None else list(related_ids),
+            "expires_at": expires_at,
         }
         return self._store_validated([self._validate(item, "")])[0]
 
@@ -204,6 +211,12 @@ class Memory(Lifecycle):
     def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
         self._check_open()
         results = self._writer.write(requests)
+        stored: dict[str, list[str]] = {}
+        for result in results:
+            if result.status == "stored":
+                stored.setdefault(result.namespace, []).append(result.id)
+        for namespace, ids in stored.items():
+            self._log("store", namespace, ids)
         # A failed task is an event worth learning from: reflect on its namespace now.
         failed = {
             r.namespace
@@ -469,6 +482,7 @@ class Memory(Lifecycle):
                 self._vectors.mark_deleted([id])
             except StoreUnavailable:
                 pass  # the graph is the truth: recall already ignores the id
+        self._log("forget", namespace, [id])
         return self.get(id, namespace=namespace)
 
     def stats(self, *, namespace: str | None = None) -> Stats:
@@ -490,41 +504,6 @@ class Memory(Lifecycle):
         self._check_open()
         _namespace(namespace)
         return self._writer.promote(self._writer.working.drain(namespace, session_id))
-
-    def merge_entities(self, keep: str, absorb: str, *, namespace: str = "default") -> Entity:
-        """Merge entity `absorb` into `keep` (names or aliases): its mentions, decisions and
-        facts move to `keep`, its names become aliases. For humans: the engine never merges
-        entities of different types by itself.
-
-        Raises:
-            NotFound: either name is unknown. InvalidInput: both name the same entity.
-        """
-        self._check_open()
-        _namespace(namespace)
-        kept, absorbed = one_entity(self._graph, namespace, keep), one_entity(self._graph, namespace, absorb)
-        if kept.id == absorbed.id:
-            raise InvalidInput("absorb", f"{absorb!r} and {keep!r} are the same entity")
-        with self._writer.lock:
-            return self._graph.merge_entities(namespace, kept.id, absorbed.id)
-
-    def add_alias(self, entity: str, alias: str, *, namespace: str = "default") -> Entity:
-        """Teach memory another name for an entity ("PG" for PostgreSQL).
-
-        Raises:
-            NotFound: the entity is unknown. InvalidInput: the alias is empty or already
-                names another entity.
-        """
-        self._check_open()
-        _namespace(namespace)
-        target = one_entity(self._graph, namespace, entity)
-        canonical = canonical_name(alias) if isinstance(alias, str) else ""
-        if not canonical:
-            raise InvalidInput("alias", "must be a non-empty name")
-        taken = [e for e in self._graph.find_entities(namespace, [canonical]) if e.id != target.id]
-        if taken:
-            raise InvalidInput("alias", f"{alias!r} already names entity {taken[0].name!r}")
-        with self._writer.lock:
-            return self._graph.add_alias(namespace, target.id, canonical)
 
     def health(self) -> Health:
         """Whether both stores answer, with their counts; never raises."""

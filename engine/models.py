@@ -95,6 +95,8 @@ class StoreRequest(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     # Episodes this one follows from or refers to (must exist in the same namespace).
     related_ids: list[str] = Field(default_factory=list, max_length=100)
+    # When the episode leaves recall (TTL); default: settings.ttl_days for its kind, or never.
+    expires_at: float | None = None
 
     @field_validator("content")
     @classmethod
@@ -151,6 +153,11 @@ class StoreRequest(BaseModel):
     @classmethod
     def _occurred_at(cls, value: Any) -> float | None:
         return None if value is None else to_epoch(value)
+
+    @field_validator("expires_at", mode="before")
+    @classmethod
+    def _expires_at(cls, value: Any) -> float | None:
+        return None if value is None else to_epoch(value, "expires_at")
 
     @field_validator("metadata", mode="before")
     @classmethod

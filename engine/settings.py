@@ -163,6 +163,18 @@ class Settings(BaseSettings):
     # Seconds per request; a slow endpoint falls back to the rules rather than stall a store.
     llm_timeout: float = Field(20.0, gt=0)
 
+    # -- forgetting ----------------------------------------------------------------------------
+    # Default time to live per kind, in days ({"tool_call": 30}); kinds not named never expire.
+    ttl_days: dict[str, float] = Field(default_factory=dict)
+    # Maintenance archives episodes below this importance not accessed (nor seen again) for
+    # archive_after_days: the hot stores stay small, nothing is lost (restorable).
+    archive_max_importance: float = Field(0.4, ge=0, le=1)
+    archive_after_days: float = Field(30.0, gt=0)
+    # Live episodes per namespace before maintenance archives the lowest by
+    # importance x (1 - w + w x recency); w is low so rare but important memories survive.
+    episodic_capacity: int | None = Field(None, gt=0)
+    capacity_recency_weight: float = Field(0.2, ge=0, le=1)
+
     # -- reflection ----------------------------------------------------------------------------
     # `hindsight serve` reflects (and runs maintenance) every this many seconds; 0 disables.
     reflection_interval: float = Field(21600.0, ge=0)

@@ -189,6 +189,9 @@ class FailingVectors:
     def mark_deleted(self, ids: Sequence[str]) -> None:
         self.real.mark_deleted(ids)
 
+    def mark_live(self, ids: Sequence[str]) -> None:
+        self.real.mark_live(ids)
+
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         return self.real.search_dense(namespace, vector, limit)
 
@@ -202,6 +205,9 @@ class FailingVectors:
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
         return self.real.dense(ids)
+
+    def all_payloads(self) -> dict[str, VectorPayload]:
+        return self.real.all_payloads()
 
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
         return self.real.payloads(ids)

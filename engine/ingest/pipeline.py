@@ -35,6 +35,7 @@ __all__ = [
     "about_entities",
     "entity_id",
     "prepare",
+    "vector_point",
 ]
 
 _ENTITY_NS = uuid.UUID("5b1d5f2e-6a57-4c1e-9a43-3f2b6d1c9e10")
@@ -120,7 +121,7 @@ def prepare(
     for item in sorted(planned, key=lambda p: (_occurred(p, now), p.chunk_index or 0)):
         request = item.request
         occurred = _occurred(item, now)
-        episode = _episode(item, occurred, now)
+        episode = _episode(item, occurred, now, settings)
         batch.episodes.append(episode)
         for planned_entity in item.entities:
             merged[planned_entity.id] = _merge_entity(
@@ -173,7 +174,7 @@ def _occurred(item: PlannedEpisode, now: float) -> float:
     return item.request.occurred_at if item.request.occurred_at is not None else now
 
 
-def _episode(item: PlannedEpisode, occurred: float, now: float) -> Episode:
+def _episode(item: PlannedEpisode, occurred: float, now: float, settings: Settings) -> Episode:
     request = item.request
     related = list(request.related_ids)
     if item.parent_id is not None:
@@ -198,7 +199,16 @@ def _episode(item: PlannedEpisode, occurred: float, now: float) -> Episode:
         related_ids=related + item.chunk_ids,
         redactions=sum(item.redacted.values()),
         sources=[_source(request)],
+        expires_at=_expiry(request, occurred, settings),
     )
+
+
+def _expiry(request: StoreRequest, occurred: float, settings: Settings) -> float | None:
+    """`expires_at` as given, else occurred + the kind's default TTL, else never."""
+    if request.expires_at is not None:
+        return request.expires_at
+    days = settings.ttl_days.get(request.kind)
+    return None if days is None else occurred + days * 86_400.0
 
 
 def _source(request: StoreRequest) -> str:
@@ -211,14 +221,11 @@ def _source(request: StoreRequest) -> str:
 
 def _point(item: PlannedEpisode, occurred: float, now: float, settings: Settings) -> VectorPoint:
     request = item.request
-    sparse = bm25_document(
-        tokenize(request.content), settings.bm25_k1, settings.bm25_b, settings.bm25_avg_len
-    )
-    return VectorPoint(
-        id=item.id,
-        dense=item.embedding,
-        sparse=SparseVector(indices=sparse[0], values=sparse[1]),
-        payload=VectorPayload(
+    return vector_point(
+        item.id,
+        request.content,
+        item.embedding,
+        VectorPayload(
             namespace=request.namespace,
             session_id=request.session_id,
             kind=request.kind,
@@ -228,6 +235,26 @@ def _point(item: PlannedEpisode, occurred: float, now: float, settings: Settings
             occurred_at=occurred,
             entities=sorted({e.canonical for e in item.entities}),
         ),
+        settings,
+    )
+
+
+def vector_point(
+    episode_id: str,
+    content: str,
+    embedding: Sequence[float],
+    payload: VectorPayload,
+    settings: Settings,
+) -> VectorPoint:
+    """The mirror of an episode: its dense vector, its BM25 terms and its payload."""
+    sparse = bm25_document(
+        tokenize(content), settings.bm25_k1, settings.bm25_b, settings.bm25_avg_len
+    )
+    return VectorPoint(
+        id=episode_id,
+        dense=list(embedding),
+        sparse=SparseVector(indices=sparse[0], values=sparse[1]),
+        payload=payload,
     )
 
 

@@ -17,6 +17,7 @@ from engine.views import Fact, ReflectionSummary
 
 __all__ = [
     "CypherRows",
+    "LifecycleRow",
     "EntityLink",
     "GraphBatch",
     "GraphStore",
@@ -72,6 +73,18 @@ class CypherRows(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     truncated: bool
+
+
+class LifecycleRow(BaseModel):
+    """What maintenance reads of an episode."""
+
+    id: str
+    importance: float
+    occurred_at: float
+    created_at: float
+    last_accessed_at: float | None = None
+    last_seen: float | None = None
+    expires_at: float | None = None
 
 
 class GraphStore(Protocol):
@@ -183,6 +196,36 @@ class GraphStore(Protocol):
         """Add a canonical alias to an entity."""
         ...
 
+    def restore(self, namespace: str, episode_id: str) -> bool:
+        """Clear `deleted_at`; False when no soft-deleted episode has that id."""
+        ...
+
+    def delete_episodes(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        """Remove episodes for good, with the decisions only they made; entity mention counts
+        drop. Returns the ids of the decisions removed."""
+        ...
+
+    def lifecycle_rows(self, namespace: str) -> list[LifecycleRow]:
+        """Every episode that is not soft-deleted, with what maintenance decides on."""
+        ...
+
+    def episode_states(self) -> dict[str, tuple[str, bool]]:
+        """Every episode of every namespace: id -> (namespace, soft-deleted)."""
+        ...
+
+    def export_records(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every node and relationship as (kind, record): kind is a label, or "rel:TYPE" with
+        `src`, `dst` and the relationship's properties."""
+        ...
+
+    def import_records(self, records: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Write what `export_records` produced, in one transaction."""
+        ...
+
+    def decision_links(self, namespace: str, decision_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(decision id, entity id) ABOUT pairs."""
+        ...
+
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
         """Set `deleted_at`; False when no live episode has that id."""
         ...
@@ -275,6 +318,10 @@ class VectorStore(Protocol):
 
     def mark_deleted(self, ids: Sequence[str]) -> None: ...
 
+    def mark_live(self, ids: Sequence[str]) -> None:
+        """Undo `mark_deleted` (a restored episode)."""
+        ...
+
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         """Cosine similarity search."""
         ...
@@ -287,6 +334,10 @@ class VectorStore(Protocol):
 
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         """BM25 search: document weights stored, IDF applied at query time."""
+        ...
+
+    def all_payloads(self) -> dict[str, VectorPayload]:
+        """Every point's payload, by id (for `doctor`)."""
         ...
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:

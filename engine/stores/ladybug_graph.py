@@ -7,7 +7,6 @@ must not interleave with another thread's reads on the same connection.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ import ladybug
 from engine.errors import StoreUnavailable, WriteFailed
 from engine.models import Decision, Entity, Episode, Stats, session_node_id
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
+from engine.stores.ladybug_admin import LadybugAdmin
 from engine.stores.ladybug_cypher import (
     CLOSE_FACTS,
     CREATE_DECISIONS,
@@ -30,9 +30,16 @@ from engine.stores.ladybug_cypher import (
     LIVE_EP,
     MERGE_ENTITIES,
     MERGE_SESSIONS,
-    MERGE_STATEMENTS,
     SUPERSEDE,
     UPDATE_FACTS,
+)
+from engine.stores.ladybug_rows import (
+    decision_from,
+    entity_from,
+    episode_from,
+    episode_row,
+    plain,
+    properties,
 )
 from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, ladybug_migrations
@@ -43,72 +50,11 @@ _Record = TypeVar("_Record", Entity, Decision)
 
 # A live episode: not deleted, not archived, not expired at $now.
 
-_EPISODE_JSON_FIELDS = ("metadata", "numbers")
-
-
-def _episode_row(episode: Episode) -> dict[str, Any]:
-    row = episode.model_dump(mode="json")
-    for field in _EPISODE_JSON_FIELDS:
-        row[field] = json.dumps(row[field], ensure_ascii=False)
-    return row
-
-
-def _properties(node: Mapping[str, Any]) -> dict[str, Any]:
-    """A node's properties; NULLs dropped so the model's defaults apply (a column added by a
-    migration is NULL on older rows)."""
-    return {k: v for k, v in node.items() if not k.startswith("_") and v is not None}
-
-
-def _episode_from(node: Mapping[str, Any]) -> Episode:
-    data = _properties(node)
-    for field in _EPISODE_JSON_FIELDS:
-        data[field] = json.loads(data[field]) if data.get(field) else ([] if field == "numbers" else {})
-    data["todos"] = data.get("todos") or []
-    data["related_ids"] = data.get("related_ids") or []
-    return Episode.model_validate(data)
-
-
-def _entity_from(node: Mapping[str, Any]) -> Entity:
-    data = _properties(node)
-    data["aliases"] = data.get("aliases") or []
-    return Entity.model_validate(data)
-
-
-def _decision_from(node: Mapping[str, Any]) -> Decision:
-    return Decision.model_validate(_properties(node))
-
-
-def _plain(value: Any) -> Any:
-    """A Ladybug value as plain JSON-able data: nodes and relationships as property maps.
-
-    >>> _plain({"_ID": {"offset": 0, "table": 0}, "_LABEL": "Entity", "name": "Atlas"})
-    {'label': 'Entity', 'name': 'Atlas'}
-    >>> _plain({"_NODES": [], "_RELS": [{"_SRC": {}, "_DST": {}, "_LABEL": "NEXT", "_ID": {}}]})
-    {'nodes': [], 'relationships': [{'type': 'NEXT'}]}
-    """
-    if isinstance(value, dict):
-        if "_NODES" in value:
-            return {
-                "nodes": [_plain(n) for n in value["_NODES"]],
-                "relationships": [_plain(r) for r in value["_RELS"]],
-            }
-        if "_LABEL" in value:
-            key = "type" if "_SRC" in value else "label"
-            props = {k: _plain(v) for k, v in value.items() if not k.startswith("_")}
-            return {key: value["_LABEL"], **props}
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)  # dates, decimals, uuids: their text
-
-
 def _fact_row(fact: Fact) -> dict[str, Any]:
     return fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
 
 
-class LadybugGraphStore:
+class LadybugGraphStore(LadybugAdmin):
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing)."""
 
     def __init__(self, path: Path) -> None:
@@ -176,7 +122,7 @@ class LadybugGraphStore:
     def write(self, batch: GraphBatch) -> None:
         with self.transaction():
             if batch.episodes:
-                self._run(CREATE_EPISODES, {"rows": [_episode_row(e) for e in batch.episodes]})
+                self._run(CREATE_EPISODES, {"rows": [episode_row(e) for e in batch.episodes]})
             if batch.entities:
                 self._run(MERGE_ENTITIES, {"rows": [e.model_dump() for e in batch.entities]})
             if batch.decisions:
@@ -228,7 +174,7 @@ class LadybugGraphStore:
             + LIVE_EP + " RETURN ep ORDER BY ep.created_at, ep.id LIMIT $limit",
             {"ns": namespace, "after": after, "now": now, "limit": limit},
         )
-        return [_episode_from(row[0]) for row in rows]
+        return [episode_from(row[0]) for row in rows]
 
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
         if not touches:
@@ -245,37 +191,6 @@ class LadybugGraphStore:
                     "ep.sources = list_append(coalesce(ep.sources, CAST([] AS STRING[])), $source)",
                     {**row, "ns": namespace},
                 )
-
-    def merge_entities(self, namespace: str, keep_id: str, absorb_id: str) -> Entity:
-        params = {"keep": keep_id, "absorb": absorb_id, "ns": namespace}
-        with self.transaction():
-            found = self._run(
-                "MATCH (a:Entity {id: $keep}), (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
-                "AND b.namespace = $ns RETURN a.id",
-                params,
-            )
-            if not found:
-                raise StoreUnavailable(f"entities {keep_id} and {absorb_id} not both in {namespace}")
-            for statement in MERGE_STATEMENTS:
-                self._run(statement, params)
-        return self._entity(namespace, keep_id)
-
-    def add_alias(self, namespace: str, entity_id: str, alias: str) -> Entity:
-        self._run(
-            "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns SET en.aliases = "
-            "list_distinct(list_append(coalesce(en.aliases, CAST([] AS STRING[])), $alias))",
-            {"id": entity_id, "ns": namespace, "alias": alias},
-        )
-        return self._entity(namespace, entity_id)
-
-    def _entity(self, namespace: str, entity_id: str) -> Entity:
-        rows = self._run(
-            "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns RETURN en",
-            {"id": entity_id, "ns": namespace},
-        )
-        if not rows:
-            raise StoreUnavailable(f"entity {entity_id} vanished from {namespace}")
-        return _entity_from(rows[0][0])
 
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
         rows = self._run(
@@ -301,7 +216,7 @@ class LadybugGraphStore:
             "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns RETURN ep",
             {"ids": list(ids), "ns": namespace},
         )
-        return [_episode_from(row[0]) for row in rows]
+        return [episode_from(row[0]) for row in rows]
 
     def live_episode_ids(self, namespace: str, ids: Sequence[str], now: float) -> set[str]:
         if not ids:
@@ -335,7 +250,7 @@ class LadybugGraphStore:
             + " RETURN ep ORDER BY ep.occurred_at DESC, ep.created_at DESC SKIP $skip LIMIT $limit",
             {"ns": namespace, "sid": session_id, "layer": layer, "skip": offset, "limit": limit},
         )
-        return [_episode_from(row[0]) for row in rows]
+        return [episode_from(row[0]) for row in rows]
 
     def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
         return self._per_episode(
@@ -343,7 +258,7 @@ class LadybugGraphStore:
             "RETURN ep.id, x ORDER BY x.name",
             namespace,
             episode_ids,
-            _entity_from,
+            entity_from,
         )
 
     def _per_episode(
@@ -369,7 +284,7 @@ class LadybugGraphStore:
             "(en.canonical IN $names OR list_has_any(en.aliases, $names)) RETURN en",
             {"ns": namespace, "names": list(canonicals)},
         )
-        return [_entity_from(row[0]) for row in rows]
+        return [entity_from(row[0]) for row in rows]
 
     def episodes_mentioning(
         self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
@@ -427,7 +342,7 @@ class LadybugGraphStore:
             "RETURN en",
             {"ns": namespace, "prefixes": sorted(set(prefixes))},
         )
-        return [_entity_from(row[0]) for row in rows]
+        return [entity_from(row[0]) for row in rows]
 
     def active_decisions(self, namespace: str, subjects: Sequence[str]) -> list[Decision]:
         if not subjects:
@@ -437,7 +352,7 @@ class LadybugGraphStore:
             "list_has_any(d.subjects, $subjects) RETURN d ORDER BY d.decided_at",
             {"ns": namespace, "subjects": sorted(set(subjects))},
         )
-        return [_decision_from(row[0]) for row in rows]
+        return [decision_from(row[0]) for row in rows]
 
     def decisions_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Decision]]:
         return self._per_episode(
@@ -445,7 +360,7 @@ class LadybugGraphStore:
             "ep.namespace = $ns RETURN ep.id, x ORDER BY x.decided_at",
             namespace,
             episode_ids,
-            _decision_from,
+            decision_from,
         )
 
     def decisions_about(
@@ -458,7 +373,7 @@ class LadybugGraphStore:
             "RETURN DISTINCT d ORDER BY d.decided_at DESC LIMIT $limit",
             {"ids": list(entity_ids), "ns": namespace, "limit": limit},
         )
-        return [_decision_from(row[0]) for row in rows]
+        return [decision_from(row[0]) for row in rows]
 
     def session_neighbours(
         self, namespace: str, episode_id: str
@@ -470,7 +385,7 @@ class LadybugGraphStore:
             "RETURN 'next', nxt",
             {"id": episode_id, "ns": namespace},
         )
-        found = {str(side): _episode_from(node) for side, node in rows}
+        found = {str(side): episode_from(node) for side, node in rows}
         return found.get("previous"), found.get("next")
 
     def facts_about(
@@ -487,7 +402,7 @@ class LadybugGraphStore:
         )
         facts = []
         for subject, obj, edge, subject_id, object_id in rows:
-            data = _properties(edge)
+            data = properties(edge)
             facts.append(
                 Fact.model_validate(
                     {"subject": subject, "object": obj, "subject_id": subject_id,
@@ -509,7 +424,7 @@ class LadybugGraphStore:
                     assert not isinstance(result, list)
                     rows: list[list[Any]] = []
                     while result.has_next() and len(rows) <= max_rows:
-                        rows.append([_plain(v) for v in result.get_next()])
+                        rows.append([plain(v) for v in result.get_next()])
                     columns = [str(c) for c in result.get_column_names()]
                 finally:
                     self._rollback()

@@ -79,6 +79,10 @@ class QdrantEdgeVectorStore:
         if ids:
             self._update(qe.UpdateOperation.set_payload(list(ids), {"deleted": 1}))
 
+    def mark_live(self, ids: Sequence[str]) -> None:
+        if ids:
+            self._update(qe.UpdateOperation.set_payload(list(ids), {"deleted": 0}))
+
     def _query(self, namespace: str, query: Any, limit: int) -> list[VectorHit]:
         request = qe.QueryRequest(limit=limit, query=query, filter=_live_in(namespace))
         with self._lock:
@@ -124,6 +128,21 @@ class QdrantEdgeVectorStore:
             except Exception as exc:
                 raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
         return {str(p.id): VectorPayload.model_validate(p.payload) for p in points}
+
+    def all_payloads(self) -> dict[str, VectorPayload]:
+        found: dict[str, VectorPayload] = {}
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(offset=offset, limit=1000, with_payload=True, with_vector=False)
+            with self._lock:
+                try:
+                    records, offset = self._shard.scroll(request)
+                except Exception as exc:
+                    raise StoreUnavailable(f"vector scroll failed: {exc}") from exc
+            for record in records:
+                found[str(record.id)] = VectorPayload.model_validate(record.payload)
+            if offset is None:
+                return found
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
         if not ids:

@@ -1,0 +1,88 @@
+"""`hindsight doctor`: do the graph and its vector mirror agree? Repair by rebuilding the mirror.
+
+The graph is the truth. Every episode should have exactly one point with the right payload
+(namespace, and `deleted` matching the episode's soft delete); no point should lack an episode.
+`--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from engine.embed import Embedder
+from engine.ingest.pipeline import vector_point
+from engine.settings import Settings
+from engine.stores.base import GraphStore, VectorPayload, VectorStore
+
+__all__ = ["DoctorReport", "check_and_repair"]
+
+# Episodes re-embedded per batch during repair.
+_REPAIR_BATCH = 64
+
+
+class DoctorReport(BaseModel):
+    episodes: int
+    vector_points: int
+    missing_vectors: list[str] = Field(default_factory=list)  # episodes without a point
+    orphan_vectors: list[str] = Field(default_factory=list)  # points without an episode
+    wrong_payloads: list[str] = Field(default_factory=list)  # namespace or deleted flag off
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing_vectors or self.orphan_vectors or self.wrong_payloads)
+
+
+def check_and_repair(
+    graph: GraphStore,
+    vectors: VectorStore,
+    embedder: Embedder,
+    settings: Settings,
+    *,
+    repair: bool,
+) -> DoctorReport:
+    """Compare the stores; with `repair`, make the mirror agree with the graph."""
+    states = graph.episode_states()
+    payloads = vectors.all_payloads()
+    report = DoctorReport(
+        episodes=len(states),
+        vector_points=len(payloads),
+        missing_vectors=sorted(i for i in states if i not in payloads),
+        orphan_vectors=sorted(i for i in payloads if i not in states),
+        wrong_payloads=sorted(
+            i
+            for i, (namespace, deleted) in states.items()
+            if i in payloads
+            and (payloads[i].namespace != namespace or bool(payloads[i].deleted) != deleted)
+        ),
+    )
+    if not repair or report.ok:
+        return report
+    vectors.delete(report.orphan_vectors)
+    rebuild = report.missing_vectors + report.wrong_payloads
+    by_namespace: dict[str, list[str]] = {}
+    for episode_id in rebuild:
+        by_namespace.setdefault(states[episode_id][0], []).append(episode_id)
+    for namespace, ids in by_namespace.items():
+        for start in range(0, len(ids), _REPAIR_BATCH):
+            episodes = graph.get_episodes(namespace, ids[start : start + _REPAIR_BATCH])
+            entities = graph.entities_of(namespace, [e.id for e in episodes])
+            embeddings = embedder.embed([e.content for e in episodes])
+            points = [
+                vector_point(
+                    e.id,
+                    e.content,
+                    embedding,
+                    VectorPayload(
+                        namespace=namespace, session_id=e.session_id, kind=e.kind,
+                        layer=e.layer, importance=e.importance, created_at=e.created_at,
+                        occurred_at=e.occurred_at,
+                        entities=sorted(x.canonical for x in entities.get(e.id, [])),
+                        deleted=1 if e.deleted_at is not None else 0,
+                    ),
+                    settings,
+                )  # fmt: skip
+                for e, embedding in zip(episodes, embeddings, strict=True)
+            ]
+            vectors.upsert(points)
+    return report.model_copy(update={"repaired": True})
