@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextvars import ContextVar
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-__all__ = ["AuditEntry", "AuditLog"]
+__all__ = ["AuditEntry", "AuditLog", "acting_as"]
+
+# Who is acting in this thread or task, when it is not the Memory's own actor: the
+# maintenance loop of `hindsight serve` sets "maintenance".
+acting_as: ContextVar[str | None] = ContextVar("acting_as", default=None)
 
 
 class AuditEntry(BaseModel):

@@ -11,63 +11,34 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, cast
+from typing import Annotated, Any, cast
 
 import typer
-from pydantic import BaseModel
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from engine.cli_admin import register
+from engine.cli_common import (
+    AsJson,
+    DataDir,
+    Namespace,
+    console,
+    day,
+    err_console,
+    fail,
+    open_memory,
+    print_json,
+    short,
+)
 from engine.demo import DEMO_QUERIES, sample_episodes
-from engine.errors import HindsightError, InvalidInput, NotFound
-from engine.memory import Memory
-from engine.models import GraphPath, MemoryCard, check_namespace, from_epoch
+from engine.errors import InvalidInput
+from engine.models import GraphPath, MemoryCard, check_namespace
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Data directory (default: $HINDSIGHT_DATA_DIR or ./hindsight-data)."),
-]
-Namespace = Annotated[str, typer.Option("--namespace", "-n", help="Namespace to read or write.")]
-AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def _fail(message: str, code: int) -> NoReturn:
-    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def _memory(data_dir: Path | None) -> Iterator[Memory]:
-    """Open the memory and map hindsight's errors to messages and exit codes, in one place."""
-    try:
-        with Memory.open(data_dir) as memory:
-            yield memory
-    except InvalidInput as exc:
-        _fail(str(exc), 2)
-    except NotFound as exc:
-        _fail(str(exc), 3)
-    except HindsightError as exc:
-        _fail(str(exc), 1)
-
-
-def _print_json(value: BaseModel | list[Any]) -> None:
-    data: Any
-    if isinstance(value, list):
-        data = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
-    else:
-        data = value.model_dump(mode="json")
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
 @app.command()
 def store(
     content: Annotated[str, typer.Argument(help="The text to remember.")],
@@ -81,7 +52,7 @@ def store(
     as_json: AsJson = False,
 ) -> None:
     """Store one episode."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         result = memory.store(
             content,
             namespace=namespace,
@@ -92,7 +63,7 @@ def store(
             occurred_at=occurred_at,
         )
     if as_json:
-        _print_json(result)
+        print_json(result)
     elif result.status == "skipped":
         console.print(
             f"skipped: low importance ({result.importance}); nothing stored. "
@@ -118,13 +89,13 @@ def ingest(
 ) -> None:
     """Store every episode of a JSONL file, in batches, with a progress bar."""
     items, numbers = _read_jsonl(file)
-    with _memory(data_dir) as memory, _progress(len(items), not as_json) as advance:
+    with open_memory(data_dir) as memory, _progress(len(items), not as_json) as advance:
         try:
             results = memory.store_many(items, progress=advance)
         except InvalidInput as exc:
             raise _on_line(exc, numbers) from None
     if as_json:
-        _print_json(results)
+        print_json(results)
     else:
         console.print(f"stored {len(results)} episodes from {file}")
 
@@ -141,12 +112,12 @@ def recall(
     as_json: AsJson = False,
 ) -> None:
     """Recall memories for a query, with the trace of why each was found."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         cards = memory.recall(
             query, namespace=namespace, top_k=top_k, min_score=min_score, session_id=session_id, now=now
         )
     if as_json:
-        _print_json(cards)
+        print_json(cards)
     else:
         console.print(cards_table(query, cards))
 
@@ -162,7 +133,7 @@ def list_(
     as_json: AsJson = False,
 ) -> None:
     """List episodes, newest first."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         episodes = memory.list(
             namespace=namespace,
             session_id=session_id,
@@ -171,11 +142,11 @@ def list_(
             include_deleted=include_deleted,
         )
     if as_json:
-        _print_json(episodes)
+        print_json(episodes)
         return
     table = Table("id", "occurred", "session", "role", "importance", "content")
     for e in episodes:
-        table.add_row(e.id, _day(e.occurred_at), e.session_id or "", e.role or "", f"{e.importance:.2f}", _short(e.content))
+        table.add_row(e.id, day(e.occurred_at), e.session_id or "", e.role or "", f"{e.importance:.2f}", short(e.content))
     console.print(table)
 
 
@@ -187,10 +158,10 @@ def forget(
     as_json: AsJson = False,
 ) -> None:
     """Soft-delete an episode: kept for audit, never recalled again."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         episode = memory.forget(id, namespace=namespace)
     if as_json:
-        _print_json(episode)
+        print_json(episode)
     else:
         console.print(f"forgot {episode.id}")
 
@@ -202,10 +173,10 @@ def stats(
     as_json: AsJson = False,
 ) -> None:
     """Count live episodes, entities, decisions and facts."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         counts = memory.stats(namespace=namespace)
     if as_json:
-        _print_json(counts)
+        print_json(counts)
     else:
         for key in ("episodes", "entities", "decisions", "facts"):
             console.print(f"{key:>10}: {getattr(counts, key)}")
@@ -222,7 +193,7 @@ def demo(
     items = sample_episodes()
     with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as scratch:
         where = data_dir or Path(scratch)
-        with _memory(where) as memory:
+        with open_memory(where) as memory:
             with _progress(len(items), not as_json) as advance:
                 results = memory.store_many(
                     [{**i, "namespace": "demo"} for i in items], progress=advance
@@ -274,14 +245,14 @@ def serve(
     from mcp_server.snippet import client_config
 
     if transport not in ("streamable-http", "sse", "stdio"):
-        _fail(f"--transport: must be streamable-http, sse or stdio, got {transport!r}", 2)
+        fail(f"--transport: must be streamable-http, sse or stdio, got {transport!r}", 2)
     try:
         check_namespace(namespace)
     except ValueError as exc:
-        _fail(f"--namespace: {exc}", 2)
+        fail(f"--namespace: {exc}", 2)
     chosen = cast(Transport, transport)
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         settings = memory.settings.model_copy(update=overrides)
         snippet = client_config(chosen, settings, namespace=namespace, data_dir=settings.data_dir)
         # stdout carries the protocol on stdio: everything for humans goes to stderr there.
@@ -303,10 +274,10 @@ def entity_show(
     as_json: AsJson = False,
 ) -> None:
     """The entity, its aliases, facts, decisions and latest episodes."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         profile = memory.entity(name, namespace=namespace)
     if as_json:
-        _print_json(profile)
+        print_json(profile)
         return
     entity = profile.entity
     console.print(f"[bold]{entity.name}[/bold] ({entity.type}, {entity.mention_count} mentions)")
@@ -317,7 +288,7 @@ def entity_show(
     for decision in profile.decisions:
         console.print(f"decision [{decision.status}]: {decision.text}")
     for episode in profile.latest_episodes:
-        console.print(f"{_day(episode.occurred_at)}  {_short(episode.content)}  [dim]{episode.id[:8]}[/dim]")
+        console.print(f"{day(episode.occurred_at)}  {short(episode.content)}  [dim]{episode.id[:8]}[/dim]")
 
 
 @entity_app.command("merge")
@@ -329,10 +300,10 @@ def entity_merge(
     as_json: AsJson = False,
 ) -> None:
     """Merge two entities that are one: mentions, decisions and facts move to KEEP."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         merged = memory.merge_entities(keep, absorb, namespace=namespace)
     if as_json:
-        _print_json(merged)
+        print_json(merged)
     else:
         console.print(f"merged into [bold]{merged.name}[/bold]; aliases: {', '.join(merged.aliases)}")
 
@@ -346,10 +317,10 @@ def entity_alias(
     as_json: AsJson = False,
 ) -> None:
     """Teach memory another name for an entity."""
-    with _memory(data_dir) as memory:
+    with open_memory(data_dir) as memory:
         entity = memory.add_alias(name, alias, namespace=namespace)
     if as_json:
-        _print_json(entity)
+        print_json(entity)
     else:
         console.print(f"[bold]{entity.name}[/bold] is also: {', '.join(entity.aliases)}")
 
@@ -384,7 +355,7 @@ def _path_text(path: GraphPath | None, card_id: str) -> str:
         return ""
     parts = []
     for index, node in enumerate(path.nodes):
-        name = node.name if node.label != "Episode" else _short(node.name, 40)
+        name = node.name if node.label != "Episode" else short(node.name, 40)
         if node.id == card_id:
             name = "this memory"
         parts.append(f"{node.label}({name or node.id[:8]})")
@@ -407,7 +378,7 @@ def _read_jsonl(file: Path) -> tuple[list[dict[str, Any]], list[int]]:
     try:
         lines = file.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"file: cannot read {file}: {exc}", 2)
+        fail(f"file: cannot read {file}: {exc}", 2)
     items, numbers = [], []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -415,9 +386,9 @@ def _read_jsonl(file: Path) -> tuple[list[dict[str, Any]], list[int]]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            _fail(f"line {number}: not valid JSON ({exc.msg})", 2)
+            fail(f"line {number}: not valid JSON ({exc.msg})", 2)
         if not isinstance(item, dict):
-            _fail(f"line {number}: must be a JSON object with the keys of `store`", 2)
+            fail(f"line {number}: must be a JSON object with the keys of `store`", 2)
         items.append(item)
         numbers.append(number)
     return items, numbers
@@ -442,13 +413,7 @@ def _progress(total: int, visible: bool) -> Iterator[Callable[[int], None]]:
         yield lambda done: progress.update(task, completed=done)
 
 
-def _day(epoch: float) -> str:
-    return f"{from_epoch(epoch):%Y-%m-%d %H:%M}"
-
-
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
+register(app)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -40,7 +40,7 @@ from engine.models import (
     StoreResult,
     check_namespace,
 )
-from engine.recall.pipeline import run_recall
+from engine.recall.pipeline import card_order, run_recall
 from engine.recall.working import working_cards
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
@@ -308,7 +308,7 @@ class Memory(Lifecycle):
                 embedder=self._embedder,
                 settings=self.settings,
             )
-        cards.sort(key=lambda card: -card.score)
+        cards.sort(key=card_order)
         return cards[: request.top_k]
 
     def _readable(self, namespace: str, include_shared: bool) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from engine.audit import AuditEntry, AuditLog
+from engine.audit import AuditEntry, AuditLog, acting_as
 from engine.backup import BackupSummary, export_memory, import_memory
 from engine.doctor import DoctorReport, check_and_repair
 from engine.embed import Embedder
@@ -57,7 +57,8 @@ class Lifecycle:
             raise InvalidInput("namespace", str(exc)) from None
 
     def _log(self, action: str, namespace: str | None, ids: list[str], reason: str | None = None) -> None:
-        self._audit.append(action, actor=self.actor, namespace=namespace, ids=ids, reason=reason)
+        actor = acting_as.get() or self.actor
+        self._audit.append(action, actor=actor, namespace=namespace, ids=ids, reason=reason)
 
     def reflect(self, *, namespace: str = "default", force: bool = False) -> ReflectionSummary:
         """Derive semantic facts from the namespace's episodes since the last run.
@@ -141,6 +142,11 @@ class Lifecycle:
         if not dry_run:
             self._log("purge", namespace, report.episodes, "purge requested")
         return report
+
+    def namespaces(self) -> list[str]:
+        """Every namespace that holds an episode."""
+        self._check_open()
+        return self._graph.namespaces()
 
     def archived(self, *, namespace: str = "default") -> list[Episode]:
         """The namespace's archived episodes (cold storage), oldest archived first."""

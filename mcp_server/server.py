@@ -24,6 +24,7 @@ from engine import Memory, __version__
 from engine.models import check_namespace
 from engine.settings import Settings
 from mcp_server.namespaces import namespace_from_request
+from mcp_server.schedule import MaintenanceLoop
 from mcp_server.tools import memory_tools
 
 __all__ = ["Transport", "build_server", "http_app", "run"]
@@ -68,18 +69,25 @@ def http_app(server: MCPServer, memory: Memory, settings: Settings) -> ASGIApp:
 def run(
     memory: Memory, settings: Settings, *, transport: Transport, default_namespace: str
 ) -> None:
-    """Serve until interrupted. The caller owns `memory` and closes it afterwards."""
+    """Serve until interrupted, with the maintenance loop running beside it. The caller owns
+    `memory` and closes it afterwards."""
+    memory.actor = "mcp"
     server = build_server(memory, default_namespace=default_namespace)
-    if transport == "stdio":
-        server.run("stdio")
-        return
-    if transport == "sse" or transport == "streamable-http":
-        config = uvicorn.Config(
-            http_app(server, memory, settings), host=settings.host, port=settings.port, log_level="info"
-        )
-        anyio.run(uvicorn.Server(config).serve)
-        return
-    raise ValueError(f"unknown transport {transport!r}")
+    loop = MaintenanceLoop(memory, settings.reflection_interval)
+    loop.start()
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        elif transport == "sse" or transport == "streamable-http":
+            config = uvicorn.Config(
+                http_app(server, memory, settings), host=settings.host, port=settings.port,
+                log_level="info",
+            )  # fmt: skip
+            anyio.run(uvicorn.Server(config).serve)
+        else:
+            raise ValueError(f"unknown transport {transport!r}")
+    finally:
+        loop.stop()
 
 
 class _BearerAuth:

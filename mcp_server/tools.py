@@ -21,10 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine import Memory
 from engine.errors import HindsightError, InvalidInput
 from engine.models import Episode, MemoryCard, StoreResult
-from engine.views import CypherResult, EntityProfile, EpisodeExplanation
+from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
 from mcp_server.namespaces import namespace_of
 
-__all__ = ["ForgetResult", "ListResult", "RecallResult", "ReflectResult", "memory_tools"]
+__all__ = ["ForgetResult", "ListResult", "RecallResult", "memory_tools"]
 
 _T = TypeVar("_T")
 
@@ -47,11 +47,6 @@ class ForgetResult(BaseModel):
     id: str
     status: Literal["forgotten"] = "forgotten"
     deleted_at: float
-
-
-class ReflectResult(BaseModel):
-    status: Literal["not_available"]
-    message: str
 
 
 def _engine_errors(fn: Callable[..., _T]) -> Callable[..., _T]:
@@ -146,16 +141,8 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         return ForgetResult(id=episode.id, deleted_at=episode.deleted_at or 0.0)
 
     @_engine_errors
-    def reflect(ctx: Context, force: bool = False) -> ReflectResult:
-        scope(ctx)  # a bad namespace is still an error here
-        return ReflectResult(
-            status="not_available",
-            message=(
-                "Reflection (deriving semantic facts from episodes) is not available in this "
-                "version of hindsight; nothing was changed. Episodes, entities and decisions "
-                "are stored and recalled as usual."
-            ),
-        )
+    def reflect(ctx: Context, force: bool = False) -> ReflectionSummary:
+        return memory.reflect(namespace=scope(ctx), force=force)
 
     @_engine_errors
     def explain_memory(memory_id: str, ctx: Context) -> EpisodeExplanation:
@@ -233,9 +220,12 @@ FORGET = """Forget one episode by id: it is soft-deleted (kept for audit with de
 never recalled again. Call it when the user asks you to forget something or a memory is wrong.
 Example: {"memory_id": "3f0c9c1e-..."}"""
 
-REFLECT = """Ask for reflection: deriving semantic facts from recent episodes. Not available in
-this version; it answers status "not_available" and changes nothing.
-Example: {"force": false}"""
+REFLECT = """Reflect: derive semantic facts (relations between entities stated across
+episodes, decisions, stated preferences, fixes of failing tools) from the episodes stored since
+the last reflection, and write them as facts with confidence. A contradicting newer fact closes
+the old one; nothing is deleted. The server also reflects on a schedule; call it after a burst
+of new information. force=true re-reads every episode. Facts then appear in retrieve_memory
+(layer semantic) and get_entity. Example: {"force": false}"""
 
 EXPLAIN = """Explain one memory: why it exists (kind, role, session, time, importance, source),
 the entities it mentions, the decisions it made, and its neighbours (the episodes before and

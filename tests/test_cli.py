@@ -134,3 +134,38 @@ def test_store_says_when_it_skipped_or_saw_again(tmp_path: Path) -> None:
     assert code == 0 and out.startswith("duplicate of")
     code, out, _ = run("stats", "--data-dir", data, "--json")
     assert json.loads(out)["episodes"] == 1
+
+
+def test_lifecycle_commands(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    ids = []
+    for text in ("Atlas uses Postgres for orders.", "Atlas uses Postgres with PostGIS.",
+                 "Dana works at Acme."):  # fmt: skip
+        code, out, _ = run("store", text, "--importance", "high", "--data-dir", data, "--json")
+        ids.append(json.loads(out)["id"])
+    code, out, _ = run("reflect", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["facts_written"] == 1
+    assert run("forget", ids[2], "--data-dir", data)[0] == 0
+    code, out, _ = run("restore", ids[2], "--data-dir", data)
+    assert code == 0 and out.startswith("restored")
+    code, out, _ = run("purge", ids[2], "--data-dir", data)
+    assert code == 0 and "would purge 1" in out and "--yes" in out
+    code, out, _ = run("purge", ids[2], "--yes", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["episodes"] == [ids[2]]
+    code, out, _ = run("doctor", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["episodes"] == 2
+    code, out, _ = run("audit", "--data-dir", data, "--json")
+    actions = [e["action"] for e in json.loads(out)]
+    assert actions[:4] == ["purge", "restore", "forget", "reflect"]
+    assert {e["actor"] for e in json.loads(out)} == {"cli"}
+    dump = tmp_path / "dump.jsonl"
+    code, out, _ = run("export", str(dump), "--data-dir", data)
+    assert code == 0 and dump.exists()
+    code, out, _ = run("import", str(dump), "--data-dir", str(tmp_path / "copy"), "--json")
+    assert code == 0 and json.loads(out)["vectors"] == 2
+    code, _, err = run("import", str(dump), "--data-dir", str(tmp_path / "copy"))
+    assert code == 2 and "empty" in err
+    code, out, _ = run("archive", "list", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out) == []
+    code, out, _ = run("maintain", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out) == []

@@ -4,6 +4,7 @@ and recall using facts."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import Memory
@@ -135,3 +136,21 @@ def test_derive_reads_negation_and_needs_a_stated_relation() -> None:
                        occurred_at=1.0, kind="message", entities=[a, b])  # fmt: skip
     [fact] = derive_facts([view])
     assert (fact.predicate, fact.negated, fact.subject.id, fact.object.id) == ("use", True, "a", "p")
+
+
+def test_maintenance_loop_reflects_and_archives_as_maintenance(memory: Memory) -> None:
+    from mcp_server.schedule import MaintenanceLoop
+
+    _store(memory, HISTORY[:2])
+    loop = MaintenanceLoop(memory, interval=0.05)
+    loop.start()
+    try:
+        for _ in range(200):
+            if loop.rounds:
+                break
+            time.sleep(0.05)
+    finally:
+        loop.stop()
+    assert loop.rounds >= 1
+    assert _facts(memory)[0][:4] == ["Atlas", "use", False, "Postgres"]
+    assert [(e.action, e.actor) for e in memory.audit(limit=1)] == [("reflect", "maintenance")]

@@ -28,7 +28,7 @@ from engine.recall.query import analyze
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
 
-__all__ = ["run_recall"]
+__all__ = ["card_order", "run_recall"]
 
 
 def run_recall(
@@ -115,7 +115,7 @@ def run_recall(
             final=round(final, 6),
         )
         scored.append((final, episode, trace))
-    scored.sort(key=lambda item: (-item[0], -item[1].occurred_at))
+    scored.sort(key=lambda item: (-item[0], -item[1].occurred_at, item[1].id))
     top = scored[: request.top_k]
     semantic: list[MemoryCard] = []
     if request.layer in (None, "semantic") and known:
@@ -146,7 +146,12 @@ def run_recall(
         )
         for _, episode, trace in top
     ]
-    return sorted(episodic + semantic, key=lambda card: -card.score)[: request.top_k]
+    return sorted(episodic + semantic, key=card_order)[: request.top_k]
+
+
+def card_order(card: MemoryCard) -> tuple[float, float, str]:
+    """Best score first; ties by the newer memory, then by id, so equal runs give equal lists."""
+    return (-card.score, -card.occurred_at.timestamp(), card.id)
 
 
 def _seeds(

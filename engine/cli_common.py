@@ -1,0 +1,78 @@
+"""What every `hindsight` command shares: consoles, option types, error mapping, JSON out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+from engine.errors import HindsightError, InvalidInput, NotFound
+from engine.memory import Memory
+from engine.models import from_epoch
+
+__all__ = [
+    "AsJson",
+    "DataDir",
+    "Namespace",
+    "console",
+    "day",
+    "err_console",
+    "fail",
+    "open_memory",
+    "print_json",
+    "short",
+]
+
+console = Console()
+err_console = Console(stderr=True)
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Data directory (default: $HINDSIGHT_DATA_DIR or ./hindsight-data)."),
+]
+Namespace = Annotated[str, typer.Option("--namespace", "-n", help="Namespace to read or write.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def fail(message: str, code: int) -> NoReturn:
+    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def open_memory(data_dir: Path | None) -> Iterator[Memory]:
+    """Open the memory and map hindsight's errors to messages and exit codes, in one place."""
+    try:
+        with Memory.open(data_dir) as memory:
+            memory.actor = "cli"
+            yield memory
+    except InvalidInput as exc:
+        fail(str(exc), 2)
+    except NotFound as exc:
+        fail(str(exc), 3)
+    except HindsightError as exc:
+        fail(str(exc), 1)
+
+
+def print_json(value: BaseModel | list[Any]) -> None:
+    data: Any
+    if isinstance(value, list):
+        data = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+    else:
+        data = value.model_dump(mode="json")
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def day(epoch: float) -> str:
+    return f"{from_epoch(epoch):%Y-%m-%d %H:%M}"
+
+
+def short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,165 @@
+"""Forgetting, audit, repair and backup on real stores: TTL, soft delete and restore, archive
+and unarchive, capacity, purge, the audit log, doctor, export/import round trip."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from engine import InvalidInput, Memory, NotFound, Settings
+from engine.ingest.pipeline import vector_point
+from engine.stores.base import VectorPayload
+
+QUERIES = ["Which database does Atlas use?", "Who works at Acme?", "When is the Kestrel demo?"]
+
+
+def _ids(memory: Memory, query: str, **kwargs: object) -> list[str]:
+    return [c.id for c in memory.recall(query, top_k=10, **kwargs)]  # type: ignore[arg-type]
+
+
+def test_ttl_expiry_leaves_recall_and_maintenance_archives(settings: Settings) -> None:
+    short = settings.model_copy(update={"ttl_days": {"tool_call": 30.0}})
+    with Memory.open(settings=short) as memory:
+        gone = memory.store("The staging token for Kestrel is rotated.", importance="high",
+                            expires_at="2026-01-01T00:00:00Z")  # fmt: skip
+        kept = memory.store("The Kestrel demo is on Friday.", importance="high")
+        tool = memory.store("ran pytest on Kestrel: 3 failures", kind="tool_call",
+                            importance="high", occurred_at="2026-01-01T00:00:00Z")  # fmt: skip
+        assert memory.get(tool.id).expires_at == pytest.approx(
+            memory.get(tool.id).occurred_at + 30 * 86400
+        )
+        found = _ids(memory, "Kestrel")
+        assert gone.id not in found and tool.id not in found and kept.id in found
+        assert sorted(memory.maintain()) == sorted([gone.id, tool.id])
+        assert {e.id for e in memory.archived()} == {gone.id, tool.id}
+        assert [a.reason for a in memory.audit(limit=1)] == ["expired"]
+
+
+def test_forget_then_restore(memory: Memory) -> None:
+    stored = memory.store("Dana works at Acme on billing.", importance="high")
+    memory.forget(stored.id)
+    assert stored.id not in _ids(memory, "Who works at Acme?")
+    back = memory.restore(stored.id)
+    assert back.deleted_at is None
+    assert stored.id in _ids(memory, "Who works at Acme?")
+    with pytest.raises(NotFound):
+        memory.restore(stored.id)  # not forgotten any more
+    assert [e.action for e in memory.audit(limit=3)] == ["restore", "forget", "store"]
+
+
+def test_stale_low_importance_is_archived_and_comes_back(settings: Settings) -> None:
+    quick = settings.model_copy(update={"archive_after_days": 1e-6})
+    with Memory.open(settings=quick) as memory:
+        low = memory.store("Lunch at the Atlas office was pasta.", importance="low")
+        high = memory.store("We decided to use Postgres for Atlas.", importance="high")
+        time.sleep(0.2)
+        assert memory.maintain() == [low.id]
+        assert low.id not in _ids(memory, "Atlas office lunch")
+        assert memory.stats().episodes == 1
+        back = memory.restore(low.id)
+        assert back.id == low.id and back.archived_at is None
+        assert low.id in _ids(memory, "Atlas office lunch")
+        assert "Atlas" in {e.name for e in memory.explain(low.id).entities}
+        assert memory.archived() == []
+        assert high.id in _ids(memory, "Atlas database")
+
+
+def test_capacity_evicts_lowest_importance_first(settings: Settings) -> None:
+    capped = settings.model_copy(update={"episodic_capacity": 2})
+    with Memory.open(settings=capped) as memory:
+        results = [
+            memory.store(text, importance=level)
+            for text, level in [("Atlas ships in May.", 0.9), ("Coffee machine is broken.", 0.35),
+                                ("Dana leads Kestrel.", 0.8), ("It rained today.", 0.32)]
+        ]  # fmt: skip
+        archived = memory.maintain()
+        assert sorted(archived) == sorted([results[1].id, results[3].id])
+        assert memory.stats().episodes == 2
+
+
+def test_purge_dry_run_then_purge_everywhere(memory: Memory) -> None:
+    keep = memory.store("Atlas uses Postgres.", importance="high")
+    secret = memory.store("We decided Dana's salary review is in May.", importance="high")
+    plan = memory.purge([secret.id])
+    assert plan.dry_run and plan.episodes == [secret.id] and len(plan.decisions) == 1
+    assert memory.get(secret.id)  # nothing happened yet
+    done = memory.purge([secret.id], dry_run=False)
+    assert not done.dry_run
+    with pytest.raises(NotFound):
+        memory.get(secret.id)
+    assert secret.id not in _ids(memory, "salary review")
+    assert memory.doctor().ok and memory.stats().decisions == 0
+    assert memory.get(keep.id)
+    assert memory.audit(limit=1)[0].action == "purge"
+    with pytest.raises(InvalidInput):
+        memory.purge(secret.id)  # type: ignore[arg-type]
+
+
+def test_doctor_finds_and_repairs_missing_and_orphan_vectors(memory: Memory) -> None:
+    first = memory.store("Atlas uses Postgres.", importance="high")
+    second = memory.store("Dana works at Acme.", importance="high")
+    memory.forget(second.id)
+    assert memory.doctor().ok
+    memory._vectors.delete([first.id])  # damage the mirror from outside the façade
+    memory._vectors.mark_live([second.id])
+    orphan_id = str(uuid.uuid4())
+    orphan = vector_point(
+        orphan_id, "nobody", [0.1] * 384,
+        VectorPayload(namespace="default", session_id=None, kind="message", layer="episodic",
+                      importance=0.5, created_at=0, occurred_at=0, entities=[]),
+        memory.settings,
+    )  # fmt: skip
+    memory._vectors.upsert([orphan])
+    report = memory.doctor()
+    assert (report.missing_vectors, report.orphan_vectors, report.wrong_payloads) == (
+        [first.id], [orphan_id], [second.id]
+    )
+    assert not report.ok and not report.repaired
+    assert memory.doctor(repair=True).repaired
+    assert memory.doctor().ok
+    assert _ids(memory, "Which database does Atlas use?")[0] == first.id
+    assert second.id not in _ids(memory, "Who works at Acme?")
+
+
+def _history(memory: Memory) -> dict[str, str]:
+    ids = {}
+    for key, text in [
+        ("pg", "Atlas uses Postgres for orders."), ("pg2", "Atlas uses Postgres with PostGIS."),
+        ("acme", "Dana works at Acme since March."), ("demo", "The Kestrel demo is on Friday."),
+        ("decision", "We decided to use Redis for the Kestrel cache."),
+    ]:  # fmt: skip
+        ids[key] = memory.store(text, importance="high", session_id="s1").id
+    ids["gone"] = memory.store("Scratch note about Orion.", importance="high").id
+    memory.forget(ids["gone"])
+    memory.reflect()
+    return ids
+
+
+@pytest.mark.parametrize("with_embeddings", [True, False])
+def test_export_import_round_trip(tmp_path: Path, settings: Settings, with_embeddings: bool) -> None:
+    dump = tmp_path / "memory.jsonl"
+    with Memory.open(settings=settings) as source:
+        _history(source)
+        expected = {q: [(c.id, round(c.score, 4)) for c in source.recall(q, top_k=5, now=2e9)]
+                    for q in QUERIES}  # fmt: skip
+        stats = source.stats()
+        facts = source.entity("Atlas").facts
+        summary = source.export(dump, with_embeddings=with_embeddings)
+    assert summary.nodes > 0 and summary.relationships > 0
+    assert (summary.vectors > 0) is with_embeddings
+    target_settings = settings.model_copy(update={"data_dir": tmp_path / "copy"})
+    with Memory.open(settings=target_settings) as target:
+        target.import_(dump)
+        assert target.stats() == stats
+        assert [f.id for f in target.entity("Atlas").facts] == [f.id for f in facts]
+        for query, cards in expected.items():
+            got = [(c.id, round(c.score, 4)) for c in target.recall(query, top_k=5, now=2e9)]
+            assert [i for i, _ in got] == [i for i, _ in cards], query
+            for (_, score), (_, want) in zip(got, cards, strict=True):
+                assert score == pytest.approx(want, abs=1e-3)
+        assert target.doctor().ok
+        with pytest.raises(InvalidInput):
+            target.import_(dump)  # not empty any more
