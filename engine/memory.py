@@ -309,7 +309,22 @@ class Memory(Lifecycle):
                 settings=self.settings,
             )
         cards.sort(key=card_order)
-        return cards[: request.top_k]
+        top = cards[: request.top_k]
+        if self.settings.track_access:
+            self._mark_accessed(top, time.time())
+        return top
+
+    def _mark_accessed(self, cards: builtins.list[MemoryCard], at: float) -> None:
+        by_namespace: dict[str, builtins.list[str]] = {}
+        for card in cards:
+            if card.layer == "episodic":
+                by_namespace.setdefault(card.namespace, []).append(card.id)
+        # No write lock: the graph store serialises this with any open transaction itself.
+        for namespace, ids in by_namespace.items():
+            try:
+                self._graph.mark_accessed(namespace, ids, at)
+            except StoreUnavailable:
+                pass  # bookkeeping only: a recall never fails for it
 
     def _readable(self, namespace: str, include_shared: bool) -> list[str]:
         """The namespace, then the shared one when asked for and it holds anything."""

@@ -170,6 +170,9 @@ class Settings(BaseSettings):
     # archive_after_days: the hot stores stay small, nothing is lost (restorable).
     archive_max_importance: float = Field(0.4, ge=0, le=1)
     archive_after_days: float = Field(30.0, gt=0)
+    # Recall records what it returned (last_accessed_at, access_count): one small write per
+    # recall, so that "not accessed for N days" means what it says. Off saves that write.
+    track_access: bool = True
     # Live episodes per namespace before maintenance archives the lowest by
     # importance x (1 - w + w x recency); w is low so rare but important memories survive.
     episodic_capacity: int | None = Field(None, gt=0)

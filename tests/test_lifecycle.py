@@ -157,9 +157,25 @@ def test_export_import_round_trip(tmp_path: Path, settings: Settings, with_embed
         assert [f.id for f in target.entity("Atlas").facts] == [f.id for f in facts]
         for query, cards in expected.items():
             got = [(c.id, round(c.score, 4)) for c in target.recall(query, top_k=5, now=2e9)]
-            assert [i for i, _ in got] == [i for i, _ in cards], query
-            for (_, score), (_, want) in zip(got, cards, strict=True):
-                assert score == pytest.approx(want, abs=1e-3)
+            if with_embeddings:  # the same vectors: the same cards, the same order
+                assert got == cards, query
+            else:  # re-embedded: float noise may swap near-ties, nothing more
+                assert {i for i, _ in got} == {i for i, _ in cards}, query
+                want = dict(cards)
+                for card_id, score in got:
+                    assert score == pytest.approx(want[card_id], abs=2e-3)
         assert target.doctor().ok
         with pytest.raises(InvalidInput):
             target.import_(dump)  # not empty any more
+
+
+def test_recall_records_access_and_keeps_accessed_memories(settings: Settings) -> None:
+    quick = settings.model_copy(update={"archive_after_days": 1e-6})
+    with Memory.open(settings=quick) as memory:
+        used = memory.store("The Kestrel deploy key lives in the vault.", importance="low")
+        idle = memory.store("The office plant needs water.", importance="low")
+        time.sleep(0.2)
+        assert memory.recall("Kestrel deploy key", top_k=1)[0].id == used.id
+        episode = memory.get(used.id)
+        assert episode.access_count == 1 and episode.last_accessed_at is not None
+        assert memory.maintain() == [idle.id]  # the one just used stays

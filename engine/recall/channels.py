@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel
 
 from engine.models import Entity, GraphPath, PathNode
-from engine.recall.fusion import Scored
+from engine.recall.fusion import Scored, top_with_ties
 from engine.settings import Settings
 from engine.stores.base import EntityLink, GraphStore, SparseVector, VectorStore
 from engine.text import bm25_query
@@ -104,13 +104,13 @@ def entity_channel(
 
 
 def _across_facts(
-    graph: GraphStore, namespace: str, via: Mapping[str, Seed], settings: Settings
-) -> dict[str, Seed]:
+    graph: GraphStore, namespace: str, via: Mapping[str, list[Seed]], settings: Settings
+) -> dict[str, list[Seed]]:
     """Entities one active FACT edge away from the reached ones: the fact is a path too.
 
     The far entity scores  near score x confidence x hop_decay.
     """
-    found: dict[str, Seed] = {}
+    found: dict[str, list[Seed]] = {}
     for fact in graph.facts_about(namespace, list(via), include_closed=False):
         for near, far, far_name in (
             (fact.subject_id, fact.object_id, fact.object),
@@ -118,18 +118,30 @@ def _across_facts(
         ):
             if near not in via or far in via:
                 continue
-            origin = via[near]
-            score = origin.score * fact.confidence * settings.graph_hop_decay
-            if far in found and found[far].score >= score:
-                continue
-            found[far] = Seed(
-                score=score,
-                path=GraphPath(
-                    nodes=origin.path.nodes + [PathNode(id=far, label="Entity", name=far_name)],
-                    relationships=origin.path.relationships + ["FACT"],
-                ),
-            )
+            for origin in via[near]:
+                seed = Seed(
+                    score=origin.score * fact.confidence * settings.graph_hop_decay,
+                    path=GraphPath(
+                        nodes=origin.path.nodes + [PathNode(id=far, label="Entity", name=far_name)],
+                        relationships=origin.path.relationships + ["FACT"],
+                    ),
+                )
+                _keep_best(found, far, seed)
     return found
+
+
+def _keep_best(best: dict[str, list[Seed]], key: str, seed: Seed) -> None:
+    """Keep every seed of the best score under `key` (ties together, lower scores out)."""
+    current = best.get(key)
+    if not current or seed.score > current[0].score and not math.isclose(seed.score, current[0].score):
+        best[key] = [seed]
+    elif math.isclose(seed.score, current[0].score):
+        current.append(seed)
+
+
+def _path_key(seed: Seed) -> tuple[str, ...]:
+    """A content order on paths, so the one shown in a trace does not depend on store order."""
+    return tuple(node.name or node.label for node in seed.path.nodes)
 
 
 def graph_channel(
@@ -152,7 +164,9 @@ def graph_channel(
     for _hop in range(settings.graph_max_hops):
         if not frontier:
             break
-        via: dict[str, Seed] = {}
+        # Per entity, every origin path of the best score: which tied path is kept must not
+        # decide what can be reached (a path may not walk back to its own start).
+        via: dict[str, list[Seed]] = {}
         for link in graph.entity_links(namespace, list(frontier), now):
             if link.degree > settings.graph_max_entity_degree:
                 continue
@@ -160,8 +174,6 @@ def graph_channel(
             if any(node.id == link.entity_id for node in parent.path.nodes):
                 continue
             score = parent.score * specificity(link.degree) * settings.graph_hop_decay
-            if link.entity_id in via and via[link.entity_id].score >= score:
-                continue
             # Walk from the parent episode out to the entity (reverse of entity -> episode).
             steps, rels = _entity_to_episode(link)
             out_nodes = list(reversed(steps[:-1])) + [_entity_node(link)]
@@ -169,19 +181,26 @@ def graph_channel(
                 nodes=parent.path.nodes + out_nodes,
                 relationships=parent.path.relationships + list(reversed(rels)),
             )
-            via[link.entity_id] = Seed(score=score, path=path)
+            _keep_best(via, link.entity_id, Seed(score=score, path=path))
         if not via:
             break
-        via.update(_across_facts(graph, namespace, via, settings))
+        for entity_id, seeds_across in _across_facts(graph, namespace, via, settings).items():
+            for seed in seeds_across:
+                _keep_best(via, entity_id, seed)
         reached: dict[str, Seed] = {}
         # One query serves every entity of the hop, so it takes more rows than a channel keeps.
         for link in graph.episodes_mentioning(
             namespace, list(via), now, settings.channel_candidates * 4
         ):
-            origin = via[link.entity_id]
-            if any(node.id == link.episode_id for node in origin.path.nodes):
+            origins = [
+                o for o in via[link.entity_id]
+                if not any(node.id == link.episode_id for node in o.path.nodes)
+            ]  # fmt: skip
+            if not origins:
                 continue  # no walking back to where the path came from
-            if link.episode_id in reached and reached[link.episode_id].score >= origin.score:
+            origin = min(origins, key=_path_key)
+            current = reached.get(link.episode_id)
+            if current is not None and current.score >= origin.score:
                 continue
             nodes, rels = _entity_to_episode(link)
             reached[link.episode_id] = Seed(
@@ -195,11 +214,11 @@ def graph_channel(
             if episode_id not in found or found[episode_id].score < seed.score:
                 found[episode_id] = seed
         fresh = [item for item in reached.items() if item[0] not in expanded]
-        best = sorted(fresh, key=lambda item: -item[1].score)[: max(1, settings.graph_seeds)]
-        frontier = dict(best)
+        keep = top_with_ties([(i, seed.score) for i, seed in fresh], max(1, settings.graph_seeds))
+        frontier = {i: reached[i] for i in keep}
         expanded.update(frontier)
-    ranked = sorted(found.items(), key=lambda item: -item[1].score)[: settings.channel_candidates]
+    kept = top_with_ties([(i, seed.score) for i, seed in found.items()], settings.channel_candidates)
     return (
-        [Scored(id=i, score=seed.score) for i, seed in ranked],
-        {i: seed.path for i, seed in ranked},
+        [Scored(id=i, score=found[i].score) for i in kept],
+        {i: found[i].path for i in kept},
     )

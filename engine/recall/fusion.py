@@ -24,25 +24,51 @@ class Scored(BaseModel):
     score: float
 
 
-def rank_hits(channel: str, hits: Sequence[Scored]) -> list[tuple[str, ChannelHit]]:
-    """Competition ranks by score: equal scores share a rank (1, 2, 2, 4).
+def competition_ranks(hits: Sequence[Scored]) -> list[tuple[Scored, int]]:
+    """Hits best first with competition ranks: equal scores share a rank (1, 2, 2, 4).
 
-    Ties must share a rank, or two identical memories would be told apart by chance.
+    Ties must share a rank, or two identical memories would be told apart by chance; ties
+    are listed by id, so the order never depends on the order a store returned them in.
+
+    >>> [(h.id, r) for h, r in competition_ranks([Scored(id="c", score=1.0),
+    ...     Scored(id="b", score=2.0), Scored(id="a", score=1.0)])]
+    [('b', 1), ('a', 2), ('c', 2)]
+    """
+    ranked: list[tuple[Scored, int]] = []
+    for position, hit in enumerate(sorted(hits, key=lambda h: (-h.score, h.id)), start=1):
+        previous = ranked[-1] if ranked else None
+        tied = previous is not None and math.isclose(previous[0].score, hit.score, rel_tol=1e-9)
+        ranked.append((hit, previous[1] if tied and previous is not None else position))
+    return ranked
+
+
+def top_with_ties(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
+    """The ids of the `count` best, plus any tied with the last one kept.
+
+    A cut inside a tie would pick by an arbitrary order (store order, random ids), and the
+    same memories stored twice would then be recalled differently.
+
+    >>> top_with_ties([("a", 3.0), ("b", 2.0), ("c", 2.0), ("d", 1.0)], 2)
+    ['a', 'b', 'c']
+    """
+    ordered = sorted(scored, key=lambda pair: (-pair[1], pair[0]))
+    if len(ordered) <= count:
+        return [i for i, _ in ordered]
+    floor = ordered[count - 1][1] if count > 0 else math.inf
+    return [i for i, score in ordered if score > floor or math.isclose(score, floor, rel_tol=1e-9)]
+
+
+def rank_hits(channel: str, hits: Sequence[Scored]) -> list[tuple[str, ChannelHit]]:
+    """`competition_ranks` as the channel hits a trace shows.
 
     >>> [(i, h.rank) for i, h in rank_hits("keyword", [Scored(id="a", score=1.0),
     ...     Scored(id="b", score=2.0), Scored(id="c", score=1.0)])]
     [('b', 1), ('a', 2), ('c', 2)]
     """
-    ordered = sorted(hits, key=lambda h: -h.score)
-    ranked: list[tuple[str, ChannelHit]] = []
-    for position, hit in enumerate(ordered, start=1):
-        previous = ranked[-1][1] if ranked else None
-        tied = previous is not None and math.isclose(previous.score, hit.score, rel_tol=1e-9)
-        rank = previous.rank if tied and previous is not None else position
-        ranked.append(
-            (hit.id, ChannelHit.model_validate({"channel": channel, "rank": rank, "score": hit.score}))
-        )
-    return ranked
+    return [
+        (hit.id, ChannelHit.model_validate({"channel": channel, "rank": rank, "score": hit.score}))
+        for hit, rank in competition_ranks(hits)
+    ]
 
 
 def fuse(

@@ -19,6 +19,7 @@ from engine.recall.facts import fact_cards
 from engine.recall.fusion import (
     Scored,
     capability_factor,
+    competition_ranks,
     decay_factor,
     fuse,
     importance_factor,
@@ -164,8 +165,10 @@ def _seeds(
     """The top hits of the direct channels, weighted 1/rank, start graph expansion."""
     seeds: dict[str, Seed] = {}
     for hits in (by_entity, dense, keyword):
-        ordered = sorted(hits, key=lambda h: -h.score)[:count]
-        for rank, hit in enumerate(ordered, start=1):
+        # Competition ranks: equal hits are equal seeds, whatever order the store gave them.
+        for hit, rank in competition_ranks(hits):
+            if rank > count:
+                break  # ranks are shared by ties: every hit tied within the count is a seed
             weight = 1.0 / rank
             if hit.id in seeds and seeds[hit.id].score >= weight:
                 continue

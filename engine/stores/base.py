@@ -170,6 +170,10 @@ class GraphStore(Protocol):
         """Live episodes created after `after`, oldest first."""
         ...
 
+    def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
+        """Recall returned these episodes: `last_accessed_at` and `access_count + 1`."""
+        ...
+
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
         """Episodes stored again (id, when, source): `last_seen`, `access_count + 1`, the
         source appended to `sources`."""

@@ -176,6 +176,14 @@ class LadybugGraphStore(LadybugAdmin):
         )
         return [episode_from(row[0]) for row in rows]
 
+    def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
+        if ids:
+            self._run(
+                "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns SET "
+                "ep.last_accessed_at = $at, ep.access_count = coalesce(ep.access_count, 0) + 1",
+                {"ids": list(ids), "ns": namespace, "at": at},
+            )
+
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
         if not touches:
             return

@@ -119,14 +119,17 @@ class QdrantEdgeVectorStore:
         sparse = qe.SparseVector(vector.indices, vector.values)
         return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit)
 
-    def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
+    def _retrieve(self, ids: Sequence[str], *, payload: bool, vector: bool) -> list[Any]:
         if not ids:
-            return {}
+            return []
         with self._lock:
             try:
-                points = self._shard.retrieve(list(ids), with_payload=True, with_vector=False)
+                return list(self._shard.retrieve(list(ids), with_payload=payload, with_vector=vector))
             except Exception as exc:
                 raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
+        points = self._retrieve(ids, payload=True, vector=False)
         return {str(p.id): VectorPayload.model_validate(p.payload) for p in points}
 
     def all_payloads(self) -> dict[str, VectorPayload]:
@@ -145,20 +148,13 @@ class QdrantEdgeVectorStore:
                 return found
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
-        if not ids:
-            return {}
-        with self._lock:
-            try:
-                points = self._shard.retrieve(list(ids), with_payload=False, with_vector=True)
-            except Exception as exc:
-                raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
         found: dict[str, list[float]] = {}
-        for point in points:
+        for point in self._retrieve(ids, payload=False, vector=True):
             vector = point.vector
             if isinstance(vector, dict):
                 values = vector.get(DENSE)
                 if isinstance(values, list):
-                    found[str(point.id)] = [float(x) for x in values]  # type: ignore[arg-type]
+                    found[str(point.id)] = [float(x) for x in values]
         return found
 
     def count(self, namespace: str | None) -> int:
