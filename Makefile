@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench locomo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.quick
+
+# Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; about 10 minutes).
+locomo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo
 
 clean:
 	rm -rf $(VENV) hindsight-data

@@ -1,0 +1,204 @@
+"""LoCoMo retrieval benchmark: turn-level R@k of hindsight's recall against BM25 and dense baselines.
+
+    python -m bench.locomo [--data ../shared/data/locomo/locomo10.json] [--k 5,10,25]
+                           [--conversations N] [--json]
+
+Each conversation goes into its own namespace of one fresh memory: one episode per turn
+(`speaker: text`, the image caption appended), the session date as the episode time (turns a
+minute apart), the speaker as role. Every question is asked with `now` the day after the
+conversation. R@k (LoCoMo's definition): the share of a question's evidence turns found among
+the top k, averaged over questions; malformed evidence ids count as misses, empty evidence as
+recall 1. The baselines run in the same process on the same turns: BM25 alone (Okapi, the
+engine's tokenizer) and dense alone (the engine's embedder, exact cosine). The data is read
+from its path and never copied: its licence (CC BY-NC 4.0) allows benchmarking only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine import Memory, Settings
+from engine.embed import MiniLMEmbedder
+from engine.text import tokenize
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_SESSION = re.compile(r"^session_(\d+)$")
+
+
+def turns_of(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversation's turns as store items, in order, with their dia_id in metadata."""
+    conversation = sample["conversation"]
+    items = []
+    sessions = sorted(
+        (int(m.group(1)), key) for key in conversation if (m := _SESSION.match(key))
+    )
+    for number, key in sessions:
+        started = datetime.strptime(conversation[f"{key}_date_time"], "%I:%M %p on %d %B, %Y")
+        for position, turn in enumerate(conversation[key]):
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [image: {turn['blip_caption']}]"
+            items.append(
+                {
+                    "content": text,
+                    "session_id": f"session_{number}",
+                    "role": turn["speaker"],
+                    "occurred_at": (started + timedelta(minutes=position)).isoformat() + "Z",
+                    "metadata": {"dia_id": turn["dia_id"]},
+                }
+            )
+    return items
+
+
+def recall_at(found: list[str], evidence: list[str], k: int) -> float:
+    """LoCoMo's R@k for one question."""
+    if not evidence:
+        return 1.0
+    top = set(found[:k])
+    return sum(1 for e in evidence if e in top) / len(evidence)
+
+
+class BM25:
+    """Okapi BM25 over the engine's tokens: the keyword baseline."""
+
+    def __init__(self, texts: list[str], k1: float = 1.2, b: float = 0.75) -> None:
+        self.docs = [Counter(tokenize(t)) for t in texts]
+        self.lengths = [sum(d.values()) for d in self.docs]
+        self.avg = statistics.fmean(self.lengths) if self.lengths else 1.0
+        frequency: Counter[str] = Counter()
+        for doc in self.docs:
+            frequency.update(doc.keys())
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
+        self.k1, self.b = k1, b
+
+    def top(self, query: str, k: int) -> list[int]:
+        terms = [t for t in tokenize(query) if t in self.idf]
+        scores = []
+        for i, doc in enumerate(self.docs):
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+            score = sum(self.idf[t] * doc[t] * (self.k1 + 1) / (doc[t] + norm) for t in terms if t in doc)
+            scores.append((score, -i))
+        return [-i for _, i in sorted(scores, reverse=True)[:k]]
+
+
+def run(data: Path, ks: list[int], conversations: int | None) -> dict[str, Any]:
+    samples = json.loads(data.read_text(encoding="utf-8"))[:conversations]
+    embedder = MiniLMEmbedder()
+    kmax = max(ks)
+    scores: dict[str, list[tuple[int, dict[int, float]]]] = {"system": [], "bm25": [], "dense": []}
+    latencies: list[float] = []
+    stored = 0
+    ingest_seconds = 0.0
+    with tempfile.TemporaryDirectory(prefix="hindsight-locomo-") as scratch:
+        # Every turn is kept: a benchmark turn skipped as small talk could never be found.
+        settings = Settings(data_dir=Path(scratch), importance_threshold=0.0, track_access=False)
+        with Memory.open(settings=settings) as memory:
+            for number, sample in enumerate(samples):
+                namespace = f"locomo-{number}"
+                items = turns_of(sample)
+                started = time.perf_counter()
+                results = memory.store_many([{**i, "namespace": namespace} for i in items])
+                ingest_seconds += time.perf_counter() - started
+                stored += len(items)
+                dia_of = {r.id: i["metadata"]["dia_id"] for r, i in zip(results, items, strict=True)}
+                dia_ids = [i["metadata"]["dia_id"] for i in items]
+                texts = [i["content"] for i in items]
+                bm25 = BM25(texts)
+                vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+                last = max(datetime.fromisoformat(i["occurred_at"].rstrip("Z")) for i in items)
+                asked_at = (last + timedelta(days=1)).isoformat() + "Z"
+                for qa in sample["qa"]:
+                    evidence = list(qa.get("evidence") or [])
+                    category = int(qa["category"])
+                    started = time.perf_counter()
+                    cards = memory.recall(qa["question"], namespace=namespace, top_k=kmax, now=asked_at)
+                    latencies.append((time.perf_counter() - started) * 1000)
+                    found = [dia_of.get(c.id) or str(c.metadata.get("dia_id", "")) for c in cards]
+                    scores["system"].append((category, {k: recall_at(found, evidence, k) for k in ks}))
+                    lexical = [dia_ids[i] for i in bm25.top(qa["question"], kmax)]
+                    scores["bm25"].append((category, {k: recall_at(lexical, evidence, k) for k in ks}))
+                    query = np.asarray(embedder.embed([qa["question"]])[0], dtype=np.float32)
+                    nearest = np.argsort(-(vectors @ query))[:kmax]
+                    semantic = [dia_ids[int(i)] for i in nearest]
+                    scores["dense"].append((category, {k: recall_at(semantic, evidence, k) for k in ks}))
+                print(f"conversation {number + 1}/{len(samples)}: {len(items)} turns, "
+                      f"{len(sample['qa'])} questions", file=sys.stderr)  # fmt: skip
+
+    def summary(rows: list[tuple[int, dict[int, float]]]) -> dict[str, Any]:
+        out: dict[str, Any] = {f"R@{k}": round(100 * statistics.fmean(r[k] for _, r in rows), 1) for k in ks}
+        out["by_category"] = {
+            name: {
+                f"R@{k}": round(100 * statistics.fmean(r[k] for c, r in rows if c == cat), 1)
+                for k in ks
+            }
+            for cat, name in CATEGORIES.items()
+            if any(c == cat for c, _ in rows)
+        }
+        return out
+
+    ordered = sorted(latencies)
+    return {
+        **{name: summary(rows) for name, rows in scores.items()},
+        "questions": len(scores["system"]),
+        "turns": stored,
+        "ingest_eps_per_s": round(stored / ingest_seconds, 1) if ingest_seconds else None,
+        "query_p50_ms": round(ordered[len(ordered) // 2], 1) if ordered else None,
+        "query_p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1) if ordered else None,
+    }
+
+
+def table(result: dict[str, Any], ks: list[int]) -> str:
+    head = f"{'':<14}" + "".join(f"{name + ' R@' + str(k):>14}" for name in ("system", "bm25", "dense") for k in ks)
+    lines = [head]
+    rows = [("overall", {n: result[n] for n in ("system", "bm25", "dense")})]
+    for category in CATEGORIES.values():
+        if category in result["system"]["by_category"]:
+            rows.append((category, {n: result[n]["by_category"][category] for n in ("system", "bm25", "dense")}))
+    for label, values in rows:
+        lines.append(f"{label:<14}" + "".join(f"{values[n][f'R@{k}']:>14.1f}" for n in ("system", "bm25", "dense") for k in ks))
+    lines.append(
+        f"{result['questions']} questions over {result['turns']} turns; ingest "
+        f"{result['ingest_eps_per_s']} turns/s; query p50 {result['query_p50_ms']} ms, "
+        f"p95 {result['query_p95_ms']} ms"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--k", default="5,10,25", help="comma-separated cut-offs")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        print(f"LoCoMo data not found at {args.data}; pass --data PATH. Skipping.", file=sys.stderr)
+        return 0
+    try:
+        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
+    except ValueError:
+        parser.error("--k: comma-separated positive integers, e.g. 5,10,25")
+    if not ks or min(ks) < 1:
+        parser.error("--k: comma-separated positive integers, e.g. 5,10,25")
+    result = run(args.data, ks, args.conversations)
+    print(json.dumps(result) if args.json else table(result, ks))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

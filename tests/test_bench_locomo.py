@@ -1,0 +1,72 @@
+"""The LoCoMo harness on a tiny conversation in LoCoMo's format (the real data is licensed for
+benchmarking only and stays outside the repository)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.locomo import BM25, main, recall_at, turns_of
+
+SAMPLE = {
+    "sample_id": "tiny",
+    "conversation": {
+        "speaker_a": "Ana",
+        "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a beagle named Pixel last week."},
+            {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice! I started learning the cello."},
+        ],
+        "session_2_date_time": "10:00 am on 20 June, 2023",
+        "session_2": [
+            {"speaker": "Ana", "dia_id": "D2:1", "text": "Pixel chewed my running shoes.",
+             "blip_caption": "a beagle next to a torn shoe"},
+            {"speaker": "Ben", "dia_id": "D2:2", "text": "My cello teacher moved to Lisbon."},
+        ],
+    },
+    "qa": [
+        {"question": "What is the name of Ana's dog?", "answer": "Pixel", "evidence": ["D1:1"],
+         "category": 4},
+        {"question": "Where did Ben's cello teacher move?", "answer": "Lisbon",
+         "evidence": ["D2:2", "D:11:26"], "category": 1},
+        {"question": "What did Pixel chew?", "answer": "shoes", "evidence": [], "category": 2},
+    ],
+}  # fmt: skip
+
+
+def test_turns_carry_time_speaker_caption_and_dia_id() -> None:
+    turns = turns_of(SAMPLE)
+    assert [t["metadata"]["dia_id"] for t in turns] == ["D1:1", "D1:2", "D2:1", "D2:2"]
+    assert turns[0]["content"] == "Ana: I adopted a beagle named Pixel last week."
+    assert turns[2]["content"].endswith("[image: a beagle next to a torn shoe]")
+    assert turns[1]["occurred_at"] == "2023-05-08T13:57:00Z" and turns[3]["role"] == "Ben"
+
+
+def test_recall_at_follows_locomo() -> None:
+    assert recall_at(["D1:1", "D2:2"], ["D2:2", "D:11:26"], 5) == 0.5  # malformed id: a miss
+    assert recall_at([], [], 5) == 1.0  # empty evidence counts as found
+    assert recall_at(["a", "b", "c"], ["c"], 2) == 0.0
+
+
+def test_bm25_ranks_the_matching_turn_first() -> None:
+    bm25 = BM25(["the cat sat", "a cello teacher in Lisbon", "dogs chew shoes"])
+    assert bm25.top("where is the cello teacher", 1) == [1]
+
+
+def test_harness_prints_json_for_every_system(tmp_path: Path, capsys: object) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([SAMPLE]))
+    assert main(["--data", str(data), "--k", "1,3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert result["questions"] == 3 and result["turns"] == 4
+    for system in ("system", "bm25", "dense"):
+        assert set(result[system]) >= {"R@1", "R@3", "by_category"}
+        assert result[system]["R@3"] >= result[system]["R@1"]
+    assert result["system"]["by_category"]["single-hop"]["R@3"] == 100.0
+    assert result["query_p50_ms"] > 0
+
+
+def test_missing_data_is_skipped_with_a_message(tmp_path: Path, capsys: object) -> None:
+    assert main(["--data", str(tmp_path / "absent.json")]) == 0
+    assert "not found" in capsys.readouterr().err  # type: ignore[attr-defined]
