@@ -159,3 +159,19 @@ def test_health_reports_both_stores(memory: Memory, atlas: dict[str, str]) -> No
     health = memory.health()
     assert (health.status, health.graph, health.vectors) == ("ok", "ok", "ok")
     assert health.episodes == 4 and health.vector_points == 4
+
+
+def test_hub_entities_do_not_flood_the_entity_channel(memory: Memory) -> None:
+    topics = ["the weather", "a new recipe", "the traffic", "a podcast", "the gym"]
+    memory.store_many(
+        [{"content": f"Caroline: I talked about {topics[i % 5]} on day {i}.", "namespace": "hub",
+          "importance": 0.6} for i in range(24)]
+        + [{"content": "Caroline: my beagle Pixel chewed the sofa.", "namespace": "hub",
+            "importance": 0.6}]
+    )  # fmt: skip
+    cards = memory.recall("What did Caroline's beagle chew?", namespace="hub", top_k=5)
+    assert "Pixel" in cards[0].content
+    # Caroline is named by every episode: no card is found through her alone.
+    for card in cards:
+        assert card.trace is not None
+        assert "entity" not in {h.channel for h in card.trace.channels} or "Pixel" in card.content

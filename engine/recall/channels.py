@@ -20,6 +20,7 @@ __all__ = [
     "Seed",
     "entity_channel",
     "graph_channel",
+    "hub_degree",
     "keyword_channel",
     "recency_channel",
     "specificity",
@@ -80,15 +81,29 @@ def _entity_to_episode(link: EntityLink) -> tuple[list[PathNode], list[str]]:
     return [decision, episode], ["ABOUT", "DECIDED"]
 
 
+def hub_degree(episodes: int, settings: Settings) -> int:
+    """The mention count above which an entity is a hub: it links everything, means nothing.
+
+    >>> from engine.settings import Settings
+    >>> hub_degree(600, Settings()), hub_degree(100_000, Settings())
+    (30, 200)
+    """
+    share = max(settings.entity_hub_min_degree, int(settings.entity_hub_share * episodes))
+    return min(settings.graph_max_entity_degree, share)
+
+
 def entity_channel(
     graph: GraphStore,
     namespace: str,
     entities: Sequence[Entity],
     now: float,
     limit: int,
+    max_degree: int,
 ) -> tuple[list[Scored], dict[str, GraphPath]]:
-    """Episodes that mention the query's entities, scored by the sum of their specificity."""
-    links = graph.episodes_mentioning(namespace, [e.id for e in entities], now, limit)
+    """Episodes that mention the query's entities (hubs left out), scored by the sum of their
+    specificity."""
+    named = [e.id for e in entities if e.mention_count <= max_degree]
+    links = graph.episodes_mentioning(namespace, named, now, limit)
     scores: dict[str, float] = {}
     counted: set[tuple[str, str]] = set()
     paths: dict[str, GraphPath] = {}
@@ -150,6 +165,7 @@ def graph_channel(
     seeds: Mapping[str, Seed],
     now: float,
     settings: Settings,
+    max_degree: int,
 ) -> tuple[list[Scored], dict[str, GraphPath]]:
     """Expand 1..max_hops from seed episodes through shared entities and decisions.
 
@@ -168,7 +184,7 @@ def graph_channel(
         # decide what can be reached (a path may not walk back to its own start).
         via: dict[str, list[Seed]] = {}
         for link in graph.entity_links(namespace, list(frontier), now):
-            if link.degree > settings.graph_max_entity_degree:
+            if link.degree > max_degree:
                 continue
             parent = frontier[link.episode_id]
             if any(node.id == link.entity_id for node in parent.path.nodes):

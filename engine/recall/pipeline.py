@@ -11,6 +11,7 @@ from engine.recall.channels import (
     Seed,
     entity_channel,
     graph_channel,
+    hub_degree,
     keyword_channel,
     recency_channel,
     vector_channel,
@@ -53,13 +54,14 @@ def run_recall(
     live = graph.live_episode_ids(namespace, [h.id for h in dense + keyword], now)
     dense = [h for h in dense if h.id in live]
     keyword = [h for h in keyword if h.id in live]
-    by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit)
+    max_degree = hub_degree(vectors.count(namespace), settings)
+    by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit, max_degree)
     recent = recency_channel(
         graph, namespace, request.session_id, now, settings.recency_candidates
     )
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
-    by_graph, graph_paths = graph_channel(graph, namespace, seeds, now, settings)
+    by_graph, graph_paths = graph_channel(graph, namespace, seeds, now, settings, max_degree)
 
     weights = settings.weights.model_dump()
     if terms.time_intent:
