@@ -40,7 +40,7 @@ from engine.models import (
     StoreResult,
     check_namespace,
 )
-from engine.recall.pipeline import card_order, run_recall
+from engine.recall.pipeline import card_order, query_models, run_recall
 from engine.recall.working import working_cards
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
@@ -88,6 +88,7 @@ class Memory(Lifecycle):
             settings=settings,
             extractor=extractor_for(settings),
         )
+        self._writer.on_stored = lambda namespace, ids: self._log("store", namespace, ids)
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Memory:
@@ -211,12 +212,6 @@ class Memory(Lifecycle):
     def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
         self._check_open()
         results = self._writer.write(requests)
-        stored: dict[str, list[str]] = {}
-        for result in results:
-            if result.status == "stored":
-                stored.setdefault(result.namespace, []).append(result.id)
-        for namespace, ids in stored.items():
-            self._log("store", namespace, ids)
         # A failed task is an event worth learning from: reflect on its namespace now.
         failed = {
             r.namespace
@@ -284,16 +279,18 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise _invalid(exc, "") from None
         at = request.now if request.now is not None else time.time()
+        models = query_models(request.query, self._embedder)
         cards: list[MemoryCard] = []
         if request.layer in (None, "working") and (include_working or request.layer == "working"):
             # The session's scratchpad; with layer="working" and no session, the namespace's.
             if request.session_id is not None or request.layer == "working":
                 items = self._writer.working.items(request.namespace, request.session_id)
                 if items:
-                    query_vector = self._embedder.embed([request.query])[0]
                     cards += [
                         card
-                        for card in working_cards(query_vector, items, now=at, settings=self.settings)
+                        for card in working_cards(
+                            models.embedding, items, now=at, settings=self.settings
+                        )
                         if request.min_score is None or card.score >= request.min_score
                     ]
         readable = [] if request.layer == "working" else self._readable(
@@ -305,7 +302,7 @@ class Memory(Lifecycle):
                 now=at,
                 graph=self._graph,
                 vectors=self._vectors,
-                embedder=self._embedder,
+                models=models,
                 settings=self.settings,
             )
         cards.sort(key=card_order)

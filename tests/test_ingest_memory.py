@@ -60,6 +60,8 @@ def test_working_overflow_and_end_of_session_promote_what_matters(settings: Sett
         assert [e.content for e in memory.list()] == ["The tool result the task depends on: 3 shards."]
         promoted = memory.end_session("s")
         assert {r.status for r in promoted} == {"stored"}
+        last = memory.audit(limit=1)[0]  # promotions are stores too, and audited as such
+        assert (last.action, sorted(last.ids)) == ("store", sorted(r.id for r in promoted))
         assert memory.stats().episodes == 3
         assert memory.list(layer="working") == []
         scratch("Keep this one across the close.", 0.7)

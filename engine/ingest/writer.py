@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel
@@ -91,6 +91,9 @@ class Writer:
         self._extractor = extractor
         self.lock = threading.Lock()
         self.stored_namespaces: set[str] = set()  # namespaces this process has written to
+        # Told (namespace, episode ids) after every batch that stored episodes, promotions
+        # included: the façade writes its audit log from it.
+        self.on_stored: Callable[[str, list[str]], None] | None = None
         self.working = WorkingMemory(
             capacity=settings.working_capacity,
             key_weight=settings.working_key_weight,
@@ -124,6 +127,13 @@ class Writer:
             except StoreUnavailable as exc:
                 self._discard(written)
                 raise WriteFailed(f"nothing stored: {exc}") from exc
+        if self.on_stored is not None:
+            stored: dict[str, list[str]] = {}
+            for result in results.values():
+                if result.status == "stored":
+                    stored.setdefault(result.namespace, []).append(result.id)
+            for namespace, ids in stored.items():
+                self.on_stored(namespace, ids)
         if promoted:
             self.promote(promoted)
         return [results[i] for i in range(len(requests))]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+
 from engine.embed import Embedder
 from engine.models import Episode, GraphPath, MemoryCard, PathNode, RecallRequest, Trace, from_epoch
 from engine.nlp import find_entities
@@ -26,11 +28,26 @@ from engine.recall.fusion import (
     importance_factor,
     role_factor,
 )
-from engine.recall.query import analyze
+from engine.recall.query import QueryTerms, analyze
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
 
-__all__ = ["card_order", "run_recall"]
+__all__ = ["QueryModels", "card_order", "query_models", "run_recall"]
+
+
+class QueryModels(BaseModel):
+    """What the models make of a query: computed once, whatever the namespaces searched."""
+
+    embedding: list[float]
+    terms: QueryTerms
+
+
+def query_models(query: str, embedder: Embedder) -> QueryModels:
+    """Embed the query and analyse it (NER, tokens, time intent)."""
+    return QueryModels(
+        embedding=list(embedder.embed([query])[0]),
+        terms=analyze(query, find_entities([query])[0]),
+    )
 
 
 def run_recall(
@@ -39,12 +56,11 @@ def run_recall(
     now: float,
     graph: GraphStore,
     vectors: VectorStore,
-    embedder: Embedder,
+    models: QueryModels,
     settings: Settings,
 ) -> list[MemoryCard]:
     namespace, limit = request.namespace, settings.channel_candidates
-    terms = analyze(request.query, find_entities([request.query])[0])
-    embedding = embedder.embed([request.query])[0]
+    terms, embedding = models.terms, models.embedding
     known = graph.find_entities(namespace, terms.entity_names)
 
     # The vector mirror may hold points the graph never committed (a crash mid-write) or has
