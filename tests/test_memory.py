@@ -229,8 +229,10 @@ def test_vector_failure_mid_store_leaves_nothing_half_written(settings: Settings
         with pytest.raises(WriteFailed):
             memory.store_many(
                 [{"content": f"Kestrel milestone {i} is done.", "session_id": "s"} for i in range(4)]
+                + [{"content": "ok thanks", "session_id": "s"}]  # would go to working memory
             )
         vectors.fail = False
+        assert memory.list(layer="working") == []  # a failed batch leaves it as it was
         assert memory.stats().episodes == 1
         assert vectors.count("default") == 1
         assert [e.id for e in memory.list(include_deleted=True)] == [kept.id]

@@ -123,10 +123,13 @@ class Writer:
         with self.lock:
             try:
                 with self._graph.transaction():
-                    promoted = self._write_locked(texts, now, results, written)
+                    to_working = self._write_locked(texts, now, results, written)
             except StoreUnavailable as exc:
                 self._discard(written)
                 raise WriteFailed(f"nothing stored: {exc}") from exc
+            # Only once the batch is committed: a failed batch leaves working memory as it was.
+            for item in to_working:
+                promoted += self.working.add(item)
         if self.on_stored is not None:
             stored: dict[str, list[str]] = {}
             for result in results.values():
@@ -206,10 +209,12 @@ class Writer:
     def _write_locked(
         self, texts: list[_Text], now: float, results: dict[int, StoreResult], written: list[str]
     ) -> list[WorkingItem]:
+        """Everything under the lock and the graph transaction; returns the items that go to
+        working memory once the transaction has committed."""
         settings = self._settings
         self._check_related([t.request for t in texts if t.chunk_index is None])
         known = self._known_entities(texts)
-        promoted: list[WorkingItem] = []
+        to_working: list[WorkingItem] = []
         kept: list[_Text] = []
         for text in texts:
             text.importance = self._importance(text, known)
@@ -218,7 +223,7 @@ class Writer:
                 continue  # a chunk follows its whole
             scored_low = request.importance is None and text.importance < settings.importance_threshold
             if request.layer == "working" or scored_low:
-                promoted += self.working.add(
+                to_working.append(
                     WorkingItem(id=text.id, request=request, importance=text.importance,
                                 embedding=text.embedding, created_at=now, sequence=0)
                 )  # fmt: skip
@@ -256,7 +261,7 @@ class Writer:
         index_of = {p.id: i for p, i in zip(planned, _indices(planned, texts), strict=True)}
         for result in prepared.results:
             results[index_of[result.id]] = result
-        return promoted
+        return to_working
 
     def _importance(self, text: _Text, known: dict[str, dict[str, Entity]]) -> float:
         """Explicit importance, else the LLM's, else the rule-based score."""
