@@ -38,7 +38,6 @@ from engine.models import (
     Stats,
     StoreRequest,
     StoreResult,
-    check_namespace,
 )
 from engine.recall.pipeline import card_order, query_models, run_recall
 from engine.recall.working import working_cards
@@ -343,8 +342,7 @@ class Memory(Lifecycle):
 
     def _owner(self, id: str, namespace: str) -> tuple[str, Episode]:
         """The readable namespace that holds episode `id`, and the episode."""
-        self._check_open()
-        _namespace(namespace)
+        self._scope(namespace)
         for readable in dict.fromkeys([namespace, self.settings.shared_namespace]):
             found = self._graph.get_episodes(readable, [id])
             if found:
@@ -371,8 +369,7 @@ class Memory(Lifecycle):
             InvalidInput: the name is empty.
             NotFound: no entity has that name or alias in the namespace (or the shared one).
         """
-        self._check_open()
-        _namespace(namespace)
+        self._scope(namespace)
         if not isinstance(name, str) or not name.strip():
             raise InvalidInput("name", "must be a non-empty entity name")
         readable = [namespace]
@@ -409,8 +406,7 @@ class Memory(Lifecycle):
             >>> memory.cypher("MATCH (e:Entity) WHERE e.namespace = $namespace "  # doctest: +SKIP
             ...               "RETURN e.name ORDER BY e.mention_count DESC LIMIT 5")
         """
-        self._check_open()
-        _namespace(namespace)
+        self._scope(namespace)
         statement = check_read_only(query)
         bound = bind_params(params)
         if references_parameter(statement, "namespace"):
@@ -450,8 +446,7 @@ class Memory(Lifecycle):
         Raises:
             InvalidInput: limit outside 1..1000 or a negative offset.
         """
-        self._check_open()
-        _namespace(namespace)
+        self._scope(namespace)
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
         if offset < 0:
@@ -480,8 +475,7 @@ class Memory(Lifecycle):
         Raises:
             NotFound: no live episode has that id in the namespace.
         """
-        self._check_open()
-        _namespace(namespace)
+        self._scope(namespace)
         with self._writer.lock:
             if self._writer.working.remove(namespace, id):
                 # Working memory is in process only: forgetting it leaves nothing behind.
@@ -501,7 +495,7 @@ class Memory(Lifecycle):
         """Counts of live episodes, entities, active decisions and facts."""
         self._check_open()
         if namespace is not None:
-            _namespace(namespace)
+            self._scope(namespace)
         return self._graph.stats(namespace, time.time())
 
     def end_session(
@@ -513,8 +507,7 @@ class Memory(Lifecycle):
         Returns:
             A StoreResult per promoted item.
         """
-        self._check_open()
-        _namespace(namespace)
+        self._scope(namespace)
         return self._writer.promote(self._writer.working.drain(namespace, session_id))
 
     def health(self) -> Health:
@@ -552,13 +545,6 @@ class Memory(Lifecycle):
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def _namespace(value: str) -> None:
-    try:
-        check_namespace(value)
-    except ValueError as exc:
-        raise InvalidInput("namespace", str(exc)) from None
 
 
 def _invalid(exc: ValidationError, prefix: str) -> InvalidInput:

@@ -35,6 +35,7 @@ __all__ = [
     "about_entities",
     "entity_id",
     "prepare",
+    "source_of",
     "vector_point",
 ]
 
@@ -198,7 +199,7 @@ def _episode(item: PlannedEpisode, occurred: float, now: float, settings: Settin
         todos=item.todos,
         related_ids=related + item.chunk_ids,
         redactions=sum(item.redacted.values()),
-        sources=[_source(request)],
+        sources=[source_of(request)],
         expires_at=_expiry(request, occurred, settings),
     )
 
@@ -211,7 +212,7 @@ def _expiry(request: StoreRequest, occurred: float, settings: Settings) -> float
     return None if days is None else occurred + days * 86_400.0
 
 
-def _source(request: StoreRequest) -> str:
+def source_of(request: StoreRequest) -> str:
     """Where a store came from, as recorded on the episode: metadata `source`, else session."""
     source = request.metadata.get("source")
     if isinstance(source, str) and source:

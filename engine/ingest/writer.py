@@ -37,6 +37,7 @@ from engine.ingest.pipeline import (
     about_entities,
     entity_id,
     prepare,
+    source_of,
 )
 from engine.ingest.redact import compile_patterns, redact_request
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
@@ -476,11 +477,9 @@ class Writer:
         for text_id, duplicate in duplicates.items():
             text = id_of[text_id]
             at = text.request.occurred_at if text.request.occurred_at is not None else now
-            source = text.request.metadata.get("source")
-            if not isinstance(source, str) or not source:
-                sid = text.request.session_id
-                source = f"session:{sid}" if sid else "store"
-            touches.setdefault(text.request.namespace, []).append((duplicate.of, at, source))
+            touches.setdefault(text.request.namespace, []).append(
+                (duplicate.of, at, source_of(text.request))
+            )
         for namespace, rows in touches.items():
             self._graph.touch(namespace, rows)
 
