@@ -30,6 +30,7 @@ from engine.cli_common import (
     print_json,
     short,
 )
+from engine.cli_graph import register as register_graph
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput
 from engine.models import GraphPath, MemoryCard, check_namespace
@@ -414,6 +415,7 @@ def _progress(total: int, visible: bool) -> Iterator[Callable[[int], None]]:
 
 
 register(app)
+register_graph(app)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

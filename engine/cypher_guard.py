@@ -40,6 +40,7 @@ READ_ONLY_PROCEDURES = frozenset(
     {
         "show_tables", "table_info", "show_connection", "db.labels",
         "db.relationshiptypes", "db.propertykeys", "db.schema.visualization",
+        "db.index.fulltext.querynodes",
     }  # fmt: skip
 )
 

@@ -9,10 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["ChannelWeights", "ImportanceWeights", "Settings"]
+
+
+def _env(name: str) -> AliasChoices:
+    """A field read from `name` (NEO4J_URI) or `HINDSIGHT_<name>`, or given by field name."""
+    return AliasChoices(name.lower(), name, f"HINDSIGHT_{name}")
 
 
 class ChannelWeights(BaseSettings):
@@ -66,8 +71,24 @@ class Settings(BaseSettings):
 
     # -- where and what ---------------------------------------------------------------------
     data_dir: Path = Path("./hindsight-data")
-    # Only the embedded backend (Ladybug + Qdrant Edge) exists yet; neo4j comes with its issue.
-    backend: Literal["embedded"] = "embedded"
+    # embedded: Ladybug + Qdrant Edge under data_dir, one process, nothing to run beside it.
+    # neo4j: Neo4j 5 (NEO4J_*) + a Qdrant server (QDRANT_*), for many processes and scale-out.
+    backend: Literal["embedded", "neo4j"] = "embedded"
+
+    # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
+    neo4j_uri: str = Field("bolt://localhost:7687", validation_alias=_env("NEO4J_URI"))
+    neo4j_user: str = Field("neo4j", validation_alias=_env("NEO4J_USER"))
+    neo4j_password: SecretStr = Field(SecretStr(""), validation_alias=_env("NEO4J_PASSWORD"))
+    neo4j_database: str = Field("neo4j", validation_alias=_env("NEO4J_DATABASE"))
+    # Unset: qdrant-client's local mode under data_dir, for development on one machine only.
+    qdrant_url: str | None = Field(None, validation_alias=_env("QDRANT_URL"))
+    qdrant_api_key: SecretStr | None = Field(None, validation_alias=_env("QDRANT_API_KEY"))
+    # Collections are named <prefix>-<model>-<dimension>: several deployments can share one
+    # Qdrant, and a new embedding model starts a new collection instead of mixing vectors.
+    qdrant_collection_prefix: str = Field("hindsight", pattern=r"^[A-Za-z0-9_-]+$")
+    # Attempts to reach Neo4j on start, with exponential backoff (at most 8 s apart): a server
+    # started beside hindsight (docker compose) takes a while to accept connections.
+    connect_attempts: int = Field(6, ge=1, le=100)
     # minilm: all-MiniLM-L6-v2, 384-d, English only, ~250 sentences/s on 2 cores.
     embedder: Literal["minilm"] = "minilm"
 

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 SCHEMA_VERSION = 4  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
 # 4: FACT.id, negated; Reflection counts
 
+# The version node every backend keeps, so that a later change can migrate.
+VERSION_READ = "MATCH (v:SchemaVersion {id: 'graph'}) RETURN v.version"
+VERSION_WRITE = "MERGE (v:SchemaVersion {id: 'graph'}) SET v.version = $version"
+
 PropType = str  # one of STRING, DOUBLE, INT64, BOOLEAN, STRING[]
 
 

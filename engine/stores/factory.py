@@ -1,14 +1,17 @@
-"""The one place that chooses backends, from settings."""
+"""The one place that chooses backends, from settings. Nothing outside `engine/stores/`
+knows which backend runs."""
 
 from __future__ import annotations
+
+import logging
 
 from engine.errors import StoreUnavailable
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
-from engine.stores.ladybug_graph import LadybugGraphStore
-from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
 __all__ = ["open_stores"]
+
+log = logging.getLogger(__name__)
 
 
 def open_stores(settings: Settings, *, model: str, dimension: int) -> tuple[GraphStore, VectorStore]:
@@ -17,14 +20,45 @@ def open_stores(settings: Settings, *, model: str, dimension: int) -> tuple[Grap
     The vector collection is named with the embedding model and dimension, so switching
     models starts a new mirror instead of mixing incompatible vectors.
     """
+    graph = _open_graph(settings)
+    try:
+        vectors = _open_vectors(settings, f"{model}-{dimension}", dimension)
+    except StoreUnavailable:
+        graph.close()
+        raise
+    return graph, vectors
+
+
+def _open_graph(settings: Settings) -> GraphStore:
     if settings.backend == "embedded":
-        graph = LadybugGraphStore(settings.graph_path)
-        try:
-            vectors = QdrantEdgeVectorStore(
-                settings.vectors_dir / f"{model}-{dimension}", dimension
-            )
-        except StoreUnavailable:
-            graph.close()
-            raise
-        return graph, vectors
-    raise StoreUnavailable(f"unknown backend: {settings.backend}")
+        from engine.stores.ladybug_graph import LadybugGraphStore
+
+        return LadybugGraphStore(settings.graph_path)
+    from engine.stores.neo4j_graph import Neo4jGraphStore
+
+    return Neo4jGraphStore(
+        settings.neo4j_uri,
+        user=settings.neo4j_user,
+        password=settings.neo4j_password.get_secret_value(),
+        database=settings.neo4j_database,
+        attempts=settings.connect_attempts,
+    )
+
+
+def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
+    if settings.backend == "embedded":
+        from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+
+        return QdrantEdgeVectorStore(settings.vectors_dir / name, dimension)
+    from qdrant_client import QdrantClient
+
+    from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
+
+    if settings.qdrant_url:
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        client = QdrantClient(url=settings.qdrant_url, api_key=key)
+    else:
+        path = settings.data_dir / "qdrant-local"
+        log.warning("QDRANT_URL is not set: using qdrant-client local mode at %s", path)
+        client = QdrantClient(path=str(path))
+    return QdrantServerVectorStore(client, f"{settings.qdrant_collection_prefix}-{name}", dimension)

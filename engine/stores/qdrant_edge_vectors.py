@@ -33,6 +33,7 @@ class QdrantEdgeVectorStore:
 
     def __init__(self, directory: Path, dimension: int) -> None:
         self._lock = threading.RLock()
+        self._closed = False
         try:
             if (directory / "edge_config.json").exists() or _has_segments(directory):
                 self._shard = qe.EdgeShard.load(str(directory))
@@ -167,6 +168,9 @@ class QdrantEdgeVectorStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:  # closing twice is harmless, as for every store
+                return
+            self._closed = True
             self._shard.flush()
             self._shard.close()
 

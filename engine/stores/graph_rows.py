@@ -1,4 +1,4 @@
-"""Ladybug values to hindsight's models and back: nodes, JSON-encoded fields, plain data."""
+"""Graph rows to hindsight's models and back: nodes, JSON-encoded fields, plain data."""
 
 from __future__ import annotations
 

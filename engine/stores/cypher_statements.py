@@ -1,0 +1,406 @@
+"""Every Cypher statement the graph stores run, written once and rendered per dialect.
+
+A `Statement` carries its text and the parameters it takes: the stores refuse to run it with
+any other set (`Statement.check`), and CI lints the Neo4j rendering of every statement here
+with Neo4j's own linter, declaring exactly those parameters (tests/test_cypher_lint.py).
+
+Writes are `UNWIND $rows` batches. Optional filters take '' for "any" rather than NULL,
+because Ladybug types a NULL parameter as BOOLEAN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from engine.stores.cypher_dialect import Dialect
+from graph_schema.definitions import (
+    DECISION,
+    ENTITY,
+    EPISODE,
+    NODES,
+    RELATIONSHIPS,
+    SESSION,
+    VERSION_WRITE,
+    RelType,
+)
+
+__all__ = ["GraphStatements", "Statement"]
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    params: frozenset[str]
+
+    def check(self, given: Sequence[str]) -> None:
+        """Refuse a call that passes other parameters than the statement takes (a bug)."""
+        if set(given) != self.params:
+            raise TypeError(
+                f"statement takes {sorted(self.params)}, got {sorted(given)}: {self.text[:80]}"
+            )
+
+
+def _s(text: str, *params: str) -> Statement:
+    return Statement(text, frozenset(params))
+
+
+def _live(var: str) -> str:
+    """A live node: not deleted, not archived, not expired at $now."""
+    return (
+        f"{var}.deleted_at IS NULL AND {var}.archived_at IS NULL "
+        f"AND ({var}.expires_at IS NULL OR {var}.expires_at > $now)"
+    )
+
+
+class GraphStatements:
+    """All statements of the graph protocol in one dialect (attributes, dicts of statements)."""
+
+    def __init__(self, d: Dialect) -> None:
+        live = _live("ep")
+        self._d = d
+        # -- batch writes -------------------------------------------------------------------
+        self.create_episodes = _s(
+            "UNWIND $rows AS r CREATE (n:Episode {id: r.id}) SET " + self.set_clause(EPISODE.properties),
+            "rows",
+        )
+        empty = d.empty_strings()
+        self.merge_entities = _s(
+            "UNWIND $rows AS r MERGE (n:Entity {id: r.id}) ON CREATE SET "
+            + self.set_clause(ENTITY.properties)
+            + " ON MATCH SET n.mention_count = n.mention_count + r.mention_count, "
+            f"n.aliases = {d.union(f'coalesce(n.aliases, {empty})', 'r.aliases')}, "
+            "n.last_seen = CASE WHEN r.last_seen > n.last_seen THEN r.last_seen ELSE n.last_seen END, "
+            "n.first_seen = CASE WHEN r.first_seen < n.first_seen THEN r.first_seen ELSE n.first_seen END",
+            "rows",
+        )
+        self.create_decisions = _s(
+            "UNWIND $rows AS r CREATE (n:Decision {id: r.id}) SET " + self.set_clause(DECISION.properties),
+            "rows",
+        )
+        self.supersede = _s(
+            "UNWIND $rows AS r MATCH (d:Decision {id: r.b}) SET d.status = 'superseded'", "rows"
+        )
+        self.merge_sessions = _s(
+            "UNWIND $rows AS r MERGE (n:Session {id: r.id}) ON CREATE SET "
+            + self.set_clause(SESSION.properties),
+            "rows",
+        )
+        # Separate MATCH clauses: a joint `MATCH (a), (b)` after UNWIND is slow on Ladybug.
+        link = "UNWIND $rows AS r MATCH (a:{src} {{id: r.a}}) MATCH (b:{dst} {{id: r.b}}) CREATE (a)-[:{rel}{props}]->(b)"
+        self.links = {
+            name: _s(link.format(src=src, dst=dst, rel=rel, props=props), "rows")
+            for name, src, dst, rel, props in (
+                ("mentions", "Episode", "Entity", "MENTIONS", " {count: r.n}"),
+                ("decided", "Episode", "Decision", "DECIDED", ""),
+                ("about", "Decision", "Entity", "ABOUT", ""),
+                ("in_session", "Episode", "Session", "IN_SESSION", ""),
+                ("next", "Episode", "Episode", "NEXT", ""),
+                ("part_of", "Episode", "Episode", "PART_OF", " {`index`: r.n}"),
+                ("supersedes", "Decision", "Decision", "SUPERSEDES", ""),
+            )
+        }
+        fact_props = (
+            "id: r.id, predicate: r.predicate, negated: r.negated, statement: r.statement, "
+            "confidence: r.confidence, support: r.support, valid_from: r.valid_from, "
+            "source_episode_ids: r.source_episode_ids, reflection_id: r.reflection_id"
+        )
+        self.create_facts = _s(
+            "UNWIND $rows AS r MATCH (a:Entity {id: r.subject_id}) MATCH (b:Entity {id: r.object_id}) "
+            "CREATE (a)-[:FACT {" + fact_props + "}]->(b)",
+            "rows",
+        )
+        self.update_facts = _s(
+            "UNWIND $rows AS r MATCH (:Entity)-[f:FACT]->(:Entity) WHERE f.id = r.id SET "
+            "f.confidence = r.confidence, f.support = r.support, f.statement = r.statement, "
+            "f.source_episode_ids = r.source_episode_ids",
+            "rows",
+        )
+        self.close_facts = _s(
+            "UNWIND $rows AS r MATCH (:Entity)-[f:FACT]->(:Entity) WHERE f.id = r.old SET "
+            "f.valid_to = r.at, f.invalidated_by = r.new",
+            "rows",
+        )
+        self.create_reflections = _s(
+            "UNWIND $rows AS r CREATE (n:Reflection {id: r.id}) SET n.namespace = r.namespace, "
+            "n.created_at = r.ran_at, n.ran_at = r.ran_at, n.episodes_seen = r.episodes_seen, "
+            "n.clusters = r.clusters, n.facts_written = r.facts_written, "
+            "n.facts_reinforced = r.facts_reinforced, n.facts_closed = r.facts_closed, n.until = r.until",
+            "rows",
+        )
+        self.schema_version = _s(VERSION_WRITE, "version")
+        # -- episode state ------------------------------------------------------------------
+        self.mark_accessed = _s(
+            "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns SET "
+            "ep.last_accessed_at = $at, ep.access_count = coalesce(ep.access_count, 0) + 1",
+            "ids", "ns", "at",
+        )
+        self.touch = _s(
+            "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns SET "
+            "ep.last_seen = CASE WHEN ep.last_seen IS NULL OR $at > ep.last_seen "
+            "THEN $at ELSE ep.last_seen END, "
+            "ep.access_count = coalesce(ep.access_count, 0) + 1, "
+            f"ep.sources = {d.append(f'coalesce(ep.sources, {empty})', '$source')}",
+            "id", "ns", "at", "source",
+        )
+        self.soft_delete = _s(
+            f"MATCH (ep:Episode {{id: $id}}) WHERE ep.namespace = $ns AND {live} "
+            "SET ep.deleted_at = $at RETURN ep.id",
+            "id", "ns", "at", "now",
+        )
+        self.restore = _s(
+            "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns AND ep.deleted_at IS NOT NULL "
+            f"SET ep.deleted_at = {d.null('DOUBLE')} RETURN ep.id",
+            "id", "ns",
+        )
+        # -- episode reads ------------------------------------------------------------------
+        self.namespaces = _s("MATCH (ep:Episode) RETURN DISTINCT ep.namespace AS ns ORDER BY ns")
+        self.reflection_cursor = _s(
+            "MATCH (r:Reflection) WHERE r.namespace = $ns RETURN max(r.until)", "ns"
+        )
+        self.episodes_after = _s(
+            f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.created_at > $after AND {live} "
+            "RETURN ep ORDER BY ep.created_at, ep.id LIMIT $limit",
+            "ns", "after", "now", "limit",
+        )
+        self.last_episode_in_session = _s(
+            "MATCH (ep:Episode)-[:IN_SESSION]->(s:Session {id: $sid}) "
+            "RETURN ep.id ORDER BY ep.occurred_at DESC, ep.created_at DESC LIMIT 1",
+            "sid",
+        )
+        self.get_episodes = _s(
+            "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns RETURN ep", "ids", "ns"
+        )
+        self.live_episode_ids = _s(
+            f"MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns AND {live} RETURN ep.id",
+            "ids", "ns", "now",
+        )
+        self.list_episodes = _s(
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ($sid = '' OR ep.session_id = $sid) "
+            "AND ($layer = '' OR ep.layer = $layer) AND ($include_deleted OR ep.deleted_at IS NULL) "
+            "RETURN ep ORDER BY ep.occurred_at DESC, ep.created_at DESC SKIP $skip LIMIT $limit",
+            "ns", "sid", "layer", "include_deleted", "skip", "limit",
+        )
+        self.recent_episode_ids = _s(
+            f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND {live} "
+            "AND ($sid = '' OR ep.session_id = $sid) "
+            "RETURN ep.id ORDER BY ep.occurred_at DESC, ep.created_at DESC LIMIT $limit",
+            "ns", "sid", "now", "limit",
+        )
+        self.find_by_hash = _s(
+            f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.content_hash IN $hashes AND {live} "
+            "RETURN ep.content_hash, ep.id ORDER BY ep.created_at",
+            "ns", "hashes", "now",
+        )
+        self.session_neighbours = _s(
+            "MATCH (prev:Episode)-[:NEXT]->(ep:Episode {id: $id}) WHERE ep.namespace = $ns "
+            "RETURN 'previous' AS side, prev AS node UNION ALL "
+            "MATCH (ep:Episode {id: $id})-[:NEXT]->(nxt:Episode) WHERE ep.namespace = $ns "
+            "RETURN 'next' AS side, nxt AS node",
+            "id", "ns",
+        )
+        self.lifecycle_rows = _s(
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.deleted_at IS NULL RETURN ep.id, "
+            "ep.importance, ep.occurred_at, ep.created_at, ep.last_accessed_at, ep.last_seen, "
+            "ep.expires_at",
+            "ns",
+        )
+        self.episode_states = _s(
+            "MATCH (ep:Episode) RETURN ep.id, ep.namespace, ep.deleted_at IS NOT NULL"
+        )
+        # -- entities and decisions ---------------------------------------------------------
+        self.entities_of = _s(
+            "MATCH (ep:Episode)-[:MENTIONS]->(x:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "RETURN ep.id, x ORDER BY x.name",
+            "ids", "ns",
+        )
+        self.decisions_of = _s(
+            "MATCH (ep:Episode)-[:DECIDED]->(x:Decision) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "RETURN ep.id, x ORDER BY x.decided_at",
+            "ids", "ns",
+        )
+        self.find_entities = _s(
+            "MATCH (en:Entity) WHERE en.namespace = $ns AND "
+            f"(en.canonical IN $names OR {d.has_any('en.aliases', '$names')}) RETURN en",
+            "ns", "names",
+        )
+        self.entities_with_prefix = _s(
+            "MATCH (en:Entity) WHERE en.namespace = $ns AND "
+            f"{d.starts_with_any('en.canonical', '$prefixes')} RETURN en",
+            "ns", "prefixes",
+        )
+        self.entity = _s(
+            "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns RETURN en", "id", "ns"
+        )
+        self.add_alias = _s(
+            "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns SET en.aliases = "
+            + d.union(f"coalesce(en.aliases, {empty})", "[$alias]"),
+            "id", "ns", "alias",
+        )
+        self.active_decisions = _s(
+            "MATCH (d:Decision) WHERE d.namespace = $ns AND d.status = 'active' AND "
+            f"{d.has_any('d.subjects', '$subjects')} RETURN d ORDER BY d.decided_at",
+            "ns", "subjects",
+        )
+        self.decisions_about = _s(
+            "MATCH (d:Decision)-[:ABOUT]->(en:Entity) WHERE en.id IN $ids AND d.namespace = $ns "
+            "RETURN DISTINCT d ORDER BY d.decided_at DESC LIMIT $limit",
+            "ids", "ns", "limit",
+        )
+        self.decision_links = _s(
+            "MATCH (d:Decision)-[:ABOUT]->(en:Entity) WHERE d.id IN $ids AND d.namespace = $ns "
+            "RETURN d.id, en.id",
+            "ids", "ns",
+        )
+        self.facts_about = _s(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
+            "(a.id IN $ids OR b.id IN $ids) AND ($include_closed OR f.valid_to IS NULL) "
+            "RETURN a.name, b.name, f, a.id, b.id ORDER BY f.confidence DESC, f.valid_from DESC",
+            "ids", "ns", "include_closed",
+        )
+        # Episodes and the entities they reach, directly (MENTIONS) or through a decision
+        # (DECIDED, ABOUT), in one round trip.
+        paths = (
+            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE {where} AND ep.namespace = $ns AND "
+            + live + " RETURN ep.id AS episode, en.id AS entity, en.name AS name, "
+            + d.null("STRING") + " AS decision, en.mention_count AS degree, ep.occurred_at AS at "
+            "{tail} UNION ALL "
+            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) WHERE {where} AND "
+            "ep.namespace = $ns AND " + live + " RETURN ep.id AS episode, en.id AS entity, "
+            "en.name AS name, d.id AS decision, en.mention_count AS degree, ep.occurred_at AS at {tail}"
+        )
+        self.paths_to_entities = _s(
+            paths.format(where="en.id IN $ids", tail="ORDER BY at DESC LIMIT $limit"),
+            "ids", "ns", "now", "limit",
+        )
+        self.paths_from_episodes = _s(
+            paths.format(where="ep.id IN $ids", tail=""), "ids", "ns", "now"
+        )
+        # -- counts ('' counts every namespace) ---------------------------------------------
+        self.count_episodes = _s(
+            f"MATCH (ep:Episode) WHERE {live} AND ($ns = '' OR ep.namespace = $ns) RETURN count(ep)",
+            "ns", "now",
+        )
+        self.count_entities = _s(
+            "MATCH (en:Entity) WHERE $ns = '' OR en.namespace = $ns RETURN count(en)", "ns"
+        )
+        self.count_decisions = _s(
+            "MATCH (d:Decision) WHERE d.status = 'active' AND ($ns = '' OR d.namespace = $ns) "
+            "RETURN count(d)",
+            "ns",
+        )
+        self.count_facts = _s(
+            "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE f.valid_to IS NULL AND "
+            "($ns = '' OR a.namespace = $ns) RETURN count(f)",
+            "ns",
+        )
+        self._admin_statements(d, empty)
+
+    def _admin_statements(self, d: Dialect, empty: str) -> None:
+        """Purge, entity merge, export and import."""
+        self.decisions_made_by = _s(
+            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "RETURN DISTINCT d.id",
+            "ids", "ns",
+        )
+        self.drop_mentions = _s(
+            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.id IN $ids AND ep.namespace = $ns "
+            "SET en.mention_count = en.mention_count - 1",
+            "ids", "ns",
+        )
+        self.delete_decisions = _s(
+            "MATCH (d:Decision) WHERE d.id IN $decisions DETACH DELETE d", "decisions"
+        )
+        self.delete_episodes = _s(
+            "MATCH (ep:Episode) WHERE ep.id IN $ids AND ep.namespace = $ns DETACH DELETE ep",
+            "ids", "ns",
+        )
+        self.both_entities = _s(
+            "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
+            "AND b.namespace = $ns RETURN a.id",
+            "keep", "absorb", "ns",
+        )
+        # Entity merge: move every edge of $absorb to $keep (without doubling one that exists),
+        # fold names and counts, then remove the absorbed node.
+        fact_copy = ", ".join(
+            f"`{name}`: f.`{name}`" for name, _ in _rel("FACT").properties
+        )
+        self.merge_entity_steps = tuple(
+            _s(text, "keep", "absorb")
+            for text in (
+                "MATCH (ep:Episode)-[m:MENTIONS]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
+                "WHERE NOT EXISTS { MATCH (ep)-[:MENTIONS]->(a) } CREATE (ep)-[:MENTIONS {count: m.count}]->(a)",
+                "MATCH (d:Decision)-[:ABOUT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
+                "WHERE NOT EXISTS { MATCH (d)-[:ABOUT]->(a) } CREATE (d)-[:ABOUT]->(a)",
+                "MATCH (b:Entity {id: $absorb})-[f:FACT]->(o:Entity) MATCH (a:Entity {id: $keep}) "
+                f"CREATE (a)-[:FACT {{{fact_copy}}}]->(o)",
+                "MATCH (o:Entity)-[f:FACT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
+                f"CREATE (o)-[:FACT {{{fact_copy}}}]->(a)",
+                "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) SET a.aliases = "
+                + d.union(
+                    d.union(f"coalesce(a.aliases, {empty})", f"coalesce(b.aliases, {empty})"),
+                    "[b.canonical]",
+                )
+                + ", a.mention_count = a.mention_count + b.mention_count, "
+                "a.first_seen = CASE WHEN b.first_seen < a.first_seen THEN b.first_seen ELSE a.first_seen END, "
+                "a.last_seen = CASE WHEN b.last_seen > a.last_seen THEN b.last_seen ELSE a.last_seen END",
+                "MATCH (b:Entity {id: $absorb}) DETACH DELETE b",
+            )
+        )
+        self.export_nodes = {
+            node.label: _s(f"MATCH (n:{node.label}) RETURN n ORDER BY n.id") for node in NODES
+        }
+        self.export_rels = {
+            rel.name: _s(
+                f"MATCH (a:{rel.source})-[r:{rel.name}]->(b:{rel.target}) RETURN a.id, b.id, r "
+                "ORDER BY a.id, b.id"
+            )
+            for rel in RELATIONSHIPS
+        }
+        self.import_nodes = {
+            node.label: _s(
+                f"UNWIND $rows AS r CREATE (n:{node.label} {{id: r.id}}) SET "
+                + self.set_clause(node.properties),
+                "rows",
+            )
+            for node in NODES
+        }
+        self.import_rels = {
+            rel.name: _s(
+                f"UNWIND $rows AS r MATCH (a:{rel.source} {{id: r.src}}) "
+                f"MATCH (b:{rel.target} {{id: r.dst}}) CREATE (a)-[:{rel.name} {{"
+                + ", ".join(f"`{p}`: {d.cast(f'r.`{p}`', t)}" for p, t in rel.properties)
+                + "}]->(b)",
+                "rows",
+            )
+            for rel in RELATIONSHIPS
+        }
+
+    def set_clause(self, properties: Sequence[tuple[str, str]], var: str = "n") -> str:
+        """SET of every property but the id from the UNWIND row `r`, cast where the dialect must.
+
+        >>> from engine.stores.cypher_dialect import NEO4J
+        >>> GraphStatements(NEO4J).set_clause([("id", "STRING"), ("at", "DOUBLE")])
+        'n.`at` = r.`at`'
+        """
+        return ", ".join(
+            f"{var}.`{name}` = {self._d.cast(f'r.`{name}`', kind)}"
+            for name, kind in properties
+            if name != "id"
+        )
+
+    def every(self) -> Iterator[tuple[str, Statement]]:
+        """(name, statement) for each statement, for the linter."""
+        for name, value in vars(self).items():
+            if isinstance(value, Statement):
+                yield name, value
+            elif isinstance(value, dict):
+                for key, statement in value.items():
+                    yield f"{name}.{key}", statement
+            elif isinstance(value, tuple):
+                for i, statement in enumerate(value):
+                    yield f"{name}.{i}", statement
+
+
+def _rel(name: str) -> RelType:
+    return next(r for r in RELATIONSHIPS if r.name == name)

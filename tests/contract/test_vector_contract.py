@@ -1,0 +1,76 @@
+"""The vector store contract: every VectorStore method, the same tests on every backend."""
+
+from __future__ import annotations
+
+import uuid
+
+from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
+from tests.contract.conftest import OpenVectors
+
+T = 1_700_000_000.0
+IDS = [str(uuid.UUID(int=i + 1)) for i in range(4)]
+
+
+def _point(i: int, dense: list[float], terms: list[int], namespace: str = "ns") -> VectorPoint:
+    payload = VectorPayload(namespace=namespace, session_id="s1", kind="message", layer="episodic",
+                            importance=0.5, created_at=T + i, occurred_at=T + i, entities=["atlas"])  # fmt: skip
+    sparse = SparseVector(indices=terms, values=[1.0] * len(terms))
+    return VectorPoint(id=IDS[i], dense=dense, sparse=sparse, payload=payload)
+
+
+def _fill(vectors: VectorStore) -> None:
+    vectors.upsert(
+        [
+            _point(0, [1, 0, 0, 0], [10, 11]),
+            _point(1, [0.9, 0.1, 0, 0], [11, 12]),
+            _point(2, [0, 1, 0, 0], [12, 13]),
+            _point(3, [1, 0, 0, 0], [10, 11], namespace="other"),
+        ]
+    )
+
+
+def test_dense_and_sparse_search_stay_in_the_namespace(vectors: VectorStore) -> None:
+    _fill(vectors)
+    hits = vectors.search_dense("ns", [1, 0, 0, 0], 10)
+    assert [h.id for h in hits] == [IDS[0], IDS[1], IDS[2]]
+    assert hits[0].score > hits[1].score > hits[2].score
+    assert [h.id for h in vectors.search_dense("other", [1, 0, 0, 0], 10)] == [IDS[3]]
+    assert [h.id for h in vectors.search_dense("ns", [1, 0, 0, 0], 1)] == [IDS[0]]
+    batch = vectors.search_dense_batch("ns", [[1, 0, 0, 0], [0, 1, 0, 0]], 1)
+    assert [[h.id for h in hits] for hits in batch] == [[IDS[0]], [IDS[2]]]
+    assert vectors.search_dense_batch("ns", [], 1) == []
+    # BM25: term 13 is in one document of the namespace, term 11 in two.
+    assert [h.id for h in vectors.search_sparse("ns", SparseVector(indices=[13], values=[1.0]), 10)] == [IDS[2]]
+    both = vectors.search_sparse("ns", SparseVector(indices=[10, 11], values=[1.0, 1.0]), 10)
+    assert both[0].id == IDS[0] and {h.id for h in both} == {IDS[0], IDS[1]}
+    assert vectors.search_sparse("ns", SparseVector(indices=[], values=[]), 10) == []
+
+
+def test_deleted_points_are_hidden_then_restored_then_removed(vectors: VectorStore) -> None:
+    _fill(vectors)
+    assert vectors.count("ns") == 3 and vectors.count(None) == 4
+    vectors.mark_deleted([IDS[0]])
+    assert IDS[0] not in {h.id for h in vectors.search_dense("ns", [1, 0, 0, 0], 10)}
+    assert vectors.count("ns") == 2
+    assert vectors.payloads([IDS[0]])[IDS[0]].deleted == 1
+    vectors.mark_live([IDS[0]])
+    assert vectors.search_dense("ns", [1, 0, 0, 0], 1)[0].id == IDS[0]
+    vectors.delete([IDS[0]])
+    assert vectors.payloads([IDS[0]]) == {} and vectors.dense([IDS[0]]) == {}
+    assert vectors.count("ns") == 2
+
+
+def test_payloads_vectors_and_reopening(open_vectors: OpenVectors) -> None:
+    vectors = open_vectors()
+    _fill(vectors)
+    vectors.upsert([_point(1, [0, 0, 1, 0], [14])])  # replaces the point
+    assert vectors.search_dense("ns", [0, 0, 1, 0], 1)[0].id == IDS[1]
+    payload = vectors.payloads([IDS[1], "00000000-0000-0000-0000-00000000ffff"])
+    assert list(payload) == [IDS[1]] and payload[IDS[1]].entities == ["atlas"]
+    dense = vectors.dense([IDS[2]])[IDS[2]]
+    assert [round(x, 5) for x in dense] == [0, 1, 0, 0]
+    assert set(vectors.all_payloads()) == set(IDS)
+    vectors.close()
+    reopened = open_vectors()
+    assert set(reopened.all_payloads()) == set(IDS)
+    assert reopened.search_dense("ns", [0, 1, 0, 0], 1)[0].id == IDS[2]

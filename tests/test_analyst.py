@@ -1,0 +1,124 @@
+"""The analyst's side: the saved queries run on a real memory, the CLI `cypher` command, and
+the Neo4j Browser style sheet covers the schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from engine import Memory
+from engine.cli import app
+from engine.errors import ReadOnlyViolation
+from graph_schema import NODES, RELATIONSHIPS
+from graph_schema.saved import saved_queries
+
+GRASS = Path(__file__).parent.parent / "graph_schema" / "browser.grass"
+HISTORY = [
+    ("s1", "user", "Atlas uses Postgres for the orders table."),
+    ("s1", "assistant", "Atlas uses Postgres with PostGIS enabled."),
+    ("s2", "user", "We decided to use MySQL for Atlas instead of Postgres."),
+    ("s2", "user", "Atlas uses Postgres in every region now."),
+    ("s2", "user", "Dana reviewed the Atlas migration plan."),
+]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("analyst")
+    with Memory.open(data) as memory:
+        for day, (session, role, content) in enumerate(HISTORY, start=1):
+            memory.store(content, session_id=session, role=role, importance=0.8,
+                         occurred_at=f"2026-11-0{day}T10:00:00Z")  # fmt: skip
+        memory.reflect()
+    return data
+
+
+def _rows(data_dir: Path, name: str, **params: object) -> list[dict[str, object]]:
+    with Memory.open(data_dir) as memory:
+        result = memory.cypher(saved_queries()[name].text, params)
+    return [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+
+
+def test_every_saved_query_declares_namespace_and_a_description() -> None:
+    queries = saved_queries()
+    assert len(queries) >= 5
+    for query in queries.values():
+        assert query.params[0] == "namespace" and query.description, query.name
+        used = set(re.findall(r"\$(\w+)", query.text))
+        assert used == set(query.params), query.name
+
+
+def test_entity_timeline_is_oldest_first_and_follows_aliases(data_dir: Path) -> None:
+    rows = _rows(data_dir, "entity_timeline", entity="atlas")
+    assert len(rows) == 5
+    assert [r["occurred_at"] for r in rows] == sorted(r["occurred_at"] for r in rows)  # type: ignore[type-var]
+    assert rows[0]["content"] == HISTORY[0][2] and rows[0]["session"] == "s1"
+
+
+def test_decisions_facts_sessions_and_hubs(data_dir: Path) -> None:
+    decisions = _rows(data_dir, "entity_decisions", entity="atlas")
+    assert decisions and "MySQL" in str(decisions[0]["decision"])
+    facts = _rows(data_dir, "entity_facts", entity="atlas")
+    assert any(f["subject"] == "Atlas" and f["object"] == "Postgres" for f in facts)
+    assert all(0 < float(f["confidence"]) <= 1 for f in facts)  # type: ignore[arg-type]
+    mentions = _rows(data_dir, "session_mentions", session="s1")
+    assert {(m["speaker"], m["entity"]) for m in mentions} >= {("user", "Atlas"), ("assistant", "Atlas")}
+    top = _rows(data_dir, "most_connected", limit=1)
+    assert top == [{"entity": "Atlas", "type": top[0]["type"], "episodes": 5}]
+
+
+def test_saved_queries_see_only_their_namespace(data_dir: Path) -> None:
+    with Memory.open(data_dir) as memory:
+        result = memory.cypher(saved_queries()["entity_timeline"].text, {"entity": "atlas"},
+                               namespace="elsewhere")  # fmt: skip
+    assert result.rows == []
+
+
+def test_cli_cypher_prints_rows_as_objects_and_refuses_writes(data_dir: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(app, ["cypher", "most_connected", "--param", "limit=2",
+                               "--data-dir", str(data_dir), "--json"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    rows = json.loads(done.stdout)
+    assert rows[0]["entity"] == "Atlas" and set(rows[0]) == {"entity", "type", "episodes"}
+    done = runner.invoke(app, ["cypher", "MATCH (e:Episode) WHERE e.namespace = $namespace "
+                               "RETURN count(e) AS n", "--data-dir", str(data_dir)])  # fmt: skip
+    assert done.exit_code == 0 and "5" in done.stdout
+    done = runner.invoke(app, ["cypher", "MATCH (e:Episode) WHERE e.namespace = $namespace "
+                               "DETACH DELETE e", "--data-dir", str(data_dir)])  # fmt: skip
+    assert done.exit_code == 1 and "read-only" in done.stderr
+    done = runner.invoke(app, ["cypher", "--list"])
+    assert done.exit_code == 0 and "entity_timeline" in done.stdout
+    done = runner.invoke(app, ["cypher", "x", "--param", "novalue", "--data-dir", str(data_dir)])
+    assert done.exit_code == 2 and "name=value" in done.stderr
+    with Memory.open(data_dir) as memory, pytest.raises(ReadOnlyViolation):
+        memory.cypher("MATCH (e:Episode) WHERE e.namespace = $namespace SET e.importance = 1")
+
+
+def _grass_blocks() -> dict[str, dict[str, str]]:
+    blocks: dict[str, dict[str, str]] = {}
+    text = re.sub(r"/\*.*?\*/", "", GRASS.read_text(encoding="utf-8"), flags=re.DOTALL)
+    for selector, body in re.findall(r"([\w.]+)\s*\{((?:'[^']*'|[^}'])*)\}", text):
+        blocks[selector] = dict(
+            (key.strip(), value.strip()) for key, value in re.findall(r"([\w-]+)\s*:\s*([^;]+);", body)
+        )
+    return blocks
+
+
+def test_the_style_sheet_styles_and_captions_every_label_and_type() -> None:
+    blocks = _grass_blocks()
+    for node in NODES:
+        style = blocks[f"node.{node.label}"]
+        assert re.fullmatch(r"#[0-9A-F]{6}", style["color"]), node.label
+        caption = re.fullmatch(r"'\{(\w+)\}'", style["caption"])
+        assert caption and caption.group(1) in {name for name, _ in node.properties}, node.label
+    colours = {blocks[f"node.{n.label}"]["color"] for n in NODES}
+    assert len(colours) == len(NODES)  # each label tells itself apart
+    for rel in RELATIONSHIPS:
+        assert f"relationship.{rel.name}" in blocks, rel.name
+    fact = blocks["relationship.FACT"]
+    assert fact["caption"] == "'{predicate}'" and int(fact["shaft-width"].rstrip("px")) >= 3
