@@ -79,10 +79,14 @@ class Neo4jGraphStore(CypherGraphStore):
         self._local = threading.local()
         try:
             self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))
-            self._retry(self._driver.verify_connectivity)
-        except (StoreUnavailable, *_DRIVER_ERRORS, ValueError) as exc:
+        except (*_DRIVER_ERRORS, ValueError) as exc:
             raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {exc}") from exc
-        apply_schema(self._execute)
+        try:
+            self._retry(self._driver.verify_connectivity)
+            apply_schema(self._execute)
+        except (StoreUnavailable, *_DRIVER_ERRORS) as exc:
+            self._driver.close()
+            raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {exc}") from exc
 
     # -- plumbing -------------------------------------------------------------------------
     def _retry(self, work: Callable[[], _T]) -> _T:
