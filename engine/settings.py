@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     # Collections are named <prefix>-<model>-<dimension>: several deployments can share one
     # Qdrant, and a new embedding model starts a new collection instead of mixing vectors.
     qdrant_collection_prefix: str = Field("hindsight", pattern=r"^[A-Za-z0-9_-]+$")
-    # Attempts to reach Neo4j on start, with exponential backoff (at most 8 s apart): a server
+    # Attempts to reach Neo4j and Qdrant on start, with exponential backoff (at most 8 s apart): a server
     # started beside hindsight (docker compose) takes a while to accept connections.
     connect_attempts: int = Field(6, ge=1, le=100)
     # minilm: all-MiniLM-L6-v2, 384-d, English only, ~250 sentences/s on 2 cores.

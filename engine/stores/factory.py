@@ -56,9 +56,12 @@ def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
 
     if settings.qdrant_url:
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        client = QdrantClient(url=settings.qdrant_url, api_key=key)
+        # The client's own version check runs in a thread and only warns; the store's first
+        # call is retried and fails clearly instead.
+        client = QdrantClient(url=settings.qdrant_url, api_key=key, check_compatibility=False)
     else:
         path = settings.data_dir / "qdrant-local"
         log.warning("QDRANT_URL is not set: using qdrant-client local mode at %s", path)
         client = QdrantClient(path=str(path))
-    return QdrantServerVectorStore(client, f"{settings.qdrant_collection_prefix}-{name}", dimension)
+    collection = f"{settings.qdrant_collection_prefix}-{name}"
+    return QdrantServerVectorStore(client, collection, dimension, attempts=settings.connect_attempts)

@@ -10,7 +10,6 @@ failure there rolls back and surfaces as `WriteFailed`.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -19,25 +18,17 @@ from typing import Any, TypeVar
 import neo4j
 import neo4j.exceptions as neo4j_errors
 from neo4j.graph import Node, Path, Relationship
-from tenacity import (
-    RetryError,
-    Retrying,
-    before_sleep_log,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
-)
 
 from engine.errors import StoreUnavailable, WriteFailed
 from engine.stores.base import CypherRows
 from engine.stores.cypher_dialect import NEO4J
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.cypher_statements import Statement
+from engine.stores.retry import Retry
 from graph_schema.neo4j import apply as apply_schema
 
 __all__ = ["Neo4jGraphStore", "neo4j_value"]
 
-log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 # Worth another attempt: the cluster is electing a leader, a lock timed out, the server
@@ -69,33 +60,20 @@ class Neo4jGraphStore(CypherGraphStore):
     ) -> None:
         super().__init__(NEO4J)
         self._database = database
-        self._retrying = Retrying(
-            retry=retry_if_exception_type(_RETRYABLE),
-            stop=stop_after_attempt(attempts),
-            wait=wait_exponential(multiplier=0.25, max=max_wait),
-            before_sleep=before_sleep_log(log, logging.WARNING),
-            reraise=False,
-        )
+        self._retry = Retry(_RETRYABLE, attempts, max_wait)
         self._local = threading.local()
         try:
             self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))
         except (*_DRIVER_ERRORS, ValueError) as exc:
             raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {exc}") from exc
         try:
-            self._retry(self._driver.verify_connectivity)
+            self._retry(self._driver.verify_connectivity, "Neo4j")
             apply_schema(self._execute)
         except (StoreUnavailable, *_DRIVER_ERRORS) as exc:
             self._driver.close()
             raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {exc}") from exc
 
     # -- plumbing -------------------------------------------------------------------------
-    def _retry(self, work: Callable[[], _T]) -> _T:
-        try:
-            return self._retrying(work)
-        except RetryError as exc:
-            last = exc.last_attempt.exception()
-            raise StoreUnavailable(f"Neo4j unavailable after retries: {last}") from last
-
     def _session(self, mode: str = neo4j.WRITE_ACCESS) -> neo4j.Session:
         return self._driver.session(database=self._database, default_access_mode=mode)
 
@@ -109,7 +87,7 @@ class Neo4jGraphStore(CypherGraphStore):
                 return result
 
         try:
-            return self._retry(attempt)
+            return self._retry(attempt, "Neo4j")
         except _DRIVER_ERRORS as exc:
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
 

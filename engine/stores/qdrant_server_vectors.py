@@ -20,6 +20,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from engine.errors import StoreUnavailable, WriteFailed
 from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
+from engine.stores.retry import Retry
 
 __all__ = ["QdrantServerVectorStore"]
 
@@ -42,11 +43,17 @@ _T = TypeVar("_T")
 class QdrantServerVectorStore:
     """`VectorStore` on `collection` of the Qdrant reached by `client` (created when missing)."""
 
-    def __init__(self, client: QdrantClient, collection: str, dimension: int) -> None:
+    def __init__(
+        self, client: QdrantClient, collection: str, dimension: int, *, attempts: int = 1
+    ) -> None:
         self._client = client
         self._collection = collection
         try:
-            if not client.collection_exists(collection):
+            # A server started beside us may not accept connections yet: retry the first call.
+            exists = Retry((ResponseHandlingException,), attempts)(
+                lambda: client.collection_exists(collection), "Qdrant"
+            )
+            if not exists:
                 client.create_collection(
                     collection,
                     vectors_config={DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)},

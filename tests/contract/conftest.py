@@ -137,7 +137,8 @@ def open_vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ope
             url = _live("QDRANT_URL", "Qdrant server")
 
             def client_for() -> QdrantClient:
-                return QdrantClient(url=url, api_key=os.environ.get("QDRANT_API_KEY") or None)
+                return QdrantClient(url=url, api_key=os.environ.get("QDRANT_API_KEY") or None,
+                                    check_compatibility=False)
 
         def open_server() -> VectorStore:
             client = client_for()

@@ -62,3 +62,13 @@ def test_an_unreachable_neo4j_is_a_clear_store_error(tmp_path: Path) -> None:
                         connect_attempts=2)  # fmt: skip
     with pytest.raises(StoreUnavailable, match="cannot reach Neo4j at bolt://127.0.0.1:9"):
         Memory.open(settings=settings)
+
+
+def test_an_unreachable_qdrant_is_a_clear_store_error() -> None:
+    from qdrant_client import QdrantClient
+
+    from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
+
+    client = QdrantClient(url="http://127.0.0.1:9", check_compatibility=False)
+    with pytest.raises(StoreUnavailable, match="Qdrant unavailable after retries"):
+        QdrantServerVectorStore(client, "unreachable", 4, attempts=2)
