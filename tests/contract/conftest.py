@@ -44,11 +44,23 @@ def _live(variable: str, what: str) -> str:
     pytest.skip(reason)
 
 
+_UNREACHABLE: dict[str, str] = {}  # uri -> why: fail every later case at once
+
+
 def _wipe_neo4j(uri: str) -> None:
     import neo4j
 
+    if uri in _UNREACHABLE:
+        pytest.fail(_UNREACHABLE[uri])
     auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
-    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
+    with neo4j.GraphDatabase.driver(
+        uri, auth=auth, connection_timeout=10, max_transaction_retry_time=10
+    ) as driver:
+        try:
+            driver.verify_connectivity()
+        except Exception as exc:
+            _UNREACHABLE[uri] = f"Neo4j at {uri} is unreachable: {exc}"
+            pytest.fail(_UNREACHABLE[uri])
         labels = " OR ".join(f"n:{label}" for label in [*(n.label for n in NODES), "SchemaVersion"])
         driver.execute_query(
             f"MATCH (n) WHERE {labels} DETACH DELETE n",
