@@ -1,10 +1,11 @@
-"""`hindsight` commands for analysts: `cypher` (read-only queries, the saved ones by name).
-Registered on the main app by `engine.cli`."""
+"""`hindsight` commands for analysts: `cypher` (read-only queries, the saved ones by name) and
+`graph` (a picture of an entity's neighbourhood). Registered on the main app by `engine.cli`."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -83,6 +84,25 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def graph(
+    entity: Annotated[str, typer.Argument(help="Entity name or alias.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="graph.html, graph.png or graph.svg.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+) -> None:
+    """Draw an entity's neighbourhood: its latest episodes, decisions and facts."""
+    from engine.picture import draw, neighbourhood
+
+    if out.suffix.lower() not in {".html", ".png", ".svg"}:
+        fail(f"--out: must end in .html, .png or .svg, got {out.name!r}", 2)
+    with open_memory(data_dir) as memory:
+        profile = memory.entity(entity, namespace=namespace)
+    picture = neighbourhood(profile)
+    draw(picture, out, title=f"{profile.entity.name} in {namespace}")
+    console.print(f"wrote {out} ({picture.number_of_nodes()} nodes, {picture.number_of_edges()} edges)")
+
+
 def register(app: typer.Typer) -> None:
     """Add these commands to the `hindsight` app."""
     app.command()(cypher)
+    app.command()(graph)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["ChannelWeights", "ImportanceWeights", "Settings"]
@@ -70,27 +70,32 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="HINDSIGHT_", frozen=True)
 
     # -- where and what ---------------------------------------------------------------------
+    # Where the embedded stores, the archive and the audit log live (the archive and the audit
+    # log also with the neo4j backend).
     data_dir: Path = Path("./hindsight-data")
     # embedded: Ladybug + Qdrant Edge under data_dir, one process, nothing to run beside it.
     # neo4j: Neo4j 5 (NEO4J_*) + a Qdrant server (QDRANT_*), for many processes and scale-out.
     backend: Literal["embedded", "neo4j"] = "embedded"
+    # minilm: all-MiniLM-L6-v2, 384-d, English only, ~250 sentences/s on 2 cores.
+    embedder: Literal["minilm"] = "minilm"
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
+    # The Neo4j server (neo4j:// routes across a cluster, bolt:// talks to one server), its
+    # user, password and database.
     neo4j_uri: str = Field("bolt://localhost:7687", validation_alias=_env("NEO4J_URI"))
     neo4j_user: str = Field("neo4j", validation_alias=_env("NEO4J_USER"))
     neo4j_password: SecretStr = Field(SecretStr(""), validation_alias=_env("NEO4J_PASSWORD"))
     neo4j_database: str = Field("neo4j", validation_alias=_env("NEO4J_DATABASE"))
     # Unset: qdrant-client's local mode under data_dir, for development on one machine only.
     qdrant_url: str | None = Field(None, validation_alias=_env("QDRANT_URL"))
+    # The Qdrant server's API key, when it has one.
     qdrant_api_key: SecretStr | None = Field(None, validation_alias=_env("QDRANT_API_KEY"))
     # Collections are named <prefix>-<model>-<dimension>: several deployments can share one
     # Qdrant, and a new embedding model starts a new collection instead of mixing vectors.
     qdrant_collection_prefix: str = Field("hindsight", pattern=r"^[A-Za-z0-9_-]+$")
-    # Attempts to reach Neo4j and Qdrant on start, with exponential backoff (at most 8 s apart): a server
-    # started beside hindsight (docker compose) takes a while to accept connections.
+    # Attempts to reach Neo4j and Qdrant on start, with exponential backoff (at most 8 s
+    # apart): a server started beside hindsight (docker compose) takes a while to be ready.
     connect_attempts: int = Field(6, ge=1, le=100)
-    # minilm: all-MiniLM-L6-v2, 384-d, English only, ~250 sentences/s on 2 cores.
-    embedder: Literal["minilm"] = "minilm"
 
     # -- input limits -------------------------------------------------------------------------
     # Longer content is rejected rather than silently cut: a memory must be what was said.
@@ -251,6 +256,7 @@ class Settings(BaseSettings):
     explain_neighbours: int = Field(10, gt=0, le=200)
 
     # -- server (hindsight serve) -------------------------------------------------------------
+    # Where `hindsight serve` listens: 127.0.0.1 keeps it local; 0.0.0.0 in a container.
     host: str = "127.0.0.1"
     port: int = Field(8765, gt=0, lt=65536)
     # When set, every HTTP request except /health must carry `Authorization: Bearer <token>`.
@@ -263,6 +269,12 @@ class Settings(BaseSettings):
     bm25_b: float = Field(0.75, ge=0, le=1)
     # Typical episode length in tokens, for length normalisation (a chat turn is ~20-40).
     bm25_avg_len: float = Field(30.0, gt=0)
+
+    @field_validator("api_token", "qdrant_api_key", "llm_api_key", mode="before")
+    @classmethod
+    def _blank_secret_is_none(cls, value: object) -> object:
+        # docker compose passes an unset variable as "": that means no token, not an empty one.
+        return None if value == "" else value
 
     @property
     def graph_path(self) -> Path:

@@ -122,3 +122,20 @@ def test_the_style_sheet_styles_and_captions_every_label_and_type() -> None:
         assert f"relationship.{rel.name}" in blocks, rel.name
     fact = blocks["relationship.FACT"]
     assert fact["caption"] == "'{predicate}'" and int(fact["shaft-width"].rstrip("px")) >= 3
+
+
+def test_cli_graph_draws_the_neighbourhood_as_html_and_png(data_dir: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    page = tmp_path / "atlas.html"
+    done = runner.invoke(app, ["graph", "Atlas", "--out", str(page), "--data-dir", str(data_dir)])
+    assert done.exit_code == 0, done.output
+    text = page.read_text(encoding="utf-8")
+    assert "<svg" in text and "<script" not in text and "http://" not in text.split("<svg", 1)[0]
+    assert "Atlas" in text and "MySQL" in text  # the entity and its decision
+    png = tmp_path / "atlas.png"
+    assert runner.invoke(app, ["graph", "atlas", "-o", str(png), "--data-dir", str(data_dir)]).exit_code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = runner.invoke(app, ["graph", "Atlas", "--out", str(tmp_path / "a.gif"), "--data-dir", str(data_dir)])
+    assert bad.exit_code == 2 and "--out" in bad.stderr
+    missing = runner.invoke(app, ["graph", "Nobody", "--out", str(page), "--data-dir", str(data_dir)])
+    assert missing.exit_code == 3

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,50 +23,24 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult
 
+from tests.serving import HINDSIGHT, free_port, served
+
 TOKEN = "test-token-123"
-HINDSIGHT = str(Path(sys.executable).with_name("hindsight"))
 TOOLS = {
     "store_memory", "retrieve_memory", "list_memories", "forget_memory", "reflect",
     "explain_memory", "get_entity", "query_graph",
 }  # fmt: skip
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`hindsight serve` (streamable HTTP) with a token; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     data = tmp_path_factory.mktemp("served")
-    log = (data / "server.log").open("w")
     env = {**os.environ, "HINDSIGHT_API_TOKEN": TOKEN, "HF_HUB_OFFLINE": "1"}
-    process = subprocess.Popen(
-        [HINDSIGHT, "serve", "--port", str(port), "--data-dir", str(data / "d")],
-        stdout=log, stderr=subprocess.STDOUT, env=env,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("server did not start:\n" + (data / "server.log").read_text())
-        time.sleep(0.5)
-    yield base
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+    args = ["--port", str(port), "--data-dir", str(data / "d")]
+    with served(args, env, data / "server.log", port) as base:
+        yield base
 
 
 @asynccontextmanager
@@ -269,7 +240,7 @@ def test_stdio_round_trip(tmp_path: Path) -> None:
 
 def test_serve_prints_a_client_config(tmp_path: Path) -> None:
     """The snippet `hindsight serve` prints is what the HTTP tests connect with."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [HINDSIGHT, "serve", "--port", str(port), "--namespace", "agent-z",
          "--data-dir", str(tmp_path / "d")],

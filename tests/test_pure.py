@@ -27,6 +27,8 @@ DOCTEST_MODULES = [
     "engine.stores.cypher_statements",
     "graph_schema.saved",
     "engine.cli_graph",
+    "engine.picture",
+    "engine.settings_doc",
     "engine.ingest.chunk",
     "engine.ingest.dedup",
     "engine.ingest.redact",
