@@ -38,8 +38,10 @@ _EDGE_R = r"(?![A-Za-z0-9_\]])"
 
 _EMAIL = re.compile(r"(?<![A-Za-z0-9_.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _CN_ID = re.compile(_EDGE_L + r"[1-9]\d{5}(?:18|19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx]" + _EDGE_R)
-# 13-19 digits, plain or in groups of 4 separated by one space or dash.
+# 13-19 digits, plain, in groups of 4 separated by one space or dash, or grouped 4-6-5 as
+# American Express prints them.
 _CARD = re.compile(_EDGE_L + r"(?:\d{4}[ -]){2,3}\d{4}(?:[ -]\d{1,3})?" + _EDGE_R + r"|"
+                   + _EDGE_L + r"\d{4}[ -]\d{6}[ -]\d{5}" + _EDGE_R + r"|"
                    + _EDGE_L + r"\d{13,19}" + _EDGE_R)  # fmt: skip
 _PHONE = re.compile(
     # +86 / 0086 prefix, then a Chinese mobile number, possibly split 3-4-4
