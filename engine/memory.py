@@ -23,6 +23,7 @@ from engine.cypher_guard import (
     foreign_namespaces,
     references_parameter,
 )
+from engine.cypher_scope import unscoped_parts
 from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.forget import Archive
@@ -393,8 +394,10 @@ class Memory(Lifecycle):
     ) -> CypherResult:
         """Run a read-only Cypher query for analysis; `$namespace` is bound to `namespace`.
 
-        The query must filter on `$namespace` (a CALL of a schema procedure needs not), and
-        every node it returns must belong to that namespace or the shared one.
+        The query must filter on `$namespace` (a CALL of a schema procedure needs not): each
+        MATCH pattern must be tied to it (`engine.cypher_scope`), so that no count or property
+        of another namespace leaks; and every node it returns must belong to that namespace or
+        the shared one.
 
         Raises:
             ReadOnlyViolation: the query writes, or is more than one statement.
@@ -414,6 +417,13 @@ class Memory(Lifecycle):
         elif not statement.lstrip().upper().startswith("CALL"):
             raise InvalidInput(
                 "cypher", "must filter on $namespace, e.g. WHERE n.namespace = $namespace"
+            )
+        unscoped = unscoped_parts(statement)
+        if unscoped:
+            raise InvalidInput(
+                "cypher",
+                f"every MATCH must be tied to $namespace, and {unscoped[0]} is not: put "
+                "WHERE <var>.namespace = $namespace right after it (no top-level OR)",
             )
         rows = self._graph.read_cypher(
             statement,

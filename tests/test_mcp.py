@@ -178,7 +178,8 @@ def test_namespaces_isolate_clients_and_shared_is_read_by_all(server: str) -> No
             leak = _error(await b.call_tool(
                 "query_graph", {"cypher": "MATCH (e:Episode) WHERE e.namespace = $namespace OR true RETURN e"}
             ))
-            assert "agent-a" in leak
+            # Refused before it runs: not even the other namespace's name comes back.
+            assert "tied to $namespace" in leak and "agent-a" not in leak
             assert _data(await b.call_tool(
                 "query_graph", {"cypher": "MATCH (e:Episode) WHERE e.namespace = $namespace RETURN e"}
             ))["rows"] == []

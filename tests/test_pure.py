@@ -28,6 +28,7 @@ DOCTEST_MODULES = [
     "graph_schema.saved",
     "engine.cli_graph",
     "engine.picture",
+    "engine.cypher_scope",
     "engine.settings_doc",
     "engine.ingest.chunk",
     "engine.ingest.dedup",
