@@ -343,7 +343,7 @@ class Memory(Lifecycle):
 
     def _owner(self, id: str, namespace: str) -> tuple[str, Episode]:
         """The readable namespace that holds episode `id`, and the episode."""
-        self._scope(namespace)
+        self._scope(namespace, id)
         for readable in dict.fromkeys([namespace, self.settings.shared_namespace]):
             found = self._graph.get_episodes(readable, [id])
             if found:
@@ -485,7 +485,7 @@ class Memory(Lifecycle):
         Raises:
             NotFound: no live episode has that id in the namespace.
         """
-        self._scope(namespace)
+        self._scope(namespace, id)
         with self._writer.lock:
             if self._writer.working.remove(namespace, id):
                 # Working memory is in process only: forgetting it leaves nothing behind.

@@ -34,6 +34,9 @@ from engine.views import ReflectionSummary
 
 __all__ = ["Lifecycle"]
 
+# Episode ids are UUIDs (36 characters); anything much longer is not one of ours.
+MAX_ID_CHARS = 128
+
 
 class Lifecycle:
     """Mixed into `Memory`; relies on the stores and writer it opens."""
@@ -49,12 +52,17 @@ class Lifecycle:
 
     def _check_open(self) -> None: ...
 
-    def _scope(self, namespace: str) -> None:
+    def _scope(self, namespace: str, *ids: object) -> None:
+        """Check the memory is open, the namespace valid and each episode id a plausible id
+        (before anything reaches a store)."""
         self._check_open()
         try:
             check_namespace(namespace)
         except ValueError as exc:
             raise InvalidInput("namespace", str(exc)) from None
+        for episode_id in ids:
+            if not isinstance(episode_id, str) or not 0 < len(episode_id) <= MAX_ID_CHARS:
+                raise InvalidInput("id", f"must be an episode id (text of 1..{MAX_ID_CHARS} characters)")
 
     def _log(self, action: str, namespace: str | None, ids: list[str], reason: str | None = None) -> None:
         actor = acting_as.get() or self.actor
@@ -111,7 +119,7 @@ class Lifecycle:
         Raises:
             NotFound: no forgotten or archived episode has that id in the namespace.
         """
-        self._scope(namespace)
+        self._scope(namespace, id)
         with self._writer.lock:
             if self._graph.restore(namespace, id):
                 self._vectors.mark_live([id])
@@ -133,9 +141,9 @@ class Lifecycle:
 
         A dry run (the default) only lists what would go; pass `dry_run=False` to purge.
         """
-        self._scope(namespace)
-        if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+        if isinstance(ids, str) or not isinstance(ids, list):
             raise InvalidInput("ids", "must be a list of episode ids")
+        self._scope(namespace, *ids)
         with self._writer.lock:
             report = purge_episodes(self._graph, self._vectors, self._archive, namespace, ids,
                                     dry_run=dry_run)  # fmt: skip
