@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 LINTER := tools/cypher-lint/node_modules/.installed
 
-.PHONY: install demo test test-neo4j lint bench locomo clean
+.PHONY: install demo test test-neo4j reliability lint bench speed locomo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ test: $(STAMP) $(LINTER)
 # hindsight's labels in that database: point them at a test database.
 test-neo4j: $(STAMP)
 	HINDSIGHT_REQUIRE_LIVE=1 HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m neo4j tests/contract
+
+# The reliability suite at full size: 8 clients x 1000 operations (make test runs 8 x 40).
+reliability: $(STAMP)
+	HINDSIGHT_LOAD_OPS=1000 HF_HUB_OFFLINE=1 $(PY) -m pytest -q -s tests/reliability
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine graph_schema mcp_server bench tests
