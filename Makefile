@@ -43,8 +43,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check engine graph_schema mcp_server bench tests
 	$(VENV)/bin/mypy
 
+# Speed at 10k episodes (a few minutes); `make speed` adds 100k (about half an hour).
 bench: $(STAMP)
-	HF_HUB_OFFLINE=1 $(PY) -m bench.quick
+	HF_HUB_OFFLINE=1 $(PY) -m bench.speed --episodes 10000
+
+speed: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.speed --episodes 10000,100000
 
 # Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; about 10 minutes).
 locomo: $(STAMP)

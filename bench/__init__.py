@@ -1,1 +1,1 @@
-"""Benchmarks that print tables: `python -m bench.quick` (speed), more to come."""
+"""Benchmarks that print tables: `python -m bench.speed` (speed), `python -m bench.locomo` (recall quality)."""
