@@ -1,0 +1,38 @@
+"""The speed benchmark end to end on a tiny corpus: the documented JSON keys, one object per
+size, numbers that make sense (no timings are asserted: these machines are shared)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.speed import _table, corpus, questions
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_corpus_and_questions_are_seeded() -> None:
+    assert corpus(50) == corpus(50) and len({item["session_id"] for item in corpus(50)}) == 3
+    assert questions(4) == questions(4) and set(questions(4)) == {"single_hop", "graph"}
+
+
+def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.speed", "--episodes", "150", "--queries", "3",
+         "--mcp-seconds", "1", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [row["episodes"] for row in rows] == [150]
+    for row in rows:
+        assert {"episodes", "store_many_eps_per_s", "recall_p50_ms", "recall_p95_ms",
+                "baseline_p95_ms", "peak_rss_mb"} <= set(row)  # fmt: skip
+        assert row["recall_p50_ms"] <= row["recall_p95_ms"] <= row["recall_p99_ms"]
+        assert row["store_many_eps_per_s"] > 0 and row["peak_rss_mb"] > 0
+        assert row["mcp_retrieve_req_per_s"] > 0
+    table = _table(rows + [{**rows[0], "episodes": 300}])  # a column per size
+    assert "recall_p50_ms" in table and ("met" in table or "MISSED" in table)
