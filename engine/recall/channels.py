@@ -208,6 +208,10 @@ def graph_channel(
         for link in graph.episodes_mentioning(
             namespace, list(via), now, settings.channel_candidates * 4
         ):
+            # The origins of an entity are tied: check the score before their paths.
+            current = reached.get(link.episode_id)
+            if current is not None and current.score >= via[link.entity_id][0].score:
+                continue
             origins = [
                 o for o in via[link.entity_id]
                 if not any(node.id == link.episode_id for node in o.path.nodes)
@@ -215,9 +219,6 @@ def graph_channel(
             if not origins:
                 continue  # no walking back to where the path came from
             origin = min(origins, key=_path_key)
-            current = reached.get(link.episode_id)
-            if current is not None and current.score >= origin.score:
-                continue
             nodes, rels = _entity_to_episode(link)
             reached[link.episode_id] = Seed(
                 score=origin.score,
