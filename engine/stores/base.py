@@ -1,7 +1,8 @@
 """One protocol per store role. Pipelines and the façade hold only these types.
 
-A backend implements one protocol in one module that holds all of that backend's queries and
-converts its driver's errors to `StoreUnavailable` at the boundary.
+A backend implements a protocol and converts its driver's errors to `StoreUnavailable` at the
+boundary. The graph backends share one implementation (`cypher_graph.py`) and one statement
+set (`cypher_statements.py`); each supplies only its connection and dialect.
 """
 
 from __future__ import annotations
