@@ -21,6 +21,7 @@ from engine.embed import Embedder
 from engine.errors import InvalidInput
 from engine.forget import Archive, ArchiveRecord
 from engine.ingest.pipeline import vector_point
+from engine.keyword_keys import rekey
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
 from graph_schema import SCHEMA_VERSION
@@ -143,6 +144,13 @@ def import_memory(
             )
             for e in batch
         ])  # fmt: skip
+    by_namespace: dict[str, list[str]] = {}
+    for e in episodes:
+        if e.get("deleted_at") is None:
+            by_namespace.setdefault(e["namespace"], []).append(e["id"])
+    for namespace, ids in by_namespace.items():
+        for start in range(0, len(ids), settings.store_batch_size):
+            rekey(graph, vectors, namespace, ids[start : start + settings.store_batch_size], settings)
     return BackupSummary(
         nodes=sum(not k.startswith("rel:") for k, _ in records),
         relationships=sum(k.startswith("rel:") for k, _ in records),

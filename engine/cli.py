@@ -109,14 +109,16 @@ def recall(
     min_score: Annotated[float | None, typer.Option(help="Drop cards scoring below this.")] = None,
     session_id: Annotated[str | None, typer.Option("--session", help="Prefer this session's latest episodes.")] = None,
     now: Annotated[str | None, typer.Option(help="Ask as of this time (ISO 8601).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="A budget for the cards' content, in words.")] = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
     """Recall memories for a query, with the trace of why each was found."""
     with open_memory(data_dir) as memory:
         cards = memory.recall(
-            query, namespace=namespace, top_k=top_k, min_score=min_score, session_id=session_id, now=now
-        )
+            query, namespace=namespace, top_k=top_k, min_score=min_score, session_id=session_id,
+            now=now, max_tokens=max_tokens,
+        )  # fmt: skip
     if as_json:
         print_json(cards)
     else:

@@ -146,7 +146,8 @@ def doctor(
         console.print(f"{report.episodes} episodes, {report.vector_points} vector points")
         for label, ids in (("missing vectors", report.missing_vectors),
                            ("orphan vectors", report.orphan_vectors),
-                           ("wrong payloads", report.wrong_payloads)):  # fmt: skip
+                           ("wrong payloads", report.wrong_payloads),
+                           ("stale keyword keys", report.stale_keys)):  # fmt: skip
             console.print(f"{label}: {len(ids)}")
         console.print("repaired" if report.repaired else "ok" if report.ok else "disagree: run with --repair")
     if not report.ok and not report.repaired:

@@ -2,15 +2,20 @@
 
 The graph is the truth. Every episode should have exactly one point with the right payload
 (namespace, and `deleted` matching the episode's soft delete); no point should lack an episode.
-`--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads.
+`--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads. Keyword keys
+written under an older recipe (`key_version`) are recomputed, and so are the keys of the
+session tails an orphan (a write cut short before its commit) may have left its words in.
 """
 
 from __future__ import annotations
+
+import time
 
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point
+from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
 
@@ -18,6 +23,8 @@ __all__ = ["DoctorReport", "check_and_repair"]
 
 # Episodes re-embedded per batch during repair.
 _REPAIR_BATCH = 64
+# Episodes rekeyed per batch (a graph read of their session windows, one vector update).
+_REKEY_BATCH = 500
 
 
 class DoctorReport(BaseModel):
@@ -26,11 +33,14 @@ class DoctorReport(BaseModel):
     missing_vectors: list[str] = Field(default_factory=list)  # episodes without a point
     orphan_vectors: list[str] = Field(default_factory=list)  # points without an episode
     wrong_payloads: list[str] = Field(default_factory=list)  # namespace or deleted flag off
+    stale_keys: list[str] = Field(default_factory=list)  # keyword keys of an older recipe
     repaired: bool = False
 
     @property
     def ok(self) -> bool:
-        return not (self.missing_vectors or self.orphan_vectors or self.wrong_payloads)
+        return not (
+            self.missing_vectors or self.orphan_vectors or self.wrong_payloads or self.stale_keys
+        )
 
 
 def check_and_repair(
@@ -55,10 +65,24 @@ def check_and_repair(
             if i in payloads
             and (payloads[i].namespace != namespace or bool(payloads[i].deleted) != deleted)
         ),
+        stale_keys=sorted(
+            i for i, (_, deleted) in states.items()
+            if i in payloads and not deleted and payloads[i].key_version < KEY_VERSION
+        ),  # fmt: skip
     )
     if not repair or report.ok:
         return report
     vectors.delete(report.orphan_vectors)
+    rekeyed: dict[str, list[str]] = {}
+    for episode_id in report.stale_keys:
+        rekeyed.setdefault(states[episode_id][0], []).append(episode_id)
+    for orphan in report.orphan_vectors:
+        payload = payloads[orphan]
+        if payload.session_id is not None:
+            tail = graph.recent_episode_ids(
+                payload.namespace, payload.session_id, time.time(), settings.keyword_context_turns
+            )
+            rekeyed.setdefault(payload.namespace, []).extend(tail)
     rebuild = report.missing_vectors + report.wrong_payloads
     by_namespace: dict[str, list[str]] = {}
     for episode_id in rebuild:
@@ -85,4 +109,8 @@ def check_and_repair(
                 for e, embedding in zip(episodes, embeddings, strict=True)
             ]
             vectors.upsert(points)
+            rekeyed.setdefault(namespace, []).extend(e.id for e in episodes)
+    for namespace, ids in rekeyed.items():
+        for start in range(0, len(ids), _REKEY_BATCH):
+            rekey(graph, vectors, namespace, ids[start : start + _REKEY_BATCH], settings)
     return report.model_copy(update={"repaired": True})

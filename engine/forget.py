@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point
+from engine.keyword_keys import rekey, window_ids
 from engine.models import Decision, Entity, Episode, Session, session_node_id
 from engine.settings import Settings
 from engine.stores.base import GraphBatch, GraphStore, LifecycleRow, VectorPayload, VectorStore
@@ -145,6 +146,7 @@ def archive_episodes(
     chosen: Sequence[tuple[str, str]],
     *,
     now: float,
+    settings: Settings,
 ) -> list[str]:
     """Move episodes to the archive: written there first, then removed from the hot stores."""
     reasons = dict(chosen)
@@ -167,9 +169,17 @@ def archive_episodes(
     # Archive first: a crash after this leaves a record that is also still live (restorable,
     # harmless); the other order could lose the episode.
     archive.append(namespace, records)
-    graph.delete_episodes(namespace, ids)
-    vectors.delete(ids)
+    _delete_everywhere(graph, vectors, namespace, ids, settings)
     return ids
+
+
+def _delete_everywhere(graph: GraphStore, vectors: VectorStore, namespace: str,
+                       ids: Sequence[str], settings: Settings) -> None:  # fmt: skip
+    """Delete episodes from both stores; their neighbours' keyword keys lose their words."""
+    neighbours = [i for i in window_ids(graph, namespace, ids, settings) if i not in set(ids)]
+    graph.delete_episodes(namespace, list(ids))
+    vectors.delete(ids)
+    rekey(graph, vectors, namespace, neighbours, settings)
 
 
 def unarchive(
@@ -211,6 +221,7 @@ def unarchive(
     with graph.transaction():
         graph.write(batch)
         vectors.upsert([point])
+        rekey(graph, vectors, namespace, [episode.id], settings)
     archive.take(namespace, [episode_id])
     return episode
 
@@ -223,6 +234,7 @@ def purge_episodes(
     ids: Sequence[str],
     *,
     dry_run: bool,
+    settings: Settings,
 ) -> PurgeReport:
     """Remove episodes everywhere (graph, vectors, archive), or list what would go."""
     live = [e.id for e in graph.get_episodes(namespace, list(ids))]
@@ -232,7 +244,6 @@ def purge_episodes(
                          archived=archived, decisions=decisions)  # fmt: skip
     if dry_run:
         return report
-    graph.delete_episodes(namespace, live)
-    vectors.delete(live)
+    _delete_everywhere(graph, vectors, namespace, live, settings)
     archive.take(namespace, archived)
     return report

@@ -28,6 +28,7 @@ from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.forget import Archive
 from engine.ingest.writer import Writer
+from engine.keyword_keys import refresh_around
 from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.memory_lifecycle import Lifecycle
@@ -40,7 +41,7 @@ from engine.models import (
     StoreRequest,
     StoreResult,
 )
-from engine.recall.pipeline import card_order, query_models, run_recall
+from engine.recall.pipeline import card_order, query_models, run_recall, within_budget
 from engine.recall.working import working_cards
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
@@ -238,6 +239,7 @@ class Memory(Lifecycle):
         include_shared: bool = True,
         include_working: bool = True,
         now: datetime | str | float | None = None,
+        max_tokens: int | None = None,
     ) -> list[MemoryCard]:
         """Recall the memories that answer a query, each with the trace of why.
 
@@ -254,6 +256,9 @@ class Memory(Lifecycle):
             include_shared: also search the shared namespace (`settings.shared_namespace`).
             include_working: with a session_id, also rank that session's working memory.
             now: the moment the question is asked (decay is measured from it); default now.
+            max_tokens: a budget for the cards' content (words plus CJK characters, as
+                `count_tokens`): cards are taken best first, and one that does not fit is
+                left out while smaller ones after it may still fit. None: no budget.
         Returns:
             Cards, best first: content, citations (`id`, `related_ids`), `namespace` and `trace`.
         Raises:
@@ -275,6 +280,7 @@ class Memory(Lifecycle):
                 capabilities=None if capabilities is None else _strings(capabilities),
                 include_shared=include_shared,
                 now=now,
+                max_tokens=max_tokens,
             )
         except ValidationError as exc:
             raise _invalid(exc, "") from None
@@ -306,7 +312,7 @@ class Memory(Lifecycle):
                 settings=self.settings,
             )
         cards.sort(key=card_order)
-        top = cards[: request.top_k]
+        top = within_budget(cards[: request.top_k], request.max_tokens)
         if self.settings.track_access:
             self._mark_accessed(top, time.time())
         return top
@@ -496,8 +502,10 @@ class Memory(Lifecycle):
                 raise NotFound("live episode", id)
             try:
                 self._vectors.mark_deleted([id])
+                # Its words leave its neighbours' keyword keys too.
+                refresh_around(self._graph, self._vectors, namespace, [id], self.settings)
             except StoreUnavailable:
-                pass  # the graph is the truth: recall already ignores the id
+                pass  # the graph is the truth: recall ignores the id; doctor rekeys
         self._log("forget", namespace, [id])
         return self.get(id, namespace=namespace)
 

@@ -24,6 +24,7 @@ from engine.forget import (
     unarchive,
 )
 from engine.ingest.writer import Writer
+from engine.keyword_keys import refresh_around
 from engine.lookup import one_entity
 from engine.models import Entity, Episode, check_namespace
 from engine.reflect.run import reflect_namespace
@@ -107,7 +108,8 @@ class Lifecycle:
                 self._graph.lifecycle_rows(namespace), now=now, settings=self.settings
             )
             ids = archive_episodes(
-                self._graph, self._vectors, self._archive, namespace, chosen, now=now
+                self._graph, self._vectors, self._archive, namespace, chosen, now=now,
+                settings=self.settings,
             )
         for reason in sorted({r for _, r in chosen}):
             self._log("archive", namespace, [i for i, r in chosen if r == reason], reason)
@@ -123,6 +125,7 @@ class Lifecycle:
         with self._writer.lock:
             if self._graph.restore(namespace, id):
                 self._vectors.mark_live([id])
+                refresh_around(self._graph, self._vectors, namespace, [id], self.settings)
                 action = "restore"
             else:
                 back = unarchive(self._graph, self._vectors, self._embedder, self._archive,
@@ -146,7 +149,7 @@ class Lifecycle:
         self._scope(namespace, *ids)
         with self._writer.lock:
             report = purge_episodes(self._graph, self._vectors, self._archive, namespace, ids,
-                                    dry_run=dry_run)  # fmt: skip
+                                    dry_run=dry_run, settings=self.settings)  # fmt: skip
         if not dry_run:
             self._log("purge", namespace, report.episodes, "purge requested")
         return report

@@ -212,6 +212,8 @@ class RecallRequest(BaseModel):
     capabilities: list[str] | None = Field(None, max_length=200)
     # Also read the shared namespace (readable by all, written only when named).
     include_shared: bool = True
+    # A budget for the returned cards' content, in `count_tokens` units; None: no budget.
+    max_tokens: int | None = Field(None, ge=1, le=1_000_000)
 
     @field_validator("query")
     @classmethod
@@ -365,6 +367,9 @@ class Trace(BaseModel):
     # Role and capability awareness: 1.0 when the request named no role or capabilities.
     role_factor: float = 1.0
     capability_factor: float = 1.0
+    # The query names the memory's author; the query asks "when" or names a date (rerank.py).
+    author_factor: float = 1.0
+    time_factor: float = 1.0
     final: float
 
 

@@ -105,6 +105,7 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         role: str | None = None,
         capabilities: list[str] | None = None,
         explain: bool = True,
+        max_tokens: Annotated[int, Field(ge=1)] | None = None,
     ) -> RecallResult:
         namespace = scope(ctx)
         cards = memory.recall(
@@ -116,6 +117,7 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
             session_id=session_id,
             role=role,
             capabilities=capabilities,
+            max_tokens=max_tokens,
         )
         if not explain:
             cards = [card.model_copy(update={"trace": None}) for card in cards]

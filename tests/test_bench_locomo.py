@@ -63,6 +63,7 @@ def test_harness_prints_json_for_every_system(tmp_path: Path, capsys: object) ->
     for system in ("system", "bm25", "dense"):
         assert set(result[system]) >= {"R@1", "R@3", "by_category"}
         assert result[system]["R@3"] >= result[system]["R@1"]
+        assert result[system]["query_p95_ms"] >= result[system]["query_p50_ms"] > 0
     assert result["system"]["by_category"]["single-hop"]["R@3"] == 100.0
     assert result["query_p50_ms"] > 0
 
@@ -70,3 +71,11 @@ def test_harness_prints_json_for_every_system(tmp_path: Path, capsys: object) ->
 def test_missing_data_is_skipped_with_a_message(tmp_path: Path, capsys: object) -> None:
     assert main(["--data", str(tmp_path / "absent.json")]) == 0
     assert "not found" in capsys.readouterr().err  # type: ignore[attr-defined]
+
+
+def test_harness_table_shows_latency_beside_recall(tmp_path: Path, capsys: object) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([SAMPLE]))
+    assert main(["--data", str(data), "--k", "1,3"]) == 0
+    table = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "system R@1" in table and "multi-hop" in table and "p50 / p95 ms" in table

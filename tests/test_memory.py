@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -191,6 +191,9 @@ class FailingVectors:
 
     def mark_live(self, ids: Sequence[str]) -> None:
         self.real.mark_live(ids)
+
+    def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
+        self.real.set_keyword(keys, key_version)
 
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         return self.real.search_dense(namespace, vector, limit)

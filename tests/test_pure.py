@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from datetime import UTC, datetime
 
 import pytest
 
 from engine.ingest.extract import find_decisions, find_numbers, find_todos
 from engine.recall.fusion import Scored, decay_factor, fuse, importance_factor, rank_hits
-from engine.recall.query import has_time_intent
+from engine.recall.time_query import time_query
 from engine.text import bm25_document, canonical_name, tokenize
 
 DOCTEST_MODULES = [
@@ -19,6 +20,10 @@ DOCTEST_MODULES = [
     "engine.recall.fusion",
     "engine.recall.query",
     "engine.recall.channels",
+    "engine.recall.time_query",
+    "engine.recall.rerank",
+    "engine.recall.diversity",
+    "engine.keyword_keys",
     "graph_schema.ladybug",
     "engine.cypher_guard",
     "engine.lookup",
@@ -109,9 +114,12 @@ def test_canonical_names(name: str, canonical: str) -> None:
 
 
 def test_bm25_saturates_and_normalises_length() -> None:
-    _, once = bm25_document(["a"], 1.2, 0.75, 10)
-    _, thrice = bm25_document(["a", "a", "a"], 1.2, 0.75, 10)
+    _, once = bm25_document({"a": 1.0}, 1.2, 0.75, 10)
+    _, thrice = bm25_document({"a": 3.0}, 1.2, 0.75, 10)
     assert once[0] < thrice[0] < 3 * once[0]
+    # a neighbour's share of a term counts less than the episode's own mention
+    _, shared = bm25_document({"a": 0.5}, 1.2, 0.75, 10)
+    assert shared[0] < once[0]
 
 
 def test_rank_ties_share_a_rank() -> None:
@@ -148,5 +156,32 @@ def test_decay_halves_per_half_life_above_floor() -> None:
     [("what did we say last time?", True), ("上次的预算", True), ("之前说过什么", True),
      ("what happened yesterday", True), ("which database?", False), ("预算是多少", False)],
 )
-def test_time_intent(query: str, intent: bool) -> None:
-    assert has_time_intent(query) is intent
+def test_wants_latest(query: str, intent: bool) -> None:
+    assert time_query(query, now=1.7e9).wants_latest is intent
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [("When did Nate get his turtles?", True), ("what year did we launch", True),
+     ("Atlas 什么时候上线", True), ("哪天开的会", True), ("which database?", False),
+     ("whenever you like, what is the budget", False)],
+)
+def test_asks_when(query: str, asks: bool) -> None:
+    assert time_query(query, now=1.7e9).asks_when is asks
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [("What was Sam doing on December 4, 2023?", "2023-12-04", "2023-12-05"),
+     ("what did we decide on 2024-02-29", "2024-02-29", "2024-03-01"),
+     ("the 3rd of May?", None, None), ("on 3 May 2023", "2023-05-03", "2023-05-04"),
+     ("what changed in March", "2023-03-01", "2023-04-01"), ("in 2022", "2022-01-01", "2023-01-01"),
+     ("我们2023年5月决定了什么", "2023-05-01", "2023-06-01"), ("12月4日做了什么", "2023-12-04", "2023-12-05"),
+     ("what happened yesterday", "2024-01-09", "2024-01-10"), ("May I ask something?", None, None),
+     ("on February 30, 2023", None, None), ("what is 2023 revenue", None, None)],
+)
+def test_named_dates_become_windows(query: str, start: str | None, end: str | None) -> None:
+    now = datetime(2024, 1, 10, 15, tzinfo=UTC).timestamp()
+    window = time_query(query, now).window
+    shown = None if window is None else tuple(datetime.fromtimestamp(t, UTC).date().isoformat() for t in window)
+    assert shown == (None if start is None else (start, end))

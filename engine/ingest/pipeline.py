@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from engine.ingest.dedup import content_hash
+from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
     Decision,
     Entity,
@@ -24,8 +25,8 @@ from engine.models import (
     session_node_id,
 )
 from engine.settings import Settings
-from engine.stores.base import GraphBatch, SparseVector, VectorPayload, VectorPoint
-from engine.text import bm25_document, count_tokens, normalize, split_sentences, tokenize
+from engine.stores.base import GraphBatch, VectorPayload, VectorPoint
+from engine.text import count_tokens, normalize, split_sentences
 
 __all__ = [
     "PlannedDecision",
@@ -247,15 +248,16 @@ def vector_point(
     payload: VectorPayload,
     settings: Settings,
 ) -> VectorPoint:
-    """The mirror of an episode: its dense vector, its BM25 terms and its payload."""
-    sparse = bm25_document(
-        tokenize(content), settings.bm25_k1, settings.bm25_b, settings.bm25_avg_len
-    )
+    """The mirror of an episode: its dense vector, its own BM25 terms and its payload.
+
+    The session context of the keyword key is added by `keyword_keys.refresh_around` once the
+    episode is in the graph.
+    """
     return VectorPoint(
         id=episode_id,
         dense=list(embedding),
-        sparse=SparseVector(indices=sparse[0], values=sparse[1]),
-        payload=payload,
+        sparse=own_key(content, settings),
+        payload=payload.model_copy(update={"key_version": KEY_VERSION}),
     )
 
 

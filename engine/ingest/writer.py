@@ -42,6 +42,7 @@ from engine.ingest.pipeline import (
 from engine.ingest.redact import compile_patterns, redact_request
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
 from engine.ingest.supersede import DecisionView, choose_supersessions
+from engine.keyword_keys import refresh_around
 from engine.llm import Extractor
 from engine.models import Entity, StoreRequest, StoreResult
 from engine.nlp import RawEntity, find_entities
@@ -259,6 +260,13 @@ class Writer:
         self._touch(kept, duplicates, now)
         # Inside the graph transaction: if the mirror fails, the graph rolls back.
         self._vectors.upsert(prepared.points)
+        # New turns join their sessions' keyword context, both ways (engine/keyword_keys.py).
+        in_sessions: dict[str, list[str]] = {}
+        for item in planned:
+            if item.request.session_id is not None and item.parent_id is None:
+                in_sessions.setdefault(item.request.namespace, []).append(item.id)
+        for namespace, ids in in_sessions.items():
+            refresh_around(self._graph, self._vectors, namespace, ids, settings)
         index_of = {p.id: i for p, i in zip(planned, _indices(planned, texts), strict=True)}
         for result in prepared.results:
             results[index_of[result.id]] = result

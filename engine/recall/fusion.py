@@ -77,18 +77,32 @@ def fuse(
     *,
     rrf_k: int,
     rrf_share: float,
+    normalization: str = "max",
+    minmax_min_hits: int = 2,
+    ceilings: Mapping[str, float] | None = None,
 ) -> dict[str, tuple[float, list[ChannelHit]]]:
-    """Reciprocal-rank fusion blended with max-normalised raw scores, weighted per channel.
+    """Reciprocal-rank fusion blended with normalised raw scores, weighted per channel.
 
     For channel c with weight w_c, an episode at rank r with raw score s contributes
-        w_c x (share x (k + 1) / (k + r) + (1 - share) x s / max_c(s))
-    and its fused score is the sum of contributions divided by the sum of all weights,
-    so it lies in 0..1 and equals 1 only for the top hit of every channel.
+        w_c x (share x (k + 1) / (k + r) + (1 - share) x norm_c(s))
+    where norm_c(s) = s / max_c(s) ("max") or (s - min_c) / (max_c - min_c) ("minmax": the
+    channel's weakest hit adds nothing, so a channel whose hits all look alike, as dense
+    similarity's do, cannot lift its whole list; applied only to a channel with at least
+    `minmax_min_hits` hits, since the weakest of a handful is no baseline). The fused score is the sum of
+    contributions divided by the sum of all weights, so it lies in 0..1 and equals 1 only for
+    the top hit of every channel. A channel with a ceiling in `ceilings` has absolute scores:
+    norm_c(s) = min(1, s / ceiling), so its weak hits stay weak however few it found (graph
+    expansion: a neighbour of the tenth seed is not the best graph hit's equal).
 
     >>> fused = fuse({"vector": [Scored(id="a", score=0.9)]}, {"vector": 1.0, "keyword": 1.0},
     ...              rrf_k=60, rrf_share=0.5)
     >>> round(fused["a"][0], 3)
     0.5
+    >>> fused = fuse({"vector": [Scored(id="a", score=0.9), Scored(id="b", score=0.6),
+    ...     Scored(id="c", score=0.5)]}, {"vector": 1.0}, rrf_k=60, rrf_share=0.0,
+    ...     normalization="minmax")
+    >>> [round(fused[i][0], 2) for i in "abc"]
+    [1.0, 0.25, 0.0]
     """
     total_weight = sum(w for w in weights.values() if w > 0) or 1.0
     fused: dict[str, tuple[float, list[ChannelHit]]] = {}
@@ -96,9 +110,16 @@ def fuse(
         weight = weights.get(channel, 0.0)
         if weight <= 0 or not hits:
             continue
-        top = max(h.score for h in hits)
+        ceiling = (ceilings or {}).get(channel)
+        top = max(h.score for h in hits) if ceiling is None else ceiling
+        floor = (
+            min(h.score for h in hits)
+            if normalization == "minmax" and len(hits) >= max(2, minmax_min_hits) and ceiling is None
+            else 0.0
+        )
+        span = top - floor
         for episode_id, hit in rank_hits(channel, hits):
-            normalised = hit.score / top if top > 0 else 0.0
+            normalised = min(1.0, (hit.score - floor) / span) if span > 0 else 1.0 if top > 0 else 0.0
             rrf = (rrf_k + 1) / (rrf_k + hit.rank)
             contribution = weight * (rrf_share * rrf + (1 - rrf_share) * normalised)
             score, found_by = fused.get(episode_id, (0.0, []))

@@ -8,7 +8,6 @@ from pydantic import BaseModel
 
 from engine.embed import Embedder
 from engine.models import Episode, GraphPath, MemoryCard, PathNode, RecallRequest, Trace, from_epoch
-from engine.nlp import find_entities
 from engine.recall.channels import (
     Seed,
     entity_channel,
@@ -18,21 +17,17 @@ from engine.recall.channels import (
     recency_channel,
     vector_channel,
 )
+from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
-from engine.recall.fusion import (
-    Scored,
-    capability_factor,
-    competition_ranks,
-    decay_factor,
-    fuse,
-    importance_factor,
-    role_factor,
-)
+from engine.recall.fusion import Scored, competition_ranks, fuse
 from engine.recall.query import QueryTerms, analyze
+from engine.recall.rerank import Candidate, Factors, RerankContext, reranker_for
+from engine.recall.time_query import time_query
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
+from engine.text import count_tokens
 
-__all__ = ["QueryModels", "card_order", "query_models", "run_recall"]
+__all__ = ["QueryModels", "card_order", "query_models", "run_recall", "within_budget"]
 
 
 class QueryModels(BaseModel):
@@ -43,11 +38,8 @@ class QueryModels(BaseModel):
 
 
 def query_models(query: str, embedder: Embedder) -> QueryModels:
-    """Embed the query and analyse it (NER, tokens, time intent)."""
-    return QueryModels(
-        embedding=list(embedder.embed([query])[0]),
-        terms=analyze(query, find_entities([query])[0]),
-    )
+    """Embed the query and analyse it (tokens, entity names to look up)."""
+    return QueryModels(embedding=list(embedder.embed([query])[0]), terms=analyze(query))
 
 
 def run_recall(
@@ -80,7 +72,8 @@ def run_recall(
     by_graph, graph_paths = graph_channel(graph, namespace, seeds, now, settings, max_degree)
 
     weights = settings.weights.model_dump()
-    if terms.time_intent:
+    time = time_query(request.query, now)
+    if time.wants_latest:
         weights["recency"] *= settings.time_intent_recency_boost
     fused = fuse(
         {
@@ -93,49 +86,31 @@ def run_recall(
         weights,
         rrf_k=settings.rrf_k,
         rrf_share=settings.rrf_share,
+        normalization=settings.fusion_normalization,
+        minmax_min_hits=settings.minmax_min_hits,
+        # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
+        ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
     )
     episodes = {e.id: e for e in graph.get_episodes(namespace, list(fused))}
-    scored: list[tuple[float, Episode, Trace]] = []
-    for episode_id, (fused_score, hits) in fused.items():
-        episode = episodes.get(episode_id)
-        if episode is None or (request.layer is not None and episode.layer != request.layer):
-            continue
-        decay = decay_factor(
-            now - episode.occurred_at,
-            half_life_days=settings.decay_half_life_days,
-            floor=settings.decay_floor,
-        )
-        by_role = role_factor(
-            [episode.role, _text(episode.metadata.get("for_role"))],
-            request.role,
-            boost=settings.role_boost,
-        )
-        by_capability = capability_factor(
-            _tool_of(episode), request.capabilities, penalty=settings.missing_capability_factor
-        )
-        final = (
-            fused_score
-            * decay
-            * importance_factor(episode.importance, weight=settings.importance_weight)
-            * by_role
-            * by_capability
-        )
-        if request.min_score is not None and final < request.min_score:
-            continue
-        trace = Trace(
-            channels=sorted(hits, key=lambda h: h.rank),
-            path=_named(graph_paths.get(episode_id) or entity_paths.get(episode_id), episodes),
-            fused=round(fused_score, 6),
-            decay=round(decay, 6),
-            age_days=round(max(0.0, now - episode.occurred_at) / 86_400.0, 3),
-            importance=episode.importance,
-            role_factor=by_role,
-            capability_factor=by_capability,
-            final=round(final, 6),
-        )
-        scored.append((final, episode, trace))
-    scored.sort(key=lambda item: (-item[0], -item[1].occurred_at, item[1].id))
-    top = scored[: request.top_k]
+    candidates = [
+        Candidate(episode=episodes[i], fused=fused_score, hits=hits)
+        for i, (fused_score, hits) in fused.items()
+        if i in episodes and (request.layer is None or episodes[i].layer == request.layer)
+    ]
+    paths = {**entity_paths, **graph_paths}  # a graph path explains more than an entity's
+    context = RerankContext(
+        now=now, role=request.role, capabilities=request.capabilities,
+        query_names=terms.entity_names, time=time,
+    )  # fmt: skip
+    ranked = [
+        (final, candidate, factors)
+        for final, candidate, factors in reranker_for(settings).rerank(candidates, context)
+        if request.min_score is None or final >= request.min_score
+    ]
+    top = [
+        (final, candidate.episode, _trace(final, candidate, factors, now, paths.get(candidate.episode.id), episodes))
+        for final, candidate, factors in _diverse(ranked, vectors, request.top_k, settings)
+    ]  # fmt: skip
     semantic: list[MemoryCard] = []
     if request.layer in (None, "semantic") and known:
         facts = graph.facts_about(namespace, [e.id for e in known], include_closed=False)
@@ -166,6 +141,63 @@ def run_recall(
         for _, episode, trace in top
     ]
     return sorted(episodic + semantic, key=card_order)[: request.top_k]
+
+
+def _trace(
+    final: float,
+    candidate: Candidate,
+    factors: Factors,
+    now: float,
+    path: GraphPath | None,
+    episodes: dict[str, Episode],
+) -> Trace:
+    """Why a card was recalled: its channel hits, its graph path and every factor."""
+    episode = candidate.episode
+    return Trace(
+        channels=sorted(candidate.hits, key=lambda h: h.rank),
+        path=_named(path, episodes),
+        fused=round(candidate.fused, 6),
+        decay=round(factors.decay, 6),
+        age_days=round(max(0.0, now - episode.occurred_at) / 86_400.0, 3),
+        importance=episode.importance,
+        role_factor=factors.role,
+        capability_factor=factors.capability,
+        author_factor=factors.author,
+        time_factor=round(factors.time, 6),
+        final=round(final, 6),
+    )
+
+
+Ranked = tuple[float, Candidate, Factors]
+
+
+def _diverse(ranked: list[Ranked], vectors: VectorStore, count: int, settings: Settings) -> list[Ranked]:
+    """The `count` best, or with mmr_lambda < 1 the MMR picks among the best mmr_candidates."""
+    if settings.mmr_lambda >= 1 or len(ranked) <= 1:
+        return ranked[:count]
+    pool = ranked[: max(count, settings.mmr_candidates)]
+    ids = [candidate.episode.id for _, candidate, _ in pool]
+    picks = mmr_order(
+        [(i, final) for i, (final, _, _) in zip(ids, pool, strict=True)],
+        vectors.dense(ids),
+        lam=settings.mmr_lambda,
+        count=count,
+    )
+    by_id = dict(zip(ids, pool, strict=True))
+    return [by_id[i] for i in picks]
+
+
+def within_budget(cards: Sequence[MemoryCard], max_tokens: int | None) -> list[MemoryCard]:
+    """Cards in order while their content fits the budget; one too long is skipped."""
+    if max_tokens is None:
+        return list(cards)
+    kept, used = [], 0
+    for card in cards:
+        size = count_tokens(card.content)
+        if used + size <= max_tokens:
+            kept.append(card)
+            used += size
+    return kept
 
 
 def card_order(card: MemoryCard) -> tuple[float, float, str]:
@@ -215,14 +247,3 @@ def _related(path: GraphPath | None, own_id: str) -> list[str]:
     if path is None:
         return []
     return [n.id for n in path.nodes if n.label == "Episode" and n.id != own_id]
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _tool_of(episode: Episode) -> str | None:
-    """The tool a tool-call episode used: metadata `tool`, else its role."""
-    if episode.kind != "tool_call":
-        return None
-    return _text(episode.metadata.get("tool")) or episode.role

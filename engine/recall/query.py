@@ -1,4 +1,8 @@
-"""Query analysis, pure: index terms, candidate entity names and time intent."""
+"""Query analysis, pure: index terms and candidate entity names (time: `time_query`).
+
+Entity names are matched as a gazetteer: every word n-gram of the query is looked up among
+the namespace's entity names and aliases, so no NER model runs at recall time.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +14,9 @@ from pydantic import BaseModel
 from engine.nlp import RawEntity
 from engine.text import canonical_name, has_cjk, normalize, tokenize
 
-__all__ = ["QueryTerms", "analyze", "entity_candidates", "has_time_intent"]
+__all__ = ["QueryTerms", "analyze", "entity_candidates"]
 
 _MAX_NGRAM = 3
-_TIME_INTENT = re.compile(
-    r"\b(last time|latest|recent(ly)?|yesterday|today|earlier|before|previous(ly)?|"
-    r"just now|this (morning|week|month)|last (week|month|night|session))\b"
-    r"|上次|之前|刚才|昨天|今天|最近|前几天|上周|上个月",
-    re.IGNORECASE,
-)
 _WORDS = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*")
 
 
@@ -27,16 +25,6 @@ class QueryTerms(BaseModel):
 
     tokens: list[str]
     entity_names: list[str]  # canonical names to look up among the namespace's entities
-    time_intent: bool
-
-
-def has_time_intent(query: str) -> bool:
-    """True when the query asks about when or about the latest state of things.
-
-    >>> has_time_intent("What did we decide last time?"), has_time_intent("上次的预算是多少")
-    (True, True)
-    """
-    return _TIME_INTENT.search(query) is not None
 
 
 def entity_candidates(query: str, found: Sequence[RawEntity]) -> list[str]:
@@ -61,9 +49,5 @@ def entity_candidates(query: str, found: Sequence[RawEntity]) -> list[str]:
     return list(unique)
 
 
-def analyze(query: str, found: Sequence[RawEntity]) -> QueryTerms:
-    return QueryTerms(
-        tokens=tokenize(query),
-        entity_names=entity_candidates(query, found),
-        time_intent=has_time_intent(query),
-    )
+def analyze(query: str, found: Sequence[RawEntity] = ()) -> QueryTerms:
+    return QueryTerms(tokens=tokenize(query), entity_names=entity_candidates(query, found))

@@ -68,6 +68,24 @@ class EntityLink(BaseModel):
     degree: int
 
 
+# How far along a session's NEXT chain `session_windows` looks, each way (fixed in the query).
+SESSION_WINDOW = 3
+
+
+class WindowRow(BaseModel):
+    """An episode within SESSION_WINDOW steps of another along its session's NEXT chain.
+
+    `offset` is negative before, positive after, and 0 for the episode itself; `live` is
+    false for a soft-deleted one.
+    """
+
+    episode_id: str
+    offset: int
+    neighbour_id: str
+    content: str
+    live: bool
+
+
 class CypherRows(BaseModel):
     """Rows of a read-only query, values as plain data (nodes as property maps with `label`)."""
 
@@ -251,6 +269,11 @@ class GraphStore(Protocol):
         """The episodes just before and just after this one in its session (NEXT edges)."""
         ...
 
+    def session_windows(self, namespace: str, episode_ids: Sequence[str]) -> list[WindowRow]:
+        """Each episode (offset 0) and the episodes up to SESSION_WINDOW steps before and
+        after it along its session's NEXT chain, live or not."""
+        ...
+
     def facts_about(
         self, namespace: str, entity_ids: Sequence[str], include_closed: bool
     ) -> list[Fact]:
@@ -290,6 +313,9 @@ class VectorPayload(BaseModel):
     occurred_at: float
     entities: list[str]
     deleted: int = 0  # 0 or 1: stored as an integer so payload filters match it exactly
+    # The recipe of the point's keyword vector (engine/keyword_keys.py KEY_VERSION); points
+    # written before the field existed read as 1, and `doctor --repair` rekeys them.
+    key_version: int = 1
 
 
 class VectorPoint(BaseModel):
@@ -325,6 +351,11 @@ class VectorStore(Protocol):
 
     def mark_live(self, ids: Sequence[str]) -> None:
         """Undo `mark_deleted` (a restored episode)."""
+        ...
+
+    def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
+        """Replace the BM25 vectors of existing points (and record the recipe in the payload);
+        ids without a point are skipped."""
         ...
 
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:

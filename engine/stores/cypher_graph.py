@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from engine.models import Decision, Entity, Episode, Stats, session_node_id
-from engine.stores.base import EntityLink, GraphBatch
+from engine.stores.base import EntityLink, GraphBatch, WindowRow
 from engine.stores.cypher_admin import CypherAdmin
 from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_statements import GraphStatements, Statement
@@ -161,6 +161,16 @@ class CypherGraphStore(CypherAdmin):
         rows = self._run(self._q.session_neighbours, {"id": episode_id, "ns": namespace})
         found = {str(side): episode_from(node) for side, node in rows}
         return found.get("previous"), found.get("next")
+
+    def session_windows(self, namespace: str, episode_ids: Sequence[str]) -> list[WindowRow]:
+        if not episode_ids:
+            return []
+        rows = self._run(self._q.session_windows, {"ids": list(episode_ids), "ns": namespace})
+        return [
+            WindowRow(episode_id=str(i), offset=int(off), neighbour_id=str(nid),
+                      content=str(content or ""), live=bool(live))
+            for i, off, nid, content, live in rows
+        ]  # fmt: skip
 
     def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
         return self._per_episode(self._q.entities_of, namespace, episode_ids, entity_from)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from engine.stores.base import SESSION_WINDOW
 from engine.stores.cypher_dialect import Dialect
 from graph_schema.definitions import (
     DECISION,
@@ -198,6 +199,21 @@ class GraphStatements:
             "MATCH (ep:Episode {id: $id})-[:NEXT]->(nxt:Episode) WHERE ep.namespace = $ns "
             "RETURN 'next' AS side, nxt AS node",
             "id", "ns",
+        )
+        window = (
+            "UNWIND $ids AS i MATCH (ep:Episode {{id: i}}) WHERE ep.namespace = $ns "
+            "MATCH p = {pattern} WHERE n.namespace = $ns "
+            "RETURN i AS id, {offset} AS off, n.id AS nid, n.content AS content, "
+            "n.deleted_at IS NULL AS live"
+        )
+        self.session_windows = _s(
+            "UNWIND $ids AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns "
+            "RETURN i AS id, 0 AS off, ep.id AS nid, ep.content AS content, "
+            "ep.deleted_at IS NULL AS live UNION ALL "
+            + window.format(pattern=f"(ep)-[:NEXT*1..{SESSION_WINDOW}]->(n:Episode)", offset="length(p)")
+            + " UNION ALL "
+            + window.format(pattern=f"(n:Episode)-[:NEXT*1..{SESSION_WINDOW}]->(ep)", offset="-length(p)"),
+            "ids", "ns",
         )
         self.lifecycle_rows = _s(
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.deleted_at IS NULL RETURN ep.id, "

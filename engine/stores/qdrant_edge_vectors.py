@@ -7,7 +7,7 @@ vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,20 @@ class QdrantEdgeVectorStore:
     def mark_live(self, ids: Sequence[str]) -> None:
         if ids:
             self._update(qe.UpdateOperation.set_payload(list(ids), {"deleted": 0}))
+
+    def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
+        present: list[Any] = [str(p.id) for p in self._retrieve(list(keys), payload=False, vector=False)]
+        if not present:
+            return
+        self._update(
+            qe.UpdateOperation.update_vectors(
+                [
+                    qe.PointVectors(i, {SPARSE: qe.SparseVector(keys[i].indices, keys[i].values)})
+                    for i in present
+                ]
+            )
+        )
+        self._update(qe.UpdateOperation.set_payload(present, {"key_version": key_version}))
 
     def _query(self, namespace: str, query: Any, limit: int) -> list[VectorHit]:
         request = qe.QueryRequest(limit=limit, query=query, filter=_live_in(namespace))

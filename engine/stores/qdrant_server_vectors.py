@@ -11,7 +11,7 @@ emulates the server's API; the tests use it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from qdrant_client import QdrantClient
@@ -38,6 +38,7 @@ _INDEXED: dict[str, qm.PayloadSchemaType] = {
 _UPSERT_CHUNK = 256
 _ERRORS = (UnexpectedResponse, ResponseHandlingException, ValueError, RuntimeError, OSError)
 _T = TypeVar("_T")
+_I = TypeVar("_I")
 
 
 class QdrantServerVectorStore:
@@ -86,13 +87,13 @@ class QdrantServerVectorStore:
             )
             for point in points
         ]
-        for start in range(0, len(structs), _UPSERT_CHUNK):
-            chunk = structs[start : start + _UPSERT_CHUNK]
-            self._call(
-                "upsert",
-                lambda chunk=chunk: self._client.upsert(self._collection, chunk, wait=True),  # type: ignore[misc]
-                WriteFailed,
-            )
+        self._in_chunks("upsert", structs, lambda chunk: self._client.upsert(self._collection, chunk, wait=True))
+
+    def _in_chunks(self, what: str, items: Sequence[_I], write: Callable[[list[_I]], object]) -> None:
+        """One write per _UPSERT_CHUNK items, each waited for."""
+        for start in range(0, len(items), _UPSERT_CHUNK):
+            chunk = list(items[start : start + _UPSERT_CHUNK])
+            self._call(what, lambda chunk=chunk: write(chunk), WriteFailed)  # type: ignore[misc]
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
@@ -114,6 +115,34 @@ class QdrantServerVectorStore:
 
     def mark_live(self, ids: Sequence[str]) -> None:
         self._set_deleted(ids, 0)
+
+    def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
+        found = self._call(
+            "retrieve",
+            lambda: self._client.retrieve(
+                self._collection, list(keys), with_payload=False, with_vectors=False
+            ),
+        )
+        present: list[Any] = [str(p.id) for p in found]
+        if not present:
+            return
+        vectors = [
+            qm.PointVectors(
+                id=i,
+                vector={SPARSE: qm.SparseVector(indices=keys[i].indices, values=keys[i].values)},
+            )
+            for i in present
+        ]
+        self._in_chunks(
+            "update", vectors, lambda chunk: self._client.update_vectors(self._collection, chunk, wait=True)
+        )
+        self._call(
+            "update",
+            lambda: self._client.set_payload(
+                self._collection, {"key_version": key_version}, points=present, wait=True
+            ),
+            WriteFailed,
+        )
 
     def _request(self, namespace: str, query: Any, using: str, limit: int) -> qm.QueryRequest:
         return qm.QueryRequest(query=query, using=using, filter=_live_in(namespace), limit=limit)

@@ -147,6 +147,25 @@ def test_episode_reads_filters_and_order(graph: GraphStore) -> None:
     assert {row.id for row in graph.lifecycle_rows("ns")} == {"b", "c"}
 
 
+def test_session_windows_walk_the_next_chain_both_ways(graph: GraphStore) -> None:
+    chain = [f"w{i}" for i in range(6)]
+    graph.write(GraphBatch(
+        episodes=[_episode(e, T + i) for i, e in enumerate(chain)] + [_episode("x", T, namespace="other")],
+        next=list(zip(chain, chain[1:], strict=False)) + [("w5", "x")],
+    ))  # fmt: skip
+    graph.soft_delete("ns", "w2", T + 50)
+    rows = graph.session_windows("ns", ["w3", "w0", "missing"])
+    seen = {(r.episode_id, r.offset): (r.neighbour_id, r.live) for r in rows}
+    assert seen == {
+        ("w3", 0): ("w3", True), ("w3", -1): ("w2", False), ("w3", -2): ("w1", True),
+        ("w3", -3): ("w0", True), ("w3", 1): ("w4", True), ("w3", 2): ("w5", True),
+        ("w0", 0): ("w0", True), ("w0", 1): ("w1", True), ("w0", 2): ("w2", False),
+        ("w0", 3): ("w3", True),
+    }  # fmt: skip  # never past SESSION_WINDOW, never into another namespace
+    assert next(r.content for r in rows if r.neighbour_id == "w4") == "episode w4"
+    assert graph.session_windows("ns", []) == []
+
+
 def test_access_and_touch_bookkeeping(graph: GraphStore) -> None:
     graph.write(GraphBatch(episodes=[_episode("a", T)]))
     graph.mark_accessed("ns", ["a"], T + 5)

@@ -74,3 +74,20 @@ def test_payloads_vectors_and_reopening(open_vectors: OpenVectors) -> None:
     reopened = open_vectors()
     assert set(reopened.all_payloads()) == set(IDS)
     assert reopened.search_dense("ns", [0, 1, 0, 0], 1)[0].id == IDS[2]
+
+
+def test_set_keyword_replaces_only_the_bm25_vector(vectors: VectorStore) -> None:
+    _fill(vectors)
+    missing = "00000000-0000-0000-0000-00000000ffff"
+    vectors.set_keyword(
+        {IDS[2]: SparseVector(indices=[10, 99], values=[0.5, 1.0]),
+         missing: SparseVector(indices=[99], values=[1.0])},
+        key_version=7,
+    )  # fmt: skip
+    assert [h.id for h in vectors.search_sparse("ns", SparseVector(indices=[99], values=[1.0]), 10)] == [IDS[2]]
+    assert vectors.search_sparse("ns", SparseVector(indices=[13], values=[1.0]), 10) == []
+    assert vectors.search_dense("ns", [0, 1, 0, 0], 1)[0].id == IDS[2]  # dense untouched
+    payloads = vectors.payloads([IDS[2], IDS[1], missing])
+    assert payloads[IDS[2]].key_version == 7 and payloads[IDS[1]].key_version == 1
+    assert missing not in payloads  # ids without a point are skipped, not created
+    assert payloads[IDS[2]].entities == ["atlas"]  # the rest of the payload stays
