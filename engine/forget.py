@@ -176,7 +176,8 @@ def archive_episodes(
 def _delete_everywhere(graph: GraphStore, vectors: VectorStore, namespace: str,
                        ids: Sequence[str], settings: Settings) -> None:  # fmt: skip
     """Delete episodes from both stores; their neighbours' keyword keys lose their words."""
-    neighbours = [i for i in window_ids(graph, namespace, ids, settings) if i not in set(ids)]
+    gone = set(ids)
+    neighbours = [i for i in window_ids(graph, namespace, ids, settings) if i not in gone]
     graph.delete_episodes(namespace, list(ids))
     vectors.delete(ids)
     rekey(graph, vectors, namespace, neighbours, settings)
