@@ -101,6 +101,7 @@ def _latin_tokens(text: str) -> list[str]:
     return [_stem(w) for w in words if w and w not in EN_STOPWORDS]
 
 
+@lru_cache(maxsize=65_536)
 def canonical_name(name: str) -> str:
     """The key entities are matched by: case, width, punctuation and honorifics removed.
 
