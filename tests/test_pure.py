@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import pytest
@@ -185,3 +186,23 @@ def test_named_dates_become_windows(query: str, start: str | None, end: str | No
     window = time_query(query, now).window
     shown = None if window is None else tuple(datetime.fromtimestamp(t, UTC).date().isoformat() for t in window)
     assert shown == (None if start is None else (start, end))
+
+
+def test_pruning_unreachable_candidates_never_changes_the_top() -> None:
+    import random
+
+    from engine.recall.rerank import reachable
+
+    rng = random.Random(7)
+    for _ in range(500):
+        fused = {f"e{i}": rng.random() ** 3 for i in range(rng.randint(1, 60))}
+        lowest, highest = rng.uniform(0.2, 1.0), rng.uniform(1.0, 4.0)
+        factors = {i: rng.uniform(lowest, highest) for i in fused}
+        count = rng.randint(1, 10)
+        final = {i: fused[i] * factors[i] for i in fused}
+        kept = reachable(fused, count, lowest=lowest, highest=highest)
+        assert _best(kept, final, count) == _best(fused, final, count)
+
+
+def _best(ids: Iterable[str], final: dict[str, float], count: int) -> list[str]:
+    return sorted(ids, key=lambda i: (-final[i], i))[:count]

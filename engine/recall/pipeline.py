@@ -21,7 +21,14 @@ from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
 from engine.recall.fusion import Scored, competition_ranks, fuse
 from engine.recall.query import QueryTerms, analyze
-from engine.recall.rerank import Candidate, Factors, RerankContext, reranker_for
+from engine.recall.rerank import (
+    Candidate,
+    Factors,
+    RerankContext,
+    factor_bounds,
+    reachable,
+    reranker_for,
+)
 from engine.recall.time_query import time_query
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
@@ -91,17 +98,25 @@ def run_recall(
         # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
         ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
     )
-    episodes = {e.id: e for e in graph.get_episodes(namespace, list(fused))}
-    candidates = [
-        Candidate(episode=episodes[i], fused=fused_score, hits=hits)
-        for i, (fused_score, hits) in fused.items()
-        if i in episodes and (request.layer is None or episodes[i].layer == request.layer)
-    ]
     paths = {**entity_paths, **graph_paths}  # a graph path explains more than an entity's
     context = RerankContext(
         now=now, role=request.role, capabilities=request.capabilities,
         query_names=terms.entity_names, time=time,
     )  # fmt: skip
+    wanted = list(fused)
+    if request.layer is None and settings.mmr_lambda >= 1:
+        # Only episodes that can still reach the top are read (a layer filter or MMR may
+        # need the others).
+        lowest, highest = factor_bounds(context, settings)
+        keep = reachable({i: f for i, (f, _) in fused.items()}, request.top_k,
+                         lowest=lowest, highest=highest)  # fmt: skip
+        wanted = [i for i in wanted if i in keep]
+    episodes = {e.id: e for e in graph.get_episodes(namespace, wanted)}
+    candidates = [
+        Candidate(episode=episodes[i], fused=fused[i][0], hits=fused[i][1])
+        for i in wanted
+        if i in episodes and (request.layer is None or episodes[i].layer == request.layer)
+    ]
     ranked = [
         (final, candidate, factors)
         for final, candidate, factors in reranker_for(settings).rerank(candidates, context)

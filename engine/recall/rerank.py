@@ -36,7 +36,10 @@ from engine.recall.time_query import TimeQuery, has_time_expression
 from engine.settings import Settings
 from engine.text import canonical_name
 
-__all__ = ["Candidate", "FactorReranker", "Factors", "RerankContext", "Reranker", "reranker_for"]
+__all__ = [
+    "Candidate", "FactorReranker", "Factors", "RerankContext", "Reranker", "factor_bounds",
+    "reachable", "reranker_for",
+]  # fmt: skip
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -148,6 +151,37 @@ class FactorReranker:
             scored.append((candidate.fused * factors.product(), candidate, factors))
         scored.sort(key=lambda item: (-item[0], -item[1].episode.occurred_at, item[1].episode.id))
         return scored
+
+
+def reachable(
+    fused: dict[str, float], count: int, *, lowest: float, highest: float
+) -> set[str]:
+    """The candidates that can still make the top `count` after reranking.
+
+    Every factor product lies in [lowest, highest], so a candidate whose fused score times
+    `highest` is below the `count`-th best fused score times `lowest` can never outrank it:
+    it is dropped before its episode is read. Exact, not a heuristic.
+
+    >>> sorted(reachable({"a": 1.0, "b": 0.9, "c": 0.25, "d": 0.05}, 2, lowest=0.5, highest=2.0))
+    ['a', 'b', 'c']
+    """
+    if len(fused) <= count:
+        return set(fused)
+    floor = sorted(fused.values(), reverse=True)[count - 1] * lowest
+    return {i for i, score in fused.items() if score * highest >= floor}
+
+
+def factor_bounds(context: RerankContext, settings: Settings) -> tuple[float, float]:
+    """The lowest and highest product of `FactorReranker`'s factors for this request."""
+    lowest = settings.decay_floor * (1 - settings.importance_weight)
+    if context.capabilities is not None:
+        lowest *= settings.missing_capability_factor
+    highest = settings.author_boost * (settings.role_boost if context.role else 1.0)
+    if context.time.asks_when:
+        highest *= settings.time_answer_boost
+    if context.time.window is not None:
+        highest *= settings.time_window_boost
+    return lowest, highest
 
 
 def reranker_for(settings: Settings) -> Reranker:
