@@ -52,7 +52,7 @@ def keyword_vector(terms: Mapping[str, float], settings: Settings) -> SparseVect
 
 def own_key(content: str, settings: Settings) -> SparseVector:
     """The key of an episode outside any session: its own terms."""
-    return keyword_vector(context_terms(tokenize(content), [], weight=0.0, turns=0), settings)
+    return keyword_vector(dict(Counter(tokenize(content))), settings)
 
 
 def _keys_from_windows(rows: Sequence[WindowRow], settings: Settings) -> dict[str, SparseVector]:
@@ -77,14 +77,24 @@ def _keys_from_windows(rows: Sequence[WindowRow], settings: Settings) -> dict[st
     return keys
 
 
+def _store_keys(vectors: VectorStore, rows: Sequence[WindowRow], settings: Settings) -> int:
+    keys = _keys_from_windows(rows, settings)
+    vectors.set_keyword(keys, KEY_VERSION)
+    return len(keys)
+
+
+def _live_neighbours(rows: Sequence[WindowRow], settings: Settings) -> list[str]:
+    """The live episodes of these windows within `keyword_context_turns` (offset 0 included)."""
+    turns = settings.keyword_context_turns
+    return list(dict.fromkeys(r.neighbour_id for r in rows if r.live and abs(r.offset) <= turns))
+
+
 def rekey(graph: GraphStore, vectors: VectorStore, namespace: str, ids: Sequence[str],
           settings: Settings) -> int:  # fmt: skip
     """Recompute and store the keys of these episodes; returns how many were rewritten."""
     if not ids:
         return 0
-    keys = _keys_from_windows(graph.session_windows(namespace, list(dict.fromkeys(ids))), settings)
-    vectors.set_keyword(keys, KEY_VERSION)
-    return len(keys)
+    return _store_keys(vectors, graph.session_windows(namespace, list(dict.fromkeys(ids))), settings)
 
 
 def window_ids(graph: GraphStore, namespace: str, ids: Sequence[str], settings: Settings) -> list[str]:
@@ -92,12 +102,20 @@ def window_ids(graph: GraphStore, namespace: str, ids: Sequence[str], settings: 
     neighbours within `keyword_context_turns`."""
     if not ids:
         return []
-    rows = graph.session_windows(namespace, list(ids))
-    turns = settings.keyword_context_turns
-    return list(dict.fromkeys(r.neighbour_id for r in rows if r.live and abs(r.offset) <= turns))
+    return _live_neighbours(graph.session_windows(namespace, list(ids)), settings)
 
 
 def refresh_around(graph: GraphStore, vectors: VectorStore, namespace: str, ids: Sequence[str],
                    settings: Settings) -> int:  # fmt: skip
-    """Rekey these episodes and their neighbours (after a store, forget or restore)."""
-    return rekey(graph, vectors, namespace, window_ids(graph, namespace, ids, settings), settings)
+    """Rekey these episodes and their neighbours (after a store, forget or restore).
+
+    The windows of `ids` are read once: they key `ids` themselves and name the neighbours,
+    whose own windows are the only second read.
+    """
+    if not ids:
+        return 0
+    asked = list(dict.fromkeys(ids))
+    rows = graph.session_windows(namespace, asked)
+    seen = set(asked)
+    others = [i for i in _live_neighbours(rows, settings) if i not in seen]
+    return _store_keys(vectors, rows + graph.session_windows(namespace, others), settings)
