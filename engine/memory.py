@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -73,6 +74,8 @@ class Memory(Lifecycle):
         self._graph = graph
         self._vectors = vectors
         self._embedder = embedder
+        # One thread embeds queries while recall reads the stores (see `QueryModels`).
+        self._query_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-query")
         self.settings = settings
         self._closed = False
         # Who is acting, for the audit log: the CLI and the MCP server set their own name.
@@ -106,7 +109,7 @@ class Memory(Lifecycle):
         settings = settings or Settings()
         if path is not None:
             settings = settings.model_copy(update={"data_dir": Path(path)})
-        embedder = embedder_for(settings.embedder)
+        embedder = embedder_for(settings.embedder, settings.embedder_precision)
         graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension)
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
 
@@ -285,7 +288,7 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise _invalid(exc, "") from None
         at = request.now if request.now is not None else time.time()
-        models = query_models(request.query, self._embedder)
+        models = query_models(request.query, self._embedder, self._query_pool)
         cards: list[MemoryCard] = []
         if request.layer in (None, "working") and (include_working or request.layer == "working"):
             # The session's scratchpad; with layer="working" and no session, the namespace's.
@@ -545,6 +548,7 @@ class Memory(Lifecycle):
         with self._writer.lock:
             self._closed = True
             try:
+                self._query_pool.shutdown(wait=True)
                 self._vectors.close()
             finally:
                 self._graph.close()

@@ -78,8 +78,14 @@ class Settings(BaseSettings):
     # embedded: Ladybug + Qdrant Edge under data_dir, one process, nothing to run beside it.
     # neo4j: Neo4j 5 (NEO4J_*) + a Qdrant server (QDRANT_*), for many processes and scale-out.
     backend: Literal["embedded", "neo4j"] = "embedded"
-    # minilm: all-MiniLM-L6-v2, 384-d, English only, ~250 sentences/s on 2 cores.
+    # minilm: all-MiniLM-L6-v2, 384-d, English only, ~400 sentences/s on 2 cores (fp32).
     embedder: Literal["minilm"] = "minilm"
+    # The embedder's arithmetic. bfloat16 runs the model's matrix products in bf16 (the
+    # vectors stay float32): on a CPU with AVX-512 BF16 it embeds 1.7x faster in batches and a
+    # query in 8 instead of 10 ms, and its vectors match float32's to a cosine of 0.99998, so
+    # stored vectors need no rebuild. Without that CPU support it would be emulated and slow:
+    # auto picks bfloat16 only where the CPU has it.
+    embedder_precision: Literal["auto", "float32", "bfloat16"] = "auto"
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
     # The Neo4j server (neo4j:// routes across a cluster, bolt:// talks to one server), its

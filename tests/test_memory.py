@@ -215,8 +215,11 @@ class FailingVectors:
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
         return self.real.payloads(ids)
 
-    def count(self, namespace: str | None) -> int:
-        return self.real.count(namespace)
+    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+        return self.real.recent(namespace, session_id, limit)
+
+    def count(self, namespace: str | None, *, exact: bool = True) -> int:
+        return self.real.count(namespace, exact=exact)
 
     def close(self) -> None:
         self.real.close()

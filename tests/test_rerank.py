@@ -5,6 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import Memory, Settings
+from engine.models import Episode
+from engine.recall.pipeline import _read_live
+from engine.stores.base import GraphBatch
+from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.text import count_tokens
 
 
@@ -62,3 +66,46 @@ def test_the_token_budget_bounds_the_cards(memory: Memory) -> None:
     assert [c.id for c in cards] == [short.id]
     assert sum(count_tokens(c.content) for c in cards) <= 20
     assert len(memory.recall("Atlas", top_k=5)) == 2
+
+
+def test_dead_vector_hits_leave_the_ranking_and_lower_ones_take_their_place(memory: Memory) -> None:
+    """Vector hits are checked against the graph when candidates are read: an expired
+    episode's point still matches, and the candidates it kept out of reach are read then."""
+    expiring = [
+        memory.store(f"Orion launch checklist item {i}: orion launch orion checklist",
+                     occurred_at="2024-01-01T00:00:00Z", expires_at="2024-02-01T00:00:00Z").id
+        for i in range(4)
+    ]  # fmt: skip
+    lasting = memory.store("Orion launch is on day 12", occurred_at="2023-06-01T00:00:00Z").id
+    before = memory.recall("orion launch checklist", top_k=2, now="2024-01-15T00:00:00Z")
+    assert {c.id for c in before} <= set(expiring)
+    after = memory.recall("orion launch checklist", top_k=2, now="2024-03-01T00:00:00Z")
+    assert [c.id for c in after] == [lasting]  # every expiring one is gone, the lasting one read
+
+
+def test_reading_candidates_stays_exact_when_the_best_are_dead(tmp_path: Path) -> None:
+    """With no factor spread only the best fused candidate can make top 1: when it is dead,
+    the next one becomes reachable and is read in a second pass."""
+    graph = LadybugGraphStore(tmp_path / "graph")
+    at = 1_700_000_000.0
+    graph.write(GraphBatch(episodes=[
+        Episode.model_validate({"id": i, "namespace": "ns", "content": i, "occurred_at": at,
+                                "created_at": at})
+        for i in ("a", "b", "c")
+    ]))  # fmt: skip
+    assert graph.soft_delete("ns", "a", at + 1)
+    reads: list[list[str]] = []
+    live_episodes = graph.live_episodes
+
+    def counted(namespace: str, ids: list[str], now: float) -> list[Episode]:
+        reads.append(list(ids))
+        return live_episodes(namespace, ids, now)
+
+    graph.live_episodes = counted  # type: ignore[method-assign]
+    fused = {"a": 1.0, "b": 0.9, "c": 0.1, "ghost": 0.95}  # ghost: a point with no episode
+    found = _read_live(graph, "ns", fused, at + 2, top_k=1, bounds=(1.0, 1.0))
+    assert list(found) == ["b"]
+    assert reads == [["a"], ["ghost"], ["b"]]
+    everything = _read_live(graph, "ns", fused, at + 2, top_k=None, bounds=(1.0, 1.0))
+    assert sorted(everything) == ["b", "c"]
+    graph.close()

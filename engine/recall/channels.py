@@ -60,12 +60,13 @@ def keyword_channel(
     return [Scored(id=h.id, score=h.score) for h in vectors.search_sparse(namespace, sparse, limit)]
 
 
-def recency_channel(
-    graph: GraphStore, namespace: str, session_id: str | None, now: float, limit: int
-) -> list[Scored]:
-    """The latest episodes, scored 1/rank (newest = 1)."""
-    ids = graph.recent_episode_ids(namespace, session_id, now, limit)
-    return [Scored(id=i, score=1.0 / rank) for rank, i in enumerate(ids, start=1)]
+def recency_channel(latest: Sequence[str]) -> list[Scored]:
+    """The latest episodes, newest first, scored 1/rank (newest = 1).
+
+    >>> [hit.score for hit in recency_channel(["c", "b", "a"])]
+    [1.0, 0.5, 0.3333333333333333]
+    """
+    return [Scored(id=i, score=1.0 / rank) for rank, i in enumerate(latest, start=1)]
 
 
 def _entity_node(link: EntityLink) -> PathNode:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from pydantic import BaseModel
+from concurrent.futures import Executor
 
 from engine.embed import Embedder
 from engine.models import Episode, GraphPath, MemoryCard, PathNode, RecallRequest, Trace, from_epoch
@@ -37,16 +36,27 @@ from engine.text import count_tokens
 __all__ = ["QueryModels", "card_order", "query_models", "run_recall", "within_budget"]
 
 
-class QueryModels(BaseModel):
-    """What the models make of a query: computed once, whatever the namespaces searched."""
+class QueryModels:
+    """What the models make of a query: computed once, whatever the namespaces searched.
 
-    embedding: list[float]
-    terms: QueryTerms
+    The embedding is computed on `pool` while the channels that need only the query's words
+    (keyword, entity, recency) ask their stores: torch leaves the GIL while it computes, so
+    the embedding (the largest single cost of a recall) overlaps the graph reads.
+    """
+
+    def __init__(self, query: str, embedder: Embedder, pool: Executor) -> None:
+        self._embedding = pool.submit(embedder.embed, [query])
+        self.terms: QueryTerms = analyze(query)
+
+    @property
+    def embedding(self) -> list[float]:
+        """The query's embedding; waits for it the first time."""
+        return self._embedding.result()[0]
 
 
-def query_models(query: str, embedder: Embedder) -> QueryModels:
-    """Embed the query and analyse it (tokens, entity names to look up)."""
-    return QueryModels(embedding=list(embedder.embed([query])[0]), terms=analyze(query))
+def query_models(query: str, embedder: Embedder, pool: Executor) -> QueryModels:
+    """Start embedding the query on `pool` and analyse it (tokens, entity names to look up)."""
+    return QueryModels(query, embedder, pool)
 
 
 def run_recall(
@@ -59,21 +69,26 @@ def run_recall(
     settings: Settings,
 ) -> list[MemoryCard]:
     namespace, limit = request.namespace, settings.channel_candidates
-    terms, embedding = models.terms, models.embedding
+    terms = models.terms
+    # The channels that need only words first: the query embedding is computed meanwhile.
     known = graph.find_entities(namespace, terms.entity_names)
-
-    # The vector mirror may hold points the graph never committed (a crash mid-write) or has
-    # since deleted: only ids that are live episodes in the graph count.
-    dense = vector_channel(vectors, namespace, embedding, limit)
     keyword = keyword_channel(vectors, namespace, terms.tokens, limit)
-    live = graph.live_episode_ids(namespace, [h.id for h in dense + keyword], now)
-    dense = [h for h in dense if h.id in live]
-    keyword = [h for h in keyword if h.id in live]
-    max_degree = hub_degree(vectors.count(namespace), settings)
+    max_degree = hub_degree(vectors.count(namespace, exact=False), settings)
     by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit, max_degree)
+    # The latest by the vector mirror's index of occurred_at: the graph has none, and would
+    # sort every episode of the namespace.
     recent = recency_channel(
-        graph, namespace, request.session_id, now, settings.recency_candidates
+        vectors.recent(namespace, request.session_id, settings.recency_candidates)
     )
+    facts = (
+        graph.facts_about(namespace, [e.id for e in known], include_closed=False)
+        if request.layer in (None, "semantic") and known
+        else []
+    )
+    # The vector channels' hits are not checked against the graph here but when read below:
+    # a dead hit (deleted, expired, or a point whose graph write never committed) expands to
+    # nothing, since the graph's own reads keep to live episodes, and is left out then.
+    dense = vector_channel(vectors, namespace, models.embedding, limit)
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
     by_graph, graph_paths = graph_channel(graph, namespace, seeds, now, settings, max_degree)
@@ -103,18 +118,16 @@ def run_recall(
         now=now, role=request.role, capabilities=request.capabilities,
         query_names=terms.entity_names, time=time,
     )  # fmt: skip
-    wanted = list(fused)
-    if request.layer is None and settings.mmr_lambda >= 1:
-        # Only episodes that can still reach the top are read (a layer filter or MMR may
-        # need the others).
-        lowest, highest = factor_bounds(context, settings)
-        keep = reachable({i: f for i, (f, _) in fused.items()}, request.top_k,
-                         lowest=lowest, highest=highest)  # fmt: skip
-        wanted = [i for i in wanted if i in keep]
-    episodes = {e.id: e for e in graph.get_episodes(namespace, wanted)}
+    # Only episodes that can still reach the top are read (a layer filter or MMR may need
+    # the others).
+    prune = request.layer is None and settings.mmr_lambda >= 1
+    episodes = _read_live(
+        graph, namespace, {i: f for i, (f, _) in fused.items()}, now,
+        top_k=request.top_k if prune else None, bounds=factor_bounds(context, settings),
+    )  # fmt: skip
     candidates = [
         Candidate(episode=episodes[i], fused=fused[i][0], hits=fused[i][1])
-        for i in wanted
+        for i in fused
         if i in episodes and (request.layer is None or episodes[i].layer == request.layer)
     ]
     ranked = [
@@ -126,14 +139,11 @@ def run_recall(
         (final, candidate.episode, _trace(final, candidate, factors, now, paths.get(candidate.episode.id), episodes))
         for final, candidate, factors in _diverse(ranked, vectors, request.top_k, settings)
     ]  # fmt: skip
-    semantic: list[MemoryCard] = []
-    if request.layer in (None, "semantic") and known:
-        facts = graph.facts_about(namespace, [e.id for e in known], include_closed=False)
-        semantic = [
-            card
-            for card in fact_cards(facts, known, namespace=namespace, now=now, settings=settings)
-            if request.min_score is None or card.score >= request.min_score
-        ]
+    semantic = [
+        card
+        for card in fact_cards(facts, known, namespace=namespace, now=now, settings=settings)
+        if request.min_score is None or card.score >= request.min_score
+    ]
     names = graph.entities_of(namespace, [episode.id for _, episode, _ in top])
     episodic = [
         MemoryCard(
@@ -156,6 +166,34 @@ def run_recall(
         for _, episode, trace in top
     ]
     return sorted(episodic + semantic, key=card_order)[: request.top_k]
+
+
+def _read_live(
+    graph: GraphStore,
+    namespace: str,
+    fused: dict[str, float],
+    now: float,
+    *,
+    top_k: int | None,
+    bounds: tuple[float, float],
+) -> dict[str, Episode]:
+    """The live episodes among the fused candidates that can still reach the top `top_k`
+    (all of them when None), by id.
+
+    A candidate found dead leaves the ranking, which can let lower ones reach the top: those
+    are read in turn, so the pruning stays exact. Usually one read does it.
+    """
+    episodes: dict[str, Episode] = {}
+    dead: set[str] = set()
+    while True:
+        alive = {i: score for i, score in fused.items() if i not in dead}
+        keep = alive if top_k is None else reachable(alive, top_k, lowest=bounds[0], highest=bounds[1])
+        missing = [i for i in alive if i in keep and i not in episodes]
+        if not missing:
+            return episodes
+        found = {e.id: e for e in graph.live_episodes(namespace, missing, now)}
+        episodes.update(found)
+        dead.update(i for i in missing if i not in found)
 
 
 def _trace(

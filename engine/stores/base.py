@@ -133,8 +133,8 @@ class GraphStore(Protocol):
         """Episodes by id in a namespace, in any state, in no particular order."""
         ...
 
-    def live_episode_ids(self, namespace: str, ids: Sequence[str], now: float) -> set[str]:
-        """Which of these ids are live episodes of the namespace."""
+    def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
+        """Those of these episodes that are live (not deleted, archived or expired at `now`)."""
         ...
 
     def list_episodes(
@@ -372,6 +372,11 @@ class VectorStore(Protocol):
         """BM25 search: document weights stored, IDF applied at query time."""
         ...
 
+    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+        """Ids of the latest points by `occurred_at` (of one session when given), newest
+        first: read from a payload index, where the graph would sort every episode."""
+        ...
+
     def all_payloads(self) -> dict[str, VectorPayload]:
         """Every point's payload, by id (for `doctor`)."""
         ...
@@ -384,7 +389,11 @@ class VectorStore(Protocol):
         """The stored payloads of these points (missing ids are left out), for checks and repair."""
         ...
 
-    def count(self, namespace: str | None) -> int: ...
+    def count(self, namespace: str | None, *, exact: bool = True) -> int:
+        """Live points of a namespace (all points when None). `exact=False` may estimate
+        from the payload index: far cheaper (0.03 ms against 7 ms at 35k points), for
+        callers that only need a size, such as the hub threshold of recall."""
+        ...
 
     def close(self) -> None: ...
 

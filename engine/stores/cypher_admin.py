@@ -37,7 +37,8 @@ class CypherAdmin:
     def delete_episodes(self, namespace: str, ids: Sequence[str]) -> list[str]:
         if not ids:
             return []
-        params = {"ids": list(ids), "ns": namespace}
+        # Once each: a repeated id would lower its entities' mention counts twice.
+        params = {"ids": list(dict.fromkeys(ids)), "ns": namespace}
         with self.transaction():
             decisions = [str(row[0]) for row in self._run(self._q.decisions_made_by, params)]
             self._run(self._q.drop_mentions, params)

@@ -19,7 +19,7 @@ from engine.stores.cypher_statements import GraphStatements, Statement
 from engine.stores.graph_rows import (
     decision_from,
     entity_from,
-    episode_from,
+    episode_from_columns,
     episode_row,
     properties,
 )
@@ -88,7 +88,7 @@ class CypherGraphStore(CypherAdmin):
 
     def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
         if ids:
-            self._run(self._q.mark_accessed, {"ids": list(ids), "ns": namespace, "at": at})
+            self._run(self._q.mark_accessed, {"ids": _distinct(ids), "ns": namespace, "at": at})
 
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
         params = {"id": episode_id, "ns": namespace, "at": at, "now": at}
@@ -104,7 +104,7 @@ class CypherGraphStore(CypherAdmin):
 
     def episodes_after(self, namespace: str, after: float, now: float, limit: int) -> list[Episode]:
         params = {"ns": namespace, "after": after, "now": now, "limit": limit}
-        return [episode_from(row[0]) for row in self._run(self._q.episodes_after, params)]
+        return [episode_from_columns(row) for row in self._run(self._q.episodes_after, params)]
 
     def last_episode_in_session(self, namespace: str, session_id: str) -> str | None:
         rows = self._run(
@@ -115,14 +115,14 @@ class CypherGraphStore(CypherAdmin):
     def get_episodes(self, namespace: str, ids: Sequence[str]) -> list[Episode]:
         if not ids:
             return []
-        rows = self._run(self._q.get_episodes, {"ids": list(ids), "ns": namespace})
-        return [episode_from(row[0]) for row in rows]
+        rows = self._run(self._q.get_episodes, {"ids": _distinct(ids), "ns": namespace})
+        return [episode_from_columns(row) for row in rows]
 
-    def live_episode_ids(self, namespace: str, ids: Sequence[str], now: float) -> set[str]:
+    def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
         if not ids:
-            return set()
-        rows = self._run(self._q.live_episode_ids, {"ids": list(ids), "ns": namespace, "now": now})
-        return {str(row[0]) for row in rows}
+            return []
+        params = {"ids": _distinct(ids), "ns": namespace, "now": now}
+        return [episode_from_columns(row) for row in self._run(self._q.live_episodes, params)]
 
     def list_episodes(
         self,
@@ -138,7 +138,7 @@ class CypherGraphStore(CypherAdmin):
             "ns": namespace, "sid": session_id or "", "layer": layer or "",
             "include_deleted": include_deleted, "skip": offset, "limit": limit,
         }  # fmt: skip
-        return [episode_from(row[0]) for row in self._run(self._q.list_episodes, params)]
+        return [episode_from_columns(row) for row in self._run(self._q.list_episodes, params)]
 
     def recent_episode_ids(
         self, namespace: str, session_id: str | None, now: float, limit: int
@@ -159,7 +159,7 @@ class CypherGraphStore(CypherAdmin):
         self, namespace: str, episode_id: str
     ) -> tuple[Episode | None, Episode | None]:
         rows = self._run(self._q.session_neighbours, {"id": episode_id, "ns": namespace})
-        found = {str(side): episode_from(node) for side, node in rows}
+        found = {str(row[0]): episode_from_columns(row[1:]) for row in rows}
         return found.get("previous"), found.get("next")
 
     def session_windows(self, namespace: str, episode_ids: Sequence[str]) -> list[WindowRow]:
@@ -189,7 +189,7 @@ class CypherGraphStore(CypherAdmin):
         if not episode_ids:
             return {}
         found: dict[str, list[_Record]] = {}
-        for episode_id, node in self._run(statement, {"ids": list(episode_ids), "ns": namespace}):
+        for episode_id, node in self._run(statement, {"ids": _distinct(episode_ids), "ns": namespace}):
             found.setdefault(str(episode_id), []).append(convert(node))
         return found
 
@@ -232,7 +232,7 @@ class CypherGraphStore(CypherAdmin):
     def entity_links(self, namespace: str, episode_ids: Sequence[str], now: float) -> list[EntityLink]:
         if not episode_ids:
             return []
-        params = {"ids": list(episode_ids), "ns": namespace, "now": now}
+        params = {"ids": _distinct(episode_ids), "ns": namespace, "now": now}
         return [_link(row) for row in self._run(self._q.paths_from_episodes, params)]
 
     def facts_about(
@@ -262,6 +262,11 @@ class CypherGraphStore(CypherAdmin):
             decisions=count(self._q.count_decisions),
             facts=count(self._q.count_facts),
         )
+
+
+def _distinct(ids: Sequence[str]) -> list[str]:
+    """Ids once each: statements that UNWIND them would return (or update) a repeat twice."""
+    return list(dict.fromkeys(ids))
 
 
 def _link(row: Sequence[Any]) -> EntityLink:

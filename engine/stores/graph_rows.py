@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.models import Decision, Entity, Episode
+from graph_schema.definitions import EPISODE
 
 __all__ = [
     "decision_from",
     "entity_from",
     "episode_from",
+    "episode_from_columns",
     "episode_row",
     "plain",
     "properties",
@@ -40,6 +42,14 @@ def episode_from(node: Mapping[str, Any]) -> Episode:
     data["todos"] = data.get("todos") or []
     data["related_ids"] = data.get("related_ids") or []
     return Episode.model_validate(data)
+
+
+_EPISODE_NAMES = tuple(name for name, _ in EPISODE.properties)
+
+
+def episode_from_columns(row: Sequence[Any]) -> Episode:
+    """An episode from the columns of `cypher_statements.episode_columns`, in their order."""
+    return episode_from(dict(zip(_EPISODE_NAMES, row, strict=True)))
 
 
 def entity_from(node: Mapping[str, Any]) -> Entity:

@@ -20,11 +20,12 @@ __all__ = ["QdrantEdgeVectorStore"]
 
 DENSE = "dense"
 SPARSE = "bm25"
-# Payload fields searched by every query get an index.
+# Payload fields searched by every query get an index; `recent` orders by occurred_at.
 _INDEXED: dict[str, Any] = {
     "namespace": qe.PayloadSchemaType.Keyword,
     "deleted": qe.PayloadSchemaType.Integer,
     "session_id": qe.PayloadSchemaType.Keyword,
+    "occurred_at": qe.PayloadSchemaType.Float,
 }
 
 
@@ -44,7 +45,10 @@ class QdrantEdgeVectorStore:
                     sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
                 )
                 self._shard = qe.EdgeShard.create(str(directory), config)
-                for field, schema in _INDEXED.items():
+            # Also on load: a shard from an older version may lack a newer index.
+            present = set(self._shard.info().payload_schema)
+            for field, schema in _INDEXED.items():
+                if field not in present:
                     self._shard.update(qe.UpdateOperation.create_field_index(field, schema))
         except (RuntimeError, OSError, ValueError) as exc:
             raise StoreUnavailable(f"cannot open the vector store at {directory}: {exc}") from exc
@@ -134,6 +138,18 @@ class QdrantEdgeVectorStore:
         sparse = qe.SparseVector(vector.indices, vector.values)
         return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit)
 
+    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+        request = qe.ScrollRequest(
+            limit=limit, filter=_live_in(namespace, session_id), with_payload=False, with_vector=False,
+            order_by=qe.OrderBy("occurred_at", direction=qe.Direction.Desc),
+        )  # fmt: skip
+        with self._lock:
+            try:
+                records, _ = self._shard.scroll(request)
+            except Exception as exc:
+                raise StoreUnavailable(f"vector scroll failed: {exc}") from exc
+        return [str(record.id) for record in records]
+
     def _retrieve(self, ids: Sequence[str], *, payload: bool, vector: bool) -> list[Any]:
         if not ids:
             return []
@@ -172,11 +188,11 @@ class QdrantEdgeVectorStore:
                     found[str(point.id)] = [float(x) for x in values]
         return found
 
-    def count(self, namespace: str | None) -> int:
+    def count(self, namespace: str | None, *, exact: bool = True) -> int:
         flt = None if namespace is None else _live_in(namespace)
         with self._lock:
             try:
-                return int(self._shard.count(qe.CountRequest(filter=flt, exact=True)))
+                return int(self._shard.count(qe.CountRequest(filter=flt, exact=exact)))
             except Exception as exc:
                 raise StoreUnavailable(f"vector count failed: {exc}") from exc
 
@@ -189,11 +205,11 @@ class QdrantEdgeVectorStore:
             self._shard.close()
 
 
-def _live_in(namespace: str) -> Any:
-    return qe.Filter(
-        must=[qe.FieldCondition("namespace", match=qe.MatchValue(namespace))],
-        must_not=[qe.FieldCondition("deleted", match=qe.MatchValue(1))],
-    )
+def _live_in(namespace: str, session_id: str | None = None) -> Any:
+    must: list[Any] = [qe.FieldCondition("namespace", match=qe.MatchValue(namespace))]
+    if session_id is not None:
+        must.append(qe.FieldCondition("session_id", match=qe.MatchValue(session_id)))
+    return qe.Filter(must=must, must_not=[qe.FieldCondition("deleted", match=qe.MatchValue(1))])
 
 
 def _has_segments(directory: Path) -> bool:

@@ -30,6 +30,7 @@ _INDEXED: dict[str, qm.PayloadSchemaType] = {
     "namespace": qm.PayloadSchemaType.KEYWORD,
     "deleted": qm.PayloadSchemaType.INTEGER,
     "session_id": qm.PayloadSchemaType.KEYWORD,
+    "occurred_at": qm.PayloadSchemaType.FLOAT,  # `recent` orders by it
     "kind": qm.PayloadSchemaType.KEYWORD,
     "created_at": qm.PayloadSchemaType.FLOAT,
 }
@@ -60,11 +61,14 @@ class QdrantServerVectorStore:
                     vectors_config={DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)},
                     sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
                 )
-                with warnings.catch_warnings():
-                    # Local mode warns that payload indexes have no effect there; on a server
-                    # they are what keeps filtered search fast.
-                    warnings.simplefilter("ignore", UserWarning)
-                    for field, schema in _INDEXED.items():
+            # Also for an existing collection: one from an older version may lack a newer index.
+            present = set(client.get_collection(collection).payload_schema or {})
+            with warnings.catch_warnings():
+                # Local mode warns that payload indexes have no effect there; on a server
+                # they are what keeps filtered search fast.
+                warnings.simplefilter("ignore", UserWarning)
+                for field, schema in _INDEXED.items():
+                    if field not in present:
                         client.create_payload_index(collection, field, schema, wait=True)
         except _ERRORS as exc:
             raise StoreUnavailable(f"cannot open the Qdrant collection {collection}: {exc}") from exc
@@ -169,6 +173,17 @@ class QdrantServerVectorStore:
         sparse = qm.SparseVector(indices=vector.indices, values=vector.values)
         return self._search([self._request(namespace, sparse, SPARSE, limit)])[0]
 
+    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+        records, _ = self._call(
+            "scroll",
+            lambda: self._client.scroll(
+                self._collection, scroll_filter=_live_in(namespace, session_id), limit=limit,
+                order_by=qm.OrderBy(key="occurred_at", direction=qm.Direction.DESC),
+                with_payload=False, with_vectors=False,
+            ),
+        )  # fmt: skip
+        return [str(record.id) for record in records]
+
     def _retrieve(self, ids: Sequence[str], *, vector: bool) -> list[qm.Record]:
         if not ids:
             return []
@@ -206,10 +221,10 @@ class QdrantServerVectorStore:
             if offset is None:
                 return found
 
-    def count(self, namespace: str | None) -> int:
+    def count(self, namespace: str | None, *, exact: bool = True) -> int:
         flt = None if namespace is None else _live_in(namespace)
         result = self._call(
-            "count", lambda: self._client.count(self._collection, count_filter=flt, exact=True)
+            "count", lambda: self._client.count(self._collection, count_filter=flt, exact=exact)
         )
         return int(result.count)
 
@@ -217,8 +232,13 @@ class QdrantServerVectorStore:
         self._client.close()
 
 
-def _live_in(namespace: str) -> qm.Filter:
+def _live_in(namespace: str, session_id: str | None = None) -> qm.Filter:
+    must: list[qm.Condition] = [
+        qm.FieldCondition(key="namespace", match=qm.MatchValue(value=namespace))
+    ]
+    if session_id is not None:
+        must.append(qm.FieldCondition(key="session_id", match=qm.MatchValue(value=session_id)))
     return qm.Filter(
-        must=[qm.FieldCondition(key="namespace", match=qm.MatchValue(value=namespace))],
+        must=must,
         must_not=[qm.FieldCondition(key="deleted", match=qm.MatchValue(value=1))],
     )

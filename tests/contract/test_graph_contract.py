@@ -67,7 +67,7 @@ def test_links_direct_and_through_decisions_and_the_live_filter(open_graph: Open
     assert graph.soft_delete("ns", "e3", T + 50)
     assert not graph.soft_delete("ns", "e3", T + 60)  # already deleted
     assert [link.episode_id for link in graph.episodes_mentioning("ns", ["pg"], T + 100, 10)] == ["e2"]
-    assert graph.live_episode_ids("ns", ["e1", "e3"], T + 100) == {"e1"}
+    assert [e.id for e in graph.live_episodes("ns", ["e1", "e3", "e1"], T + 100)] == ["e1"]
     assert graph.episodes_mentioning("other", ["pg"], T + 100, 10) == []
     assert [e.canonical for e in graph.find_entities("ns", ["postgresql", "nothing"])] == ["postgresql"]
     assert graph.find_entities("other", ["postgresql"]) == []
@@ -90,7 +90,7 @@ def test_a_failed_transaction_leaves_nothing(graph: GraphStore) -> None:
     with graph.transaction():
         graph.write(GraphBatch(episodes=[_episode("e1", T)]))
         # Reads inside the transaction see its writes.
-        assert graph.live_episode_ids("ns", ["e1"], T) == {"e1"}
+        assert [e.id for e in graph.live_episodes("ns", ["e1"], T)] == ["e1"]
     assert [e.id for e in graph.get_episodes("ns", ["e1"])] == ["e1"]
 
 
@@ -132,6 +132,8 @@ def test_episode_reads_filters_and_order(graph: GraphStore) -> None:
     assert graph.recent_episode_ids("ns", None, T + 25, 10) == ["c", "b", "a"]
     assert graph.recent_episode_ids("ns", None, T + 40, 10) == ["b", "a"]  # c expired
     assert graph.recent_episode_ids("ns", "s1", T + 25, 1) == ["b"]
+    assert [e.id for e in graph.live_episodes("ns", ["c", "a"], T + 25)] == ["c", "a"]
+    assert [e.id for e in graph.live_episodes("ns", ["c", "a", "z"], T + 40)] == ["a"]  # c expired
     assert graph.find_by_hash("ns", ["h-c", "h-none"], T + 25) == {"h-c": "c"}
     assert graph.find_by_hash("ns", ["h-c"], T + 40) == {}
     assert [e.id for e in graph.episodes_after("ns", T + 5, T + 25, 10)] == ["b", "c"]
@@ -279,7 +281,7 @@ def test_read_cypher_is_read_only_and_caps_rows(graph: GraphStore) -> None:
     count = graph.read_cypher("MATCH (s:Session) RETURN count(s)", {}, max_rows=3, timeout_ms=5000)
     assert count.rows == [[0]]
     graph.write(GraphBatch(episodes=[_episode("e9", T)]))  # still writable afterwards
-    assert graph.live_episode_ids("ns", ["e9"], T) == {"e9"}
+    assert [e.id for e in graph.live_episodes("ns", ["e9"], T)] == ["e9"]
 
 
 def test_export_then_import_reproduces_the_graph(open_graph: OpenGraph) -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
+
+import qdrant_edge as qe
 
 from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
+from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore
 from tests.contract.conftest import OpenVectors
 
 T = 1_700_000_000.0
@@ -91,3 +95,35 @@ def test_set_keyword_replaces_only_the_bm25_vector(vectors: VectorStore) -> None
     assert payloads[IDS[2]].key_version == 7 and payloads[IDS[1]].key_version == 1
     assert missing not in payloads  # ids without a point are skipped, not created
     assert payloads[IDS[2]].entities == ["atlas"]  # the rest of the payload stays
+
+
+def test_recent_orders_by_occurred_at_within_the_namespace(vectors: VectorStore) -> None:
+    _fill(vectors)
+    other_session = _point(1, [0, 0, 1, 0], [14]).model_copy(deep=True)
+    other_session.payload.session_id = "s2"
+    vectors.upsert([other_session])
+    assert vectors.recent("ns", None, 10) == [IDS[2], IDS[1], IDS[0]]
+    assert vectors.recent("ns", None, 2) == [IDS[2], IDS[1]]
+    assert vectors.recent("ns", "s1", 10) == [IDS[2], IDS[0]]
+    assert vectors.recent("other", None, 10) == [IDS[3]]
+    vectors.mark_deleted([IDS[2]])
+    assert vectors.recent("ns", None, 10) == [IDS[1], IDS[0]]
+    assert vectors.recent("nobody", None, 10) == []
+
+
+def test_an_older_edge_shard_gets_the_newer_payload_indexes(tmp_path: Path) -> None:
+    """A shard made before `recent` existed has no occurred_at index: opening adds it."""
+    config = qe.EdgeConfig(
+        vectors={DENSE: qe.EdgeVectorParams(size=4, distance=qe.Distance.Cosine)},
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+    )
+    old = qe.EdgeShard.create(str(tmp_path), config)
+    old.update(qe.UpdateOperation.create_field_index("namespace", qe.PayloadSchemaType.Keyword))
+    old.close()
+    store = QdrantEdgeVectorStore(tmp_path, 4)
+    _fill(store)
+    assert store.recent("ns", None, 1) == [IDS[2]]
+    store.close()
+    reopened = qe.EdgeShard.load(str(tmp_path))
+    assert {"namespace", "deleted", "session_id", "occurred_at"} <= set(reopened.info().payload_schema)
+    reopened.close()
