@@ -18,7 +18,9 @@ from engine.settings import Settings
 from engine.stores.base import GraphStore, SparseVector, VectorStore, WindowRow
 from engine.text import bm25_document, tokenize
 
-__all__ = ["KEY_VERSION", "context_terms", "keyword_vector", "refresh_around", "rekey"]
+__all__ = [
+    "KEY_VERSION", "context_terms", "keys_in_context", "keyword_vector", "refresh_around", "rekey",
+]  # fmt: skip
 
 # The recipe of keyword keys; points written under an older one are rekeyed by doctor.
 # 1: own terms, plural-only stem. 2: Snowball stems and session context.
@@ -105,17 +107,29 @@ def window_ids(graph: GraphStore, namespace: str, ids: Sequence[str], settings: 
     return _live_neighbours(graph.session_windows(namespace, list(ids)), settings)
 
 
+def keys_in_context(graph: GraphStore, namespace: str, ids: Sequence[str],
+                    settings: Settings) -> tuple[dict[str, SparseVector], list[str]]:  # fmt: skip
+    """The keys of these live episodes, and their live neighbours whose keys hold their text.
+
+    One read of the windows of `ids`. A store writes the new points with these keys at once
+    and then rekeys only the neighbours, rather than writing every new point twice.
+    """
+    asked = list(dict.fromkeys(ids))
+    if not asked:
+        return {}, []
+    rows = graph.session_windows(namespace, asked)
+    seen = set(asked)
+    others = [i for i in _live_neighbours(rows, settings) if i not in seen]
+    return _keys_from_windows(rows, settings), others
+
+
 def refresh_around(graph: GraphStore, vectors: VectorStore, namespace: str, ids: Sequence[str],
                    settings: Settings) -> int:  # fmt: skip
-    """Rekey these episodes and their neighbours (after a store, forget or restore).
+    """Rekey these episodes and their neighbours (after a forget, restore, archive or purge).
 
     The windows of `ids` are read once: they key `ids` themselves and name the neighbours,
     whose own windows are the only second read.
     """
-    if not ids:
-        return 0
-    asked = list(dict.fromkeys(ids))
-    rows = graph.session_windows(namespace, asked)
-    seen = set(asked)
-    others = [i for i in _live_neighbours(rows, settings) if i not in seen]
-    return _store_keys(vectors, rows + graph.session_windows(namespace, others), settings)
+    keys, others = keys_in_context(graph, namespace, ids, settings)
+    vectors.set_keyword(keys, KEY_VERSION)
+    return len(keys) + rekey(graph, vectors, namespace, others, settings)

@@ -201,7 +201,22 @@ class Memory(Lifecycle):
                 raise WriteFailed(f"{exc} ({len(results)} episodes before it are stored)") from exc
             if progress is not None:
                 progress(len(results))
+        if sum(r.status == "stored" for r in results) >= self.settings.index_after_episodes:
+            self.optimize()
         return results
+
+    def optimize(self) -> None:
+        """Build the vector search index over what was stored since the last build.
+
+        `store_many` does it by itself after `settings.index_after_episodes` episodes;
+        call it after many single `store` calls. Search is exact meanwhile, only slower.
+
+        Raises:
+            WriteFailed: the index could not be built; the stored data is unaffected.
+        """
+        self._check_open()
+        with self._writer.lock:
+            self._vectors.optimize()
 
     def _validate(self, item: dict[str, Any], prefix: str) -> StoreRequest:
         context = {

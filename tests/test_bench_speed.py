@@ -33,6 +33,7 @@ def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets() -> No
                 "baseline_p95_ms", "peak_rss_mb"} <= set(row)  # fmt: skip
         assert row["recall_p50_ms"] <= row["recall_p95_ms"] <= row["recall_p99_ms"]
         assert row["store_many_eps_per_s"] > 0 and row["peak_rss_mb"] > 0
+        assert 0 < row["stored_after_dedup"] <= 150  # the baseline holds what was stored
         assert row["mcp_retrieve_req_per_s"] > 0
     table = _table(rows + [{**rows[0], "episodes": 300}])  # a column per size
     assert "recall_p50_ms" in table and ("met" in table or "MISSED" in table)

@@ -218,6 +218,9 @@ class FailingVectors:
     def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
         return self.real.recent(namespace, session_id, limit)
 
+    def optimize(self) -> None:
+        self.real.optimize()
+
     def count(self, namespace: str | None, *, exact: bool = True) -> int:
         return self.real.count(namespace, exact=exact)
 
@@ -275,3 +278,21 @@ def test_closed_memory_refuses_work(settings: Settings) -> None:
     memory.close()
     with pytest.raises(Exception, match="closed"):
         memory.recall("anything")
+
+
+def test_a_large_store_many_builds_the_vector_index(settings: Settings) -> None:
+    embedder = MiniLMEmbedder()
+    vectors = FailingVectors(QdrantEdgeVectorStore(settings.vectors_dir / "v", embedder.dimension))
+    built: list[int] = []
+    real_optimize = vectors.optimize
+    vectors.optimize = lambda: (built.append(vectors.count(None)), real_optimize())[-1]  # type: ignore[method-assign]
+    small = settings.model_copy(update={"index_after_episodes": 3})
+    with Memory(graph=LadybugGraphStore(settings.graph_path), vectors=vectors, embedder=embedder,
+                settings=small) as memory:  # fmt: skip
+        memory.store_many([{"content": f"Atlas milestone {i} shipped on day {i}."} for i in range(2)])
+        assert built == []  # two stored: below the threshold
+        memory.store_many([{"content": f"Kestrel milestone {i} shipped on day {i}."} for i in range(3)])
+        assert built == [5]  # built once over everything stored
+        memory.store_many([{"content": "Kestrel milestone 0 shipped on day 0."}] * 3)
+        assert built == [5]  # duplicates are not stored: nothing new to index
+        assert memory.recall("Kestrel milestone 2", top_k=1)[0].content.startswith("Kestrel milestone 2")

@@ -250,8 +250,8 @@ def vector_point(
 ) -> VectorPoint:
     """The mirror of an episode: its dense vector, its own BM25 terms and its payload.
 
-    The session context of the keyword key is added by `keyword_keys.refresh_around` once the
-    episode is in the graph.
+    The writer replaces the key with one holding the session context
+    (`keyword_keys.keys_in_context`) once the episode's NEXT links are in the graph.
     """
     return VectorPoint(
         id=episode_id,

@@ -42,12 +42,12 @@ from engine.ingest.pipeline import (
 from engine.ingest.redact import compile_patterns, redact_request
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
 from engine.ingest.supersede import DecisionView, choose_supersessions
-from engine.keyword_keys import refresh_around
+from engine.keyword_keys import keys_in_context, rekey
 from engine.llm import Extractor
 from engine.models import Entity, StoreRequest, StoreResult
 from engine.nlp import RawEntity, find_entities
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import GraphStore, SparseVector, VectorStore
 from engine.text import canonical_name, count_tokens
 from engine.working import WorkingItem, WorkingMemory
 
@@ -258,15 +258,25 @@ class Writer:
         self.stored_namespaces.update(p.request.namespace for p in planned)
         self._graph.write(prepared.batch)
         self._touch(kept, duplicates, now)
-        # Inside the graph transaction: if the mirror fails, the graph rolls back.
-        self._vectors.upsert(prepared.points)
-        # New turns join their sessions' keyword context, both ways (engine/keyword_keys.py).
+        # New turns join their sessions' keyword context, both ways (engine/keyword_keys.py):
+        # their points are written with it, then the neighbours that now hold their text.
         in_sessions: dict[str, list[str]] = {}
         for item in planned:
             if item.request.session_id is not None and item.parent_id is None:
                 in_sessions.setdefault(item.request.namespace, []).append(item.id)
+        keys: dict[str, SparseVector] = {}
+        neighbours: dict[str, list[str]] = {}
         for namespace, ids in in_sessions.items():
-            refresh_around(self._graph, self._vectors, namespace, ids, settings)
+            found, neighbours[namespace] = keys_in_context(self._graph, namespace, ids, settings)
+            keys.update(found)
+        points = [
+            p.model_copy(update={"sparse": keys[p.id]}) if p.id in keys else p
+            for p in prepared.points
+        ]
+        # Inside the graph transaction: if the mirror fails, the graph rolls back.
+        self._vectors.upsert(points)
+        for namespace, ids in neighbours.items():
+            rekey(self._graph, self._vectors, namespace, ids, settings)
         index_of = {p.id: i for p, i in zip(planned, _indices(planned, texts), strict=True)}
         for result in prepared.results:
             results[index_of[result.id]] = result

@@ -188,6 +188,15 @@ class QdrantEdgeVectorStore:
                     found[str(point.id)] = [float(x) for x in values]
         return found
 
+    def optimize(self) -> None:
+        # Qdrant Edge has no background optimizer: without this, search stays exhaustive
+        # (5 ms at 35k points, against 1 ms once indexed; indexing 35k points takes ~11 s).
+        with self._lock:
+            try:
+                self._shard.optimize()
+            except Exception as exc:
+                raise WriteFailed(f"vector index build failed: {exc}") from exc
+
     def count(self, namespace: str | None, *, exact: bool = True) -> int:
         flt = None if namespace is None else _live_in(namespace)
         with self._lock:

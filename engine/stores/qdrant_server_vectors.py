@@ -221,6 +221,9 @@ class QdrantServerVectorStore:
             if offset is None:
                 return found
 
+    def optimize(self) -> None:
+        """Nothing to do: the server's own optimizers index new points in the background."""
+
     def count(self, namespace: str | None, *, exact: bool = True) -> int:
         flt = None if namespace is None else _live_in(namespace)
         result = self._call(

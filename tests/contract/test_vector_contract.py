@@ -127,3 +127,13 @@ def test_an_older_edge_shard_gets_the_newer_payload_indexes(tmp_path: Path) -> N
     reopened = qe.EdgeShard.load(str(tmp_path))
     assert {"namespace", "deleted", "session_id", "occurred_at"} <= set(reopened.info().payload_schema)
     reopened.close()
+
+
+def test_optimize_keeps_every_point_and_every_answer(vectors: VectorStore) -> None:
+    _fill(vectors)
+    before = [h.id for h in vectors.search_dense("ns", [1, 0, 0, 0], 10)]
+    vectors.optimize()
+    assert [h.id for h in vectors.search_dense("ns", [1, 0, 0, 0], 10)] == before
+    assert vectors.count("ns") == 3 and vectors.recent("ns", None, 1) == [IDS[2]]
+    vectors.upsert([_point(1, [0, 0, 1, 0], [14])])  # writable afterwards
+    assert vectors.search_dense("ns", [0, 0, 1, 0], 1)[0].id == IDS[1]
