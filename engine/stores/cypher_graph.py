@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from engine.models import Decision, Entity, Episode, Stats, session_node_id
-from engine.stores.base import EntityLink, GraphBatch, WindowRow
+from engine.stores.base import SESSION_WINDOW, EntityLink, GraphBatch, WindowRow
 from engine.stores.cypher_admin import CypherAdmin
 from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_statements import GraphStatements, Statement
@@ -165,12 +165,18 @@ class CypherGraphStore(CypherAdmin):
     def session_windows(self, namespace: str, episode_ids: Sequence[str]) -> list[WindowRow]:
         if not episode_ids:
             return []
-        rows = self._run(self._q.session_windows, {"ids": list(episode_ids), "ns": namespace})
-        return [
-            WindowRow(episode_id=str(i), offset=int(off), neighbour_id=str(nid),
-                      content=str(content or ""), live=bool(live))
-            for i, off, nid, content, live in rows
-        ]  # fmt: skip
+        rows = self._run(self._q.session_windows, {"ids": _distinct(episode_ids), "ns": namespace})
+        offsets = [0, *range(1, SESSION_WINDOW + 1), *range(-1, -SESSION_WINDOW - 1, -1)]
+        found: dict[tuple[str, int], WindowRow] = {}
+        for row in rows:  # one wide row per episode (more if a chain forks)
+            for position, offset in enumerate(offsets):
+                nid, content, live = row[1 + 3 * position : 4 + 3 * position]
+                if nid is not None:
+                    found.setdefault((str(row[0]), offset), WindowRow(
+                        episode_id=str(row[0]), offset=offset, neighbour_id=str(nid),
+                        content=str(content or ""), live=bool(live),
+                    ))  # fmt: skip
+        return list(found.values())
 
     def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
         return self._per_episode(self._q.entities_of, namespace, episode_ids, entity_from)

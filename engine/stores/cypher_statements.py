@@ -73,6 +73,28 @@ def _from_episodes(pattern: str, last: str, *, where: str = "") -> str:
     return f"{EPISODES_BY_ID}{extra} OPTIONAL MATCH {pattern} WITH * WHERE {last} IS NOT NULL"
 
 
+def _session_windows() -> str:
+    """Each episode and its NEXT chain SESSION_WINDOW steps each way, as one wide row:
+    `i`, then (id, content, live) for offsets 0, 1..W, -1..-W (NULL past the chain's end).
+
+    One OPTIONAL MATCH per step, not `NEXT*1..W`: Ladybug walks out of each episode then,
+    where the variable-length pattern joined against a scan (25 -> 5 ms for 30 episodes at
+    35k). The chain stops at the namespace's edge.
+    """
+    steps = [EPISODES_BY_ID]
+    columns = ["i", "ep.id", "ep.content", "ep.deleted_at IS NULL"]
+    for name, arrow in (("a", "({prev})-[:NEXT]->({node}:Episode)"),
+                        ("b", "({node}:Episode)-[:NEXT]->({prev})")):  # fmt: skip
+        prev = "ep"
+        for step in range(1, SESSION_WINDOW + 1):
+            node = f"{name}{step}"
+            steps.append(f"OPTIONAL MATCH {arrow.format(prev=prev, node=node)} "
+                         f"WHERE {node}.namespace = $ns")  # fmt: skip
+            columns += [f"{node}.id", f"{node}.content", f"{node}.deleted_at IS NULL"]
+            prev = node
+    return " ".join(steps) + " RETURN " + ", ".join(columns)
+
+
 def _live(var: str) -> str:
     """A live node: not deleted, not archived, not expired at $now."""
     return (
@@ -224,21 +246,7 @@ class GraphStatements:
             f"RETURN 'next' AS side, {episode_columns('nxt')}",
             "id", "ns",
         )
-        window = (
-            "UNWIND $ids AS i MATCH (ep:Episode {{id: i}}) WHERE ep.namespace = $ns "
-            "MATCH p = {pattern} WHERE n.namespace = $ns "
-            "RETURN i AS id, {offset} AS off, n.id AS nid, n.content AS content, "
-            "n.deleted_at IS NULL AS live"
-        )
-        self.session_windows = _s(
-            "UNWIND $ids AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns "
-            "RETURN i AS id, 0 AS off, ep.id AS nid, ep.content AS content, "
-            "ep.deleted_at IS NULL AS live UNION ALL "
-            + window.format(pattern=f"(ep)-[:NEXT*1..{SESSION_WINDOW}]->(n:Episode)", offset="length(p)")
-            + " UNION ALL "
-            + window.format(pattern=f"(n:Episode)-[:NEXT*1..{SESSION_WINDOW}]->(ep)", offset="-length(p)"),
-            "ids", "ns",
-        )
+        self.session_windows = _s(_session_windows(), "ids", "ns")
         self.lifecycle_rows = _s(
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.deleted_at IS NULL RETURN ep.id, "
             "ep.importance, ep.occurred_at, ep.created_at, ep.last_accessed_at, ep.last_seen, "
