@@ -206,10 +206,9 @@ class Memory(Lifecycle):
         return results
 
     def optimize(self) -> None:
-        """Build the vector search index over what was stored since the last build.
-
-        `store_many` does it by itself after `settings.index_after_episodes` episodes;
-        call it after many single `store` calls. Search is exact meanwhile, only slower.
+        """Build the vector search index over what was stored since the last build:
+        `store_many` does it after `settings.index_after_episodes` episodes; call it after
+        many single `store` calls (search is exhaustive meanwhile, only slower).
 
         Raises:
             WriteFailed: the index could not be built; the stored data is unaffected.

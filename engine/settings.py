@@ -115,8 +115,8 @@ class Settings(BaseSettings):
     store_batch_size: int = Field(64, gt=0, le=10_000)
     # A store_many that stores at least this many episodes builds the vector index (HNSW) at
     # its end (Qdrant Edge has no background indexer): dense search at 35k points drops from
-    # 5 ms (exhaustive) to 1 ms, for ~11 s of indexing. Lower indexes sooner and more often;
-    # single stores never index (call Memory.optimize() after many of them).
+    # 5 ms (exhaustive) to 1 ms, for ~11 s of indexing, during which searches wait. Lower
+    # indexes sooner and more often; single stores never index (call Memory.optimize()).
     index_after_episodes: int = Field(2_000, gt=0)
 
     # -- PII redaction ------------------------------------------------------------------------

@@ -181,8 +181,8 @@ class GraphStatements:
         self.schema_version = _s(VERSION_WRITE, "version")
         # -- episode state ------------------------------------------------------------------
         self.mark_accessed = _s(
-            "UNWIND $ids AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns SET "
-            "ep.last_accessed_at = $at, ep.access_count = coalesce(ep.access_count, 0) + 1",
+            f"{EPISODES_BY_ID} SET ep.last_accessed_at = $at, "
+            "ep.access_count = coalesce(ep.access_count, 0) + 1",
             "ids", "ns", "at",
         )
         self.touch = _s(
