@@ -8,6 +8,7 @@ Hugging Face hub is switched to offline mode before sentence-transformers is imp
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -63,7 +64,12 @@ class MiniLMEmbedder:
 
     def __init__(self, precision: Precision = "auto") -> None:
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads
-        self.bfloat16 = precision == "bfloat16" or (precision == "auto" and cpu_has_bf16())
+        self._precision = precision
+
+    @functools.cached_property
+    def bfloat16(self) -> bool:
+        """Whether to compute in bf16; decided on first use, so opening imports no torch."""
+        return self._precision == "bfloat16" or (self._precision == "auto" and cpu_has_bf16())
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

@@ -205,18 +205,6 @@ class Memory(Lifecycle):
             self.optimize()
         return results
 
-    def optimize(self) -> None:
-        """Build the vector search index over what was stored since the last build:
-        `store_many` does it after `settings.index_after_episodes` episodes; call it after
-        many single `store` calls (search is exhaustive meanwhile, only slower).
-
-        Raises:
-            WriteFailed: the index could not be built; the stored data is unaffected.
-        """
-        self._check_open()
-        with self._writer.lock:
-            self._vectors.optimize()
-
     def _validate(self, item: dict[str, Any], prefix: str) -> StoreRequest:
         context = {
             "max_content_chars": self.settings.max_content_chars,

@@ -169,6 +169,18 @@ class Lifecycle:
         self._check_open()
         return self._audit.read(namespace=namespace, limit=limit)
 
+    def optimize(self) -> None:
+        """Build the vector search index over what was stored since the last build:
+        `store_many` does it after `settings.index_after_episodes` episodes; call it after
+        many single `store` calls (search is exhaustive meanwhile, only slower).
+
+        Raises:
+            WriteFailed: the index could not be built; the stored data is unaffected.
+        """
+        self._check_open()
+        with self._writer.lock:
+            self._vectors.optimize()
+
     def doctor(self, *, repair: bool = False) -> DoctorReport:
         """Check that the vector mirror agrees with the graph; `repair` rebuilds what differs."""
         self._check_open()
