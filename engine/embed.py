@@ -11,7 +11,7 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
@@ -62,9 +62,10 @@ class MiniLMEmbedder:
     # Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
     batch_size = 64
 
-    def __init__(self, precision: Precision = "auto") -> None:
+    def __init__(self, precision: Precision = "auto", query_threads: int = 0) -> None:
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads
         self._precision = precision
+        self._query_threads = query_threads  # cores for one text; 0: torch's default
 
     @functools.cached_property
     def bfloat16(self) -> bool:
@@ -81,7 +82,9 @@ class MiniLMEmbedder:
         arithmetic = (
             torch.autocast("cpu", dtype=torch.bfloat16) if self.bfloat16 else contextlib.nullcontext()
         )
-        with self._lock, arithmetic:
+        # One text is a query, latency-bound, with the store reads of recall beside it.
+        threads = self._query_threads if len(texts) == 1 else 0
+        with self._lock, arithmetic, _cores(torch, threads):
             vectors = model.encode(
                 list(texts),
                 batch_size=self.batch_size,
@@ -92,8 +95,24 @@ class MiniLMEmbedder:
         return [[float(x) for x in row] for row in vectors]
 
 
-def embedder_for(choice: str, precision: Precision = "auto") -> Embedder:
-    """The embedder a setting names, computing in `precision`."""
+@contextlib.contextmanager
+def _cores(torch: Any, threads: int) -> Iterator[None]:
+    """torch computes on `threads` cores meanwhile (0: unchanged). The count belongs to the
+    calling thread (OpenMP's is per thread), so it is put back for the caller's other work."""
+    if not threads:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def embedder_for(choice: str, precision: Precision = "auto", query_threads: int = 0) -> Embedder:
+    """The embedder a setting names, computing in `precision`; one text on `query_threads`
+    cores (0: all)."""
     if choice == "minilm":
-        return MiniLMEmbedder(precision)
+        return MiniLMEmbedder(precision, query_threads)
     raise ValueError(f"unknown embedder: {choice}")

@@ -74,8 +74,9 @@ class Memory(Lifecycle):
         self._graph = graph
         self._vectors = vectors
         self._embedder = embedder
-        # One thread embeds queries while recall reads the stores (see `QueryModels`).
-        self._query_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-query")
+        # One thread runs the embedder beside other work: a query's embedding while recall
+        # reads the stores (`QueryModels`), a batch's while the writer runs NER.
+        self._model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-embed")
         self.settings = settings
         self._closed = False
         # Who is acting, for the audit log: the CLI and the MCP server set their own name.
@@ -91,6 +92,7 @@ class Memory(Lifecycle):
             embedder=embedder,
             settings=settings,
             extractor=extractor_for(settings),
+            model_pool=self._model_pool,
         )
         self._writer.on_stored = lambda namespace, ids: self._log("store", namespace, ids)
 
@@ -109,7 +111,9 @@ class Memory(Lifecycle):
         settings = settings or Settings()
         if path is not None:
             settings = settings.model_copy(update={"data_dir": Path(path)})
-        embedder = embedder_for(settings.embedder, settings.embedder_precision)
+        embedder = embedder_for(
+            settings.embedder, settings.embedder_precision, settings.embedder_query_threads
+        )
         graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension)
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
 
@@ -290,7 +294,7 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise _invalid(exc, "") from None
         at = request.now if request.now is not None else time.time()
-        models = query_models(request.query, self._embedder, self._query_pool)
+        models = query_models(request.query, self._embedder, self._model_pool)
         cards: list[MemoryCard] = []
         if request.layer in (None, "working") and (include_working or request.layer == "working"):
             # The session's scratchpad; with layer="working" and no session, the namespace's.
@@ -550,7 +554,7 @@ class Memory(Lifecycle):
         with self._writer.lock:
             self._closed = True
             try:
-                self._query_pool.shutdown(wait=True)
+                self._model_pool.shutdown(wait=True)
                 self._vectors.close()
             finally:
                 self._graph.close()

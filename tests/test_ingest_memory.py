@@ -239,3 +239,30 @@ def test_llm_hook_replaces_the_rules_and_falls_back(llm_stub: str, tmp_path: Pat
         _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.5}
         memory.store("Call Dana at 13800138000 about it.")
         assert "13800138000" not in json.dumps(_Stub.seen[-1]["body"])
+
+
+def test_a_batch_embeds_on_the_model_thread_while_ner_runs(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.embed import MiniLMEmbedder
+    from engine.ingest import writer
+
+    contents = ["Kestrel ships on Friday.", "Atlas moved to Postgres."]
+    threads: dict[str, str] = {}
+    embed, ner = MiniLMEmbedder.embed, writer.find_entities
+
+    def spied_embed(self: MiniLMEmbedder, texts: list[str]) -> list[list[float]]:
+        if list(texts) == contents:  # the batch (entity names are embedded apart)
+            threads["embed"] = threading.current_thread().name
+        return embed(self, texts)
+
+    def spied_ner(texts: list[str]) -> object:
+        threads["ner"] = threading.current_thread().name
+        return ner(texts)
+
+    monkeypatch.setattr(MiniLMEmbedder, "embed", spied_embed)
+    monkeypatch.setattr(writer, "find_entities", spied_ner)
+    results = memory.store_many([{"content": text} for text in contents])
+    assert [r.status for r in results] == ["stored", "stored"]
+    assert threads["embed"].startswith("hindsight-embed")
+    assert threads["ner"] == threading.current_thread().name

@@ -73,13 +73,8 @@ def _entity_node(link: EntityLink) -> PathNode:
     return PathNode(id=link.entity_id, label="Entity", name=link.entity_name)
 
 
-def _entity_to_episode(link: EntityLink) -> tuple[list[PathNode], list[str]]:
-    """Path steps from an entity to the episode that reaches it (directly or by a decision)."""
-    episode = PathNode(id=link.episode_id, label="Episode")
-    if link.decision_id is None:
-        return [episode], ["MENTIONS"]
-    decision = PathNode(id=link.decision_id, label="Decision")
-    return [decision, episode], ["ABOUT", "DECIDED"]
+def _episode_node(link: EntityLink) -> PathNode:
+    return PathNode(id=link.episode_id, label="Episode")
 
 
 def hub_degree(episodes: int, settings: Settings) -> int:
@@ -114,8 +109,9 @@ def entity_channel(
         counted.add((link.episode_id, link.entity_id))
         scores[link.episode_id] = scores.get(link.episode_id, 0.0) + specificity(link.degree)
         if link.episode_id not in paths:
-            nodes, rels = _entity_to_episode(link)
-            paths[link.episode_id] = GraphPath(nodes=[_entity_node(link)] + nodes, relationships=rels)
+            paths[link.episode_id] = GraphPath(
+                nodes=[_entity_node(link), _episode_node(link)], relationships=["MENTIONS"]
+            )
     return [Scored(id=i, score=s) for i, s in scores.items()], paths
 
 
@@ -168,7 +164,7 @@ def graph_channel(
     settings: Settings,
     max_degree: int,
 ) -> tuple[list[Scored], dict[str, GraphPath]]:
-    """Expand 1..max_hops from seed episodes through shared entities and decisions.
+    """Expand 1..max_hops from seed episodes through shared entities (and active facts).
 
     A hop goes episode -> entity (-> entity along an active FACT) -> another episode (a seed
     may be reached from another seed: that link is evidence too). The reached episode scores
@@ -184,19 +180,14 @@ def graph_channel(
         # Per entity, every origin path of the best score: which tied path is kept must not
         # decide what can be reached (a path may not walk back to its own start).
         via: dict[str, list[Seed]] = {}
-        for link in graph.entity_links(namespace, list(frontier), now):
-            if link.degree > max_degree:
-                continue
+        for link in graph.entity_links(namespace, list(frontier), now, max_degree):
             parent = frontier[link.episode_id]
             if any(node.id == link.entity_id for node in parent.path.nodes):
                 continue
             score = parent.score * specificity(link.degree) * settings.graph_hop_decay
-            # Walk from the parent episode out to the entity (reverse of entity -> episode).
-            steps, rels = _entity_to_episode(link)
-            out_nodes = list(reversed(steps[:-1])) + [_entity_node(link)]
-            path = GraphPath(
-                nodes=parent.path.nodes + out_nodes,
-                relationships=parent.path.relationships + list(reversed(rels)),
+            path = GraphPath(  # from the parent episode out to the entity
+                nodes=parent.path.nodes + [_entity_node(link)],
+                relationships=parent.path.relationships + ["MENTIONS"],
             )
             _keep_best(via, link.entity_id, Seed(score=score, path=path))
         if not via:
@@ -220,12 +211,11 @@ def graph_channel(
             if not origins:
                 continue  # no walking back to where the path came from
             origin = min(origins, key=_path_key)
-            nodes, rels = _entity_to_episode(link)
             reached[link.episode_id] = Seed(
                 score=origin.score,
                 path=GraphPath(
-                    nodes=origin.path.nodes + nodes,
-                    relationships=origin.path.relationships + rels,
+                    nodes=origin.path.nodes + [_episode_node(link)],
+                    relationships=origin.path.relationships + ["MENTIONS"],
                 ),
             )
         for episode_id, seed in reached.items():

@@ -56,15 +56,15 @@ class GraphBatch(BaseModel):
 
 
 class EntityLink(BaseModel):
-    """An episode reaches an entity directly (MENTIONS) or through a decision (DECIDED, ABOUT).
+    """An episode MENTIONS an entity.
 
-    `degree` is how many live episodes mention the entity: hubs link everything to everything.
+    `degree` is the entity's mention count: hubs link everything to everything. (A decision is
+    ABOUT entities its own episode mentions, so links through decisions would add none.)
     """
 
     episode_id: str
     entity_id: str
     entity_name: str
-    decision_id: str | None = None
     degree: int
 
 
@@ -161,12 +161,14 @@ class GraphStore(Protocol):
     def episodes_mentioning(
         self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
     ) -> list[EntityLink]:
-        """Live episodes that mention any of the entities or decided something about them,
-        newest first."""
+        """Live episodes that mention any of the entities, newest first (at most `limit`)."""
         ...
 
-    def entity_links(self, namespace: str, episode_ids: Sequence[str], now: float) -> list[EntityLink]:
-        """The entities each episode reaches, directly or through its decisions."""
+    def entity_links(
+        self, namespace: str, episode_ids: Sequence[str], now: float, max_degree: int
+    ) -> list[EntityLink]:
+        """The entities each live episode mentions, but hubs (degree over `max_degree`): the
+        graph leaves them out, as at scale most mentions are of hubs."""
         ...
 
     def recent_episode_ids(

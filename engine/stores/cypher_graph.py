@@ -231,14 +231,14 @@ class CypherGraphStore(CypherAdmin):
         if not entity_ids:
             return []
         params = {"ids": list(entity_ids), "ns": namespace, "now": now, "limit": limit}
-        rows = self._run(self._q.paths_to_entities, params)
-        rows.sort(key=lambda row: -float(row[5] or 0.0))
-        return [_link(row) for row in rows[:limit]]
+        return [_link(row) for row in self._run(self._q.paths_to_entities, params)]
 
-    def entity_links(self, namespace: str, episode_ids: Sequence[str], now: float) -> list[EntityLink]:
+    def entity_links(
+        self, namespace: str, episode_ids: Sequence[str], now: float, max_degree: int
+    ) -> list[EntityLink]:
         if not episode_ids:
             return []
-        params = {"ids": _distinct(episode_ids), "ns": namespace, "now": now}
+        params = {"ids": _distinct(episode_ids), "ns": namespace, "now": now, "max_degree": max_degree}
         return [_link(row) for row in self._run(self._q.paths_from_episodes, params)]
 
     def facts_about(
@@ -280,6 +280,5 @@ def _link(row: Sequence[Any]) -> EntityLink:
         episode_id=str(row[0]),
         entity_id=str(row[1]),
         entity_name=str(row[2]),
-        decision_id=None if row[3] is None else str(row[3]),
-        degree=int(row[4] or 0),
+        degree=int(row[3] or 0),
     )

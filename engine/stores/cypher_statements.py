@@ -63,14 +63,16 @@ def episode_columns(var: str) -> str:
 EPISODES_BY_ID = "UNWIND $ids AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns"
 
 
-def _from_episodes(pattern: str, last: str, *, where: str = "") -> str:
-    """EPISODES_BY_ID, then `pattern` out of each: rows where it matches (`last` bound).
+def _from_episodes(pattern: str, last: str, *, where: str = "", keep: str = "") -> str:
+    """EPISODES_BY_ID (and `where` on the episode), then `pattern` out of each: the rows where
+    it matches (`last` bound) and `keep` holds.
 
     >>> _from_episodes("(ep)-[:MENTIONS]->(x:Entity)", "x").split(" OPTIONAL ")[1]
     'MATCH (ep)-[:MENTIONS]->(x:Entity) WITH * WHERE x IS NOT NULL'
     """
     extra = f" AND {where}" if where else ""
-    return f"{EPISODES_BY_ID}{extra} OPTIONAL MATCH {pattern} WITH * WHERE {last} IS NOT NULL"
+    matched = f"{last} IS NOT NULL" + (f" AND {keep}" if keep else "")
+    return f"{EPISODES_BY_ID}{extra} OPTIONAL MATCH {pattern} WITH * WHERE {matched}"
 
 
 def _session_windows() -> str:
@@ -305,28 +307,26 @@ class GraphStatements:
             "RETURN a.name, b.name, f, a.id, b.id ORDER BY f.confidence DESC, f.valid_from DESC",
             "ids", "ns", "include_closed",
         )
-        # Episodes and the entities they reach, directly (MENTIONS) or through a decision
-        # (DECIDED, ABOUT), in one round trip.
-        columns = (
-            "RETURN ep.id AS episode, en.id AS entity, en.name AS name, {decision} AS decision, "
+        # Episodes and the entities they mention. Not through decisions as well: a decision is
+        # ABOUT entities its own episode MENTIONS (the writer draws them from that episode's
+        # entities; merges move both edges), so DECIDED->ABOUT reaches nothing more, and as a
+        # second branch it cost as much again as the whole read.
+        links = (
+            "RETURN ep.id AS episode, en.id AS entity, en.name AS name, "
             "en.mention_count AS degree, ep.occurred_at AS at"
         )
-        mention = columns.format(decision=d.null("STRING"))
-        by_decision = columns.format(decision="d.id")
         self.paths_to_entities = _s(
             # From the entity side `IN` is right: entities are few next to episodes.
             f"MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE en.id IN $ids AND ep.namespace = "
-            f"$ns AND {live} {mention} ORDER BY at DESC LIMIT $limit UNION ALL "
-            "MATCH (ep:Episode)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity) WHERE en.id IN $ids "
-            f"AND ep.namespace = $ns AND {live} {by_decision} ORDER BY at DESC LIMIT $limit",
+            f"$ns AND {live} {links} ORDER BY at DESC LIMIT $limit",
             "ids", "ns", "now", "limit",
         )
         self.paths_from_episodes = _s(
-            _from_episodes("(ep)-[:MENTIONS]->(en:Entity)", "en", where=live)
-            + f" {mention} UNION ALL "
-            + _from_episodes("(ep)-[:DECIDED]->(d:Decision)-[:ABOUT]->(en:Entity)", "en", where=live)
-            + f" {by_decision}",
-            "ids", "ns", "now",
+            _from_episodes(
+                "(ep)-[:MENTIONS]->(en:Entity)", "en", where=live, keep="en.mention_count <= $max_degree"
+            )
+            + f" {links}",
+            "ids", "ns", "now", "max_degree",
         )
         # -- counts ('' counts every namespace) ---------------------------------------------
         self.count_episodes = _s(

@@ -54,19 +54,27 @@ def _base_batch() -> GraphBatch:
     )
 
 
-def test_links_direct_and_through_decisions_and_the_live_filter(open_graph: OpenGraph) -> None:
+def test_links_are_mentions_newest_first_hubs_out_and_the_live_filter(open_graph: OpenGraph) -> None:
     graph = open_graph()
-    graph.write(_base_batch())
-    links = graph.episodes_mentioning("ns", ["pg"], T + 100, 10)
-    assert {(link.episode_id, link.decision_id) for link in links} == {("e3", None), ("e2", "d1")}
-    assert links[0].episode_id == "e3"  # newest first
-    assert {link.degree for link in links} == {1}
-    reached = graph.entity_links("ns", ["e2"], T + 100)
-    assert {(link.entity_id, link.decision_id) for link in reached} == {("atlas", None), ("pg", "d1")}
+    batch = _base_batch()
+    batch.mentions.append(("e2", "pg", 1))  # the writer has an episode mention what it decides about
+    graph.write(batch)
+    links = graph.episodes_mentioning("ns", ["pg", "atlas"], T + 100, 10)
+    assert [link.episode_id for link in links] == ["e3", "e2", "e2", "e1"]  # newest first
+    assert {(link.episode_id, link.entity_id) for link in links} == {
+        ("e3", "pg"), ("e2", "pg"), ("e2", "atlas"), ("e1", "atlas")
+    }  # fmt: skip
+    assert [link.episode_id for link in graph.episodes_mentioning("ns", ["pg", "atlas"], T + 100, 1)] == ["e3"]
+    reached = graph.entity_links("ns", ["e2", "e2"], T + 100, max_degree=10)
+    assert sorted((link.entity_id, link.entity_name, link.degree) for link in reached) == [
+        ("atlas", "Atlas", 1), ("pg", "PostgreSQL", 1)
+    ]  # fmt: skip
+    assert graph.entity_links("ns", ["e2"], T + 100, max_degree=0) == []  # every entity a hub
 
     assert graph.soft_delete("ns", "e3", T + 50)
     assert not graph.soft_delete("ns", "e3", T + 60)  # already deleted
     assert [link.episode_id for link in graph.episodes_mentioning("ns", ["pg"], T + 100, 10)] == ["e2"]
+    assert graph.entity_links("ns", ["e3"], T + 100, max_degree=10) == []
     assert [e.id for e in graph.live_episodes("ns", ["e1", "e3", "e1"], T + 100)] == ["e1"]
     assert graph.episodes_mentioning("other", ["pg"], T + 100, 10) == []
     assert [e.canonical for e in graph.find_entities("ns", ["postgresql", "nothing"])] == ["postgresql"]
