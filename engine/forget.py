@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point
-from engine.keyword_keys import rekey, window_ids
+from engine.keyword_keys import refresh_around, rekey, window_ids
 from engine.models import Decision, Entity, Episode, Session, session_node_id
 from engine.settings import Settings
 from engine.stores.base import GraphBatch, GraphStore, LifecycleRow, VectorPayload, VectorStore
@@ -47,6 +47,7 @@ class ArchiveRecord(BaseModel):
     entities: list[Entity]
     decisions: list[Decision]
     about: list[tuple[str, str]] = Field(default_factory=list)  # decision id, entity id
+    chained: bool = False  # it was on its session's NEXT chain, so it rejoins it when back
     archived_at: float
     reason: str
 
@@ -155,12 +156,14 @@ def archive_episodes(
     entities = graph.entities_of(namespace, ids)
     decisions = graph.decisions_of(namespace, ids)
     about = graph.decision_links(namespace, [d.id for ds in decisions.values() for d in ds])
+    chained = {row.episode_id for row in graph.session_windows(namespace, ids) if row.offset}
     records = [
         ArchiveRecord(
             episode=episode.model_copy(update={"archived_at": now}),
             entities=entities.get(episode.id, []),
             decisions=decisions.get(episode.id, []),
             about=[(d, e) for d, e in about if d in {x.id for x in decisions.get(episode.id, [])}],
+            chained=episode.id in chained,
             archived_at=now,
             reason=reasons[episode.id],
         )
@@ -221,8 +224,11 @@ def unarchive(
                          payload, settings)  # fmt: skip
     with graph.transaction():
         graph.write(batch)
+        if record.chained and episode.session_id is not None:
+            graph.rejoin_session(namespace, episode.id, episode.session_id)
         vectors.upsert([point])
-        rekey(graph, vectors, namespace, [episode.id], settings)
+        # Its key takes its neighbours' words again, and theirs its own.
+        refresh_around(graph, vectors, namespace, [episode.id], settings)
     archive.take(namespace, [episode_id])
     return episode
 

@@ -60,16 +60,42 @@ def test_forget_takes_a_turns_words_out_of_its_neighbours_and_restore_returns_th
     assert set(_keyword_ids(memory, "zanzibar")) == {question, answer, follow_up}
 
 
-def test_purge_and_archive_rekey_the_neighbours(memory: Memory) -> None:
+def test_purge_and_archive_close_the_chain_and_rekey_the_neighbours(memory: Memory) -> None:
     question, answer, follow_up = _dialogue(memory, "trip")
     memory.purge([answer], dry_run=False)
     assert _keyword_ids(memory, "zanzibar") == []
-    assert _keyword_ids(memory, "spice") == [follow_up]  # the chain is broken at the purge
-    _, answer2, _ = _dialogue(memory, "trip", namespace="other")
+    # The chain closes over the purged turn: the question holds the follow-up's words now.
+    assert _keyword_ids(memory, "spice") == [follow_up, question]
+    assert [n.id for n in memory.explain(question).neighbours if n.relation == "next"] == [follow_up]
+    question2, answer2, follow_up2 = _dialogue(memory, "trip", namespace="other")
     assert len(_keyword_ids(memory, "zanzibar", "other")) == 3
     archive_episodes(memory._graph, memory._vectors, memory._archive, "other",
                      [(answer2, "test")], now=0.0, settings=memory.settings)  # fmt: skip
     assert _keyword_ids(memory, "zanzibar", "other") == []
+    assert _keyword_ids(memory, "spice", "other") == [follow_up2, question2]
+
+
+def test_an_archived_turn_comes_back_to_its_place_in_the_chain(memory: Memory) -> None:
+    question, answer, follow_up = _dialogue(memory, "trip")
+    later = memory.store("Kilimanjaro is next on the list", session_id="trip",
+                         occurred_at="2024-01-04T10:00:00Z").id  # fmt: skip
+    for gone in (answer, follow_up):  # a run of two leaves the chain
+        archive_episodes(memory._graph, memory._vectors, memory._archive, "default",
+                         [(gone, "test")], now=0.0, settings=memory.settings)  # fmt: skip
+    assert _next(memory, question) == later
+    memory.restore(follow_up)
+    assert (_next(memory, question), _next(memory, follow_up)) == (follow_up, later)
+    memory.restore(answer)  # between the question and the follow-up, as it was
+    chain = [question, answer, follow_up, later]
+    assert [_next(memory, i) for i in chain] == chain[1:] + [None]
+    assert set(_keyword_ids(memory, "zanzibar")) == {question, answer, follow_up, later}
+    memory._graph.rejoin_session("default", answer, "trip")  # on the chain already: no change
+    assert [_next(memory, i) for i in chain] == chain[1:] + [None]
+
+
+def _next(memory: Memory, episode_id: str) -> str | None:
+    following = memory._graph.session_neighbours("default", episode_id)[1]
+    return None if following is None else following.id
 
 
 def test_doctor_rekeys_points_of_an_older_recipe(memory: Memory) -> None:

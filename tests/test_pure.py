@@ -47,6 +47,7 @@ DOCTEST_MODULES = [
     "engine.reflect.cluster",
     "engine.reflect.derive",
     "engine.reflect.reconcile",
+    "engine.stores.cypher_admin",
     "mcp_server.snippet",
 ]
 

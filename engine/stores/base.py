@@ -227,7 +227,14 @@ class GraphStore(Protocol):
 
     def delete_episodes(self, namespace: str, ids: Sequence[str]) -> list[str]:
         """Remove episodes for good, with the decisions only they made; entity mention counts
-        drop. Returns the ids of the decisions removed."""
+        drop, and their session's NEXT chain closes over them (the episode before a removed
+        run links to the one after it). Returns the ids of the decisions removed."""
+        ...
+
+    def rejoin_session(self, namespace: str, episode_id: str, session_id: str) -> None:
+        """Put an episode that came back (from the archive) into its session's NEXT chain:
+        after the latest episode before it in time, ahead of the one that follows that.
+        Nothing happens when it is on the chain already or not in the session."""
         ...
 
     def lifecycle_rows(self, namespace: str) -> list[LifecycleRow]:

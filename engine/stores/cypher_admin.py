@@ -10,13 +10,43 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from engine.errors import StoreUnavailable
-from engine.models import Entity
+from engine.models import Entity, session_node_id
 from engine.stores.base import LifecycleRow
 from engine.stores.cypher_statements import GraphStatements, Statement
 from engine.stores.graph_rows import entity_from, properties
 from graph_schema import NODES, RELATIONSHIPS
 
-__all__ = ["CypherAdmin"]
+__all__ = ["CypherAdmin", "bridges"]
+
+
+def bridges(chain: Mapping[str, tuple[str | None, str | None]]) -> list[tuple[str, str]]:
+    """The NEXT edges that close a session chain over deleted episodes.
+
+    `chain` maps each deleted episode to its (previous, next) on the chain. A run of deleted
+    episodes is bridged from the one before it to the one after it.
+
+    >>> bridges({"b": ("a", "c"), "c": ("b", "d"), "x": (None, "y")})
+    [('a', 'd')]
+    """
+    pairs = []
+    for start, (previous, _) in chain.items():
+        if previous in chain:
+            continue  # inside a run: its first episode bridges it
+        following, seen = chain[start][1], {start}
+        while following is not None and following in chain and following not in seen:
+            seen.add(following)
+            following = chain[following][1]
+        if previous is not None and following is not None and following not in chain:
+            pairs.append((previous, following))
+    return pairs
+
+
+def _id_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _id_of(key: tuple[float, float, str] | None) -> str | None:
+    return None if key is None else key[2]
 
 
 class CypherAdmin:
@@ -40,11 +70,45 @@ class CypherAdmin:
         # Once each: a repeated id would lower its entities' mention counts twice.
         params = {"ids": list(dict.fromkeys(ids)), "ns": namespace}
         with self.transaction():
+            chain = self._chain_around(namespace, params["ids"])
             decisions = [str(row[0]) for row in self._run(self._q.decisions_made_by, params)]
             self._run(self._q.drop_mentions, params)
             self._run(self._q.delete_decisions, {"decisions": decisions})
             self._run(self._q.delete_episodes, params)
+            # The session reads on across the gap (keyword context, neighbours in `explain`).
+            rows = [{"a": a, "b": b} for a, b in bridges(chain)]
+            if rows:
+                self._run(self._q.links["next"], {"rows": rows})
         return decisions
+
+    def rejoin_session(self, namespace: str, episode_id: str, session_id: str) -> None:
+        with self.transaction():
+            sid = session_node_id(namespace, session_id)
+            order = {  # a session's episodes in time, as the chain was built
+                str(i): (float(at), float(created), str(i))
+                for i, at, created in self._run(self._q.session_members, {"sid": sid})
+            }
+            mine = order.pop(episode_id, None)
+            if mine is None:
+                return
+            before = _id_of(max((key for key in order.values() if key < mine), default=None))
+            after = _id_of(min((key for key in order.values() if key > mine), default=None))
+            chain = self._chain_around(namespace, [episode_id] + ([before] if before else []))
+            if chain.get(episode_id, (None, None)) != (None, None):
+                return  # on the chain already
+            # After the latest episode before it, ahead of whatever follows that one now.
+            following = chain[before][1] if before else after
+            if before and following:
+                self._run(self._q.unlink_next, {"a": before, "b": following})
+            pairs = [(before, episode_id), (episode_id, following)]
+            rows = [{"a": a, "b": b} for a, b in pairs if a and b]
+            if rows:
+                self._run(self._q.links["next"], {"rows": rows})
+
+    def _chain_around(self, namespace: str, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """Each episode's (previous, next) on its session chain."""
+        rows = self._run(self._q.chain_around, {"ids": ids, "ns": namespace})
+        return {str(i): (_id_or_none(prev), _id_or_none(nxt)) for i, prev, nxt in rows}
 
     def lifecycle_rows(self, namespace: str) -> list[LifecycleRow]:
         rows = self._run(self._q.lifecycle_rows, {"ns": namespace})

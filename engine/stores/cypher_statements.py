@@ -363,6 +363,20 @@ class GraphStatements:
             "MATCH (d:Decision) WHERE d.id IN $decisions DETACH DELETE d", "decisions"
         )
         self.delete_episodes = _s(f"{EPISODES_BY_ID} DETACH DELETE ep", "ids", "ns")
+        # The session chain around episodes: what a delete closes over, where a return rejoins.
+        self.chain_around = _s(
+            f"{EPISODES_BY_ID} OPTIONAL MATCH (prev:Episode)-[:NEXT]->(ep) "
+            "OPTIONAL MATCH (ep)-[:NEXT]->(nxt:Episode) RETURN ep.id, prev.id, nxt.id",
+            "ids", "ns",
+        )
+        self.session_members = _s(
+            "MATCH (x:Episode)-[:IN_SESSION]->(s:Session {id: $sid}) "
+            "RETURN x.id, x.occurred_at, x.created_at",
+            "sid",
+        )
+        self.unlink_next = _s(
+            "MATCH (a:Episode {id: $a})-[r:NEXT]->(b:Episode {id: $b}) DELETE r", "a", "b"
+        )
         self.both_entities = _s(
             "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
             "AND b.namespace = $ns RETURN a.id",

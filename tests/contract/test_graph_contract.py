@@ -54,6 +54,24 @@ def _base_batch() -> GraphBatch:
     )
 
 
+def test_deleting_episodes_closes_the_session_chain_over_them(open_graph: OpenGraph) -> None:
+    graph = open_graph()
+    ids = [f"c{i}" for i in range(6)]
+    graph.write(GraphBatch(
+        episodes=[_episode(i, T + n) for n, i in enumerate(ids)],
+        next=list(zip(ids[:-1], ids[1:], strict=True)),
+    ))  # fmt: skip
+    graph.delete_episodes("ns", ["c0", "c2", "c3", "c5"])  # the head, a run of two, the tail
+
+    def following(episode_id: str) -> str | None:
+        found = graph.session_neighbours("ns", episode_id)[1]
+        return None if found is None else found.id
+
+    assert (following("c1"), following("c4")) == ("c4", None)
+    assert graph.session_neighbours("ns", "c1")[0] is None  # the head went: nothing before
+    graph.close()
+
+
 def test_links_are_mentions_newest_first_hubs_out_and_the_live_filter(open_graph: OpenGraph) -> None:
     graph = open_graph()
     batch = _base_batch()
