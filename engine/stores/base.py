@@ -167,8 +167,8 @@ class GraphStore(Protocol):
     def entity_links(
         self, namespace: str, episode_ids: Sequence[str], now: float, max_degree: int
     ) -> list[EntityLink]:
-        """The entities each live episode mentions, but hubs (degree over `max_degree`): the
-        graph leaves them out, as at scale most mentions are of hubs."""
+        """The entities each live episode mentions, except hubs (degree over `max_degree`):
+        the store leaves those out itself, as at scale most mentions are of hubs."""
         ...
 
     def recent_episode_ids(
