@@ -29,10 +29,10 @@ def bridges(chain: Mapping[str, tuple[str | None, str | None]]) -> list[tuple[st
     [('a', 'd')]
     """
     pairs = []
-    for start, (previous, _) in chain.items():
+    for start, (previous, following) in chain.items():
         if previous in chain:
             continue  # inside a run: its first episode bridges it
-        following, seen = chain[start][1], {start}
+        seen = {start}
         while following is not None and following in chain and following not in seen:
             seen.add(following)
             following = chain[following][1]
