@@ -7,13 +7,16 @@ Hugging Face hub is switched to offline mode before sentence-transformers is imp
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal, Protocol
+
+from engine.embed_onnx import OnnxMiniLM
+from engine.settings import default_model_cache
 
 __all__ = ["Embedder", "MiniLMEmbedder", "cpu_has_bf16", "embedder_for"]
 
@@ -49,43 +52,49 @@ Precision = Literal["auto", "float32", "bfloat16"]
 
 def cpu_has_bf16() -> bool:
     """Whether this CPU multiplies bf16 natively (AVX-512 BF16): else bf16 is emulated."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():  # Linux: no need to import torch to ask
+        return "avx512_bf16" in cpuinfo.read_text()
     import torch
 
     return bool(torch.cpu._is_avx512_bf16_supported())
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers on the CPU (English)."""
+    """all-MiniLM-L6-v2 on the CPU (English).
+
+    ONNX Runtime computes a query and, in float32, batches too (`embed_onnx`). A batch in
+    bfloat16 goes through torch instead, on every core: on a CPU with AVX-512 BF16 that is
+    the fastest way to embed many texts, and its vectors match float32's to a cosine of 0.9999.
+    """
 
     name = "all-minilm-l6-v2"
     dimension = 384
     # Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
     batch_size = 64
 
-    def __init__(self, precision: Precision = "auto", query_threads: int = 0) -> None:
+    def __init__(
+        self, precision: Precision = "auto", threads: int = 0, cache_dir: Path | None = None
+    ) -> None:
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads
         self._precision = precision
-        self._query_threads = query_threads  # cores for one text; 0: torch's default
+        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads)
 
     @functools.cached_property
     def bfloat16(self) -> bool:
-        """Whether to compute in bf16; decided on first use, so opening imports no torch."""
+        """Whether batches compute in bf16; decided on first use, so opening imports no torch."""
         return self._precision == "bfloat16" or (self._precision == "auto" and cpu_has_bf16())
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        if len(texts) == 1 or not self.bfloat16:
+            return self._onnx.embed(texts).tolist()  # type: ignore[no-any-return]
         import torch
 
-        model = _minilm()
-        # autocast runs the matrix products in bf16; pooling and normalising stay float32.
-        arithmetic = (
-            torch.autocast("cpu", dtype=torch.bfloat16) if self.bfloat16 else contextlib.nullcontext()
-        )
-        # One text is a query, latency-bound, with the store reads of recall beside it.
-        threads = self._query_threads if len(texts) == 1 else 0
-        with self._lock, arithmetic, _cores(torch, threads):
-            vectors = model.encode(
+        with self._lock, torch.autocast("cpu", dtype=torch.bfloat16):
+            # autocast runs the matrix products in bf16; pooling and normalising stay float32.
+            vectors = _minilm().encode(
                 list(texts),
                 batch_size=self.batch_size,
                 normalize_embeddings=True,
@@ -95,24 +104,11 @@ class MiniLMEmbedder:
         return [[float(x) for x in row] for row in vectors]
 
 
-@contextlib.contextmanager
-def _cores(torch: Any, threads: int) -> Iterator[None]:
-    """torch computes on `threads` cores meanwhile (0: unchanged). The count belongs to the
-    calling thread (OpenMP's is per thread), so it is put back for the caller's other work."""
-    if not threads:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def embedder_for(choice: str, precision: Precision = "auto", query_threads: int = 0) -> Embedder:
-    """The embedder a setting names, computing in `precision`; one text on `query_threads`
-    cores (0: all)."""
+def embedder_for(
+    choice: str, precision: Precision = "auto", threads: int = 0, cache_dir: Path | None = None
+) -> Embedder:
+    """The embedder a setting names: bf16 batches per `precision`, ONNX Runtime on `threads`
+    cores (0: all), its export cached in `cache_dir` (None: `default_model_cache()`)."""
     if choice == "minilm":
-        return MiniLMEmbedder(precision, query_threads)
+        return MiniLMEmbedder(precision, threads, cache_dir)
     raise ValueError(f"unknown embedder: {choice}")

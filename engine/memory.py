@@ -112,7 +112,10 @@ class Memory(Lifecycle):
         if path is not None:
             settings = settings.model_copy(update={"data_dir": Path(path)})
         embedder = embedder_for(
-            settings.embedder, settings.embedder_precision, settings.embedder_query_threads
+            settings.embedder,
+            settings.embedder_precision,
+            settings.embedder_threads,
+            settings.model_cache_dir,
         )
         graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension)
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)

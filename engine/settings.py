@@ -6,18 +6,25 @@ Each constant that changes behaviour lives here with a comment on what it trades
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["ChannelWeights", "ImportanceWeights", "Settings"]
+__all__ = ["ChannelWeights", "ImportanceWeights", "Settings", "default_model_cache"]
 
 
 def _env(name: str) -> AliasChoices:
     """A field read from `name` (NEO4J_URI) or `HINDSIGHT_<name>`, or given by field name."""
     return AliasChoices(name.lower(), name, f"HINDSIGHT_{name}")
+
+
+def default_model_cache() -> Path:
+    """Where exported models are cached unless set: hindsight/ in the user's cache directory
+    (XDG_CACHE_HOME, else ~/.cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hindsight"
 
 
 class ChannelWeights(BaseSettings):
@@ -78,19 +85,31 @@ class Settings(BaseSettings):
     # embedded: Ladybug + Qdrant Edge under data_dir, one process, nothing to run beside it.
     # neo4j: Neo4j 5 (NEO4J_*) + a Qdrant server (QDRANT_*), for many processes and scale-out.
     backend: Literal["embedded", "neo4j"] = "embedded"
-    # minilm: all-MiniLM-L6-v2, 384-d, English only, ~400 sentences/s on 2 cores (fp32).
+    # minilm: all-MiniLM-L6-v2, 384-d, English only, on ONNX Runtime (exported once from the
+    # packaged torch weights, see model_cache_dir).
     embedder: Literal["minilm"] = "minilm"
-    # The embedder's arithmetic. bfloat16 runs the model's matrix products in bf16 (the
-    # vectors stay float32): on a CPU with AVX-512 BF16 it embeds 1.7x faster in batches and a
-    # query in 8 instead of 10 ms, and its vectors match float32's to a cosine of 0.99998, so
-    # stored vectors need no rebuild. Without that CPU support it would be emulated and slow:
-    # auto picks bfloat16 only where the CPU has it.
+    # The arithmetic of batches. bfloat16 runs a batch through torch in bf16 on every core:
+    # on a CPU with AVX-512 BF16 that embeds ~1.7x faster than float32, and its vectors match
+    # float32's to a cosine of 0.99998, so stored vectors need no rebuild. Without that CPU
+    # support bf16 would be emulated and slow: auto picks it only where the CPU has it. A
+    # query, and a float32 batch, run on ONNX Runtime.
     embedder_precision: Literal["auto", "float32", "bfloat16"] = "auto"
-    # Cores the embedding of a single text (a recall's query) may use; 0: torch's default
-    # (all). Recall embeds its query on a thread of its own while it reads the stores: on one
-    # core a query embeds ~15% slower, but the reads beside it keep the other core (recall
-    # p50 ~35 -> ~30 ms, p95 ~49 -> ~38 ms at 5k episodes on 2 cores). Batches use every core.
-    embedder_query_threads: int = Field(1, ge=0, le=256)
+    # Cores ONNX Runtime computes an embedding on; 0: all. One, because the embedding always
+    # has other work beside it: recall's store reads while its query embeds, spaCy's NER
+    # while store_many embeds a batch. A second core speeds a lone query up little (~7.5 ->
+    # ~6 ms on 2 AVX2 cores) and takes that core from the reads.
+    embedder_threads: int = Field(1, ge=0, le=256)
+    # Where the ONNX export of the embedding model is cached (~90 MB, keyed by the model
+    # package's version): the first process to embed exports it (~2 s), later ones load it.
+    # Unwritable: each process exports it again, in memory. Default: hindsight/ under
+    # XDG_CACHE_HOME, else under ~/.cache.
+    model_cache_dir: Path = Field(default_factory=default_model_cache)
+
+    # Worker threads the embedded graph runs a statement on; 0: one per core. Recall's
+    # statements are small and many: with one worker each costs less to hand off and wake
+    # (recall's graph reads 31 -> 24 ms at 10k episodes on 2 cores), and the other core is
+    # left to the query's embedding.
+    graph_threads: int = Field(1, ge=0, le=256)
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
     # The Neo4j server (neo4j:// routes across a cluster, bolt:// talks to one server), its
@@ -338,6 +357,11 @@ class Settings(BaseSettings):
     def _blank_secret_is_none(cls, value: object) -> object:
         # docker compose passes an unset variable as "": that means no token, not an empty one.
         return None if value == "" else value
+
+    @field_validator("model_cache_dir")
+    @classmethod
+    def _home_expanded(cls, value: Path) -> Path:
+        return value.expanduser()  # as .env.example writes it: ~/.cache/hindsight
 
     @property
     def graph_path(self) -> Path:

@@ -1,10 +1,18 @@
-"""The embedder: bfloat16 arithmetic gives the float32 vectors, to a cosine of 0.9999."""
+"""The embedder: ONNX Runtime and bfloat16 give sentence-transformers' float32 vectors; the
+export is cached and survives a damaged or unwritable cache."""
 
 from __future__ import annotations
 
-import numpy as np
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from engine import embed_onnx
 from engine.embed import MiniLMEmbedder, _minilm, embedder_for
+from engine.embed_onnx import cache_file
 from engine.settings import Settings
 
 TEXTS = [
@@ -33,27 +41,72 @@ def test_precision_comes_from_the_settings() -> None:
     assert isinstance(chosen, MiniLMEmbedder) and chosen.bfloat16 is False
 
 
-def test_a_query_embeds_on_its_cores_and_gives_the_caller_its_own_back() -> None:
-    import torch
+def test_onnx_gives_the_sentence_transformers_vectors_in_order() -> None:
+    """The exported graph pools and normalises as sentence-transformers does; batching by
+    length (and the padding it adds) changes neither a vector nor the order."""
+    onnx = np.array(MiniLMEmbedder("float32").embed(TEXTS))
+    torch_vectors = np.array(_minilm().encode(TEXTS, normalize_embeddings=True))
+    assert ((onnx * torch_vectors).sum(axis=1) > 0.99999).all()
+    one_by_one = np.array([MiniLMEmbedder("float32").embed([text])[0] for text in TEXTS])
+    assert np.allclose(onnx, one_by_one, atol=1e-5)
 
-    seen: list[int] = []
-    model = _minilm()
-    encode = model.encode
 
-    def spying(*args: object, **kwargs: object) -> object:
-        seen.append(torch.get_num_threads())
-        return encode(*args, **kwargs)
+def test_a_long_text_is_cut_where_sentence_transformers_cuts_it() -> None:
+    long = " ".join(["the Atlas migration slipped again"] * 200)  # ~1,000 tokens
+    vector = np.array(MiniLMEmbedder("float32").embed([long])[0])
+    expected = _minilm().encode([long], normalize_embeddings=True)[0]
+    assert float(vector @ expected) > 0.99999
 
-    before = torch.get_num_threads()
-    one_core = MiniLMEmbedder("float32", query_threads=1)
-    model.encode = spying
-    try:
-        query = one_core.embed(TEXTS[:1])
-        batch = one_core.embed(TEXTS)
-    finally:
-        del model.encode  # the instance attribute goes; the class's method shows again
-    assert seen == [1, before]  # a lone text on one core; a batch on torch's default
-    assert torch.get_num_threads() == before  # the caller's thread count is its own again
-    same = np.array(MiniLMEmbedder("float32").embed(TEXTS[:1]))
-    assert float((np.array(query) * same).sum()) > 0.99999  # the same vector, on fewer cores
-    assert np.allclose(batch[0], query[0], atol=1e-5)
+
+def test_the_export_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = MiniLMEmbedder("float32", cache_dir=tmp_path).embed(TEXTS[:1])
+    cached = cache_file(tmp_path)
+    assert cached.exists() and list(tmp_path.iterdir()) == [cached]  # no scratch file left
+
+    def no_export() -> bytes:
+        raise AssertionError("exported again although the cache holds the model")
+
+    monkeypatch.setattr(embed_onnx, "export_minilm", no_export)
+    again = MiniLMEmbedder("float32", cache_dir=tmp_path).embed(TEXTS[:1])
+    assert np.allclose(first, again)
+
+
+def test_a_damaged_cache_is_exported_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cache_file(tmp_path).write_bytes(b"half a model")
+    vector = MiniLMEmbedder("float32", cache_dir=tmp_path).embed(TEXTS[:1])
+    assert np.allclose(vector, MiniLMEmbedder("float32").embed(TEXTS[:1]), atol=1e-6)
+    assert "unreadable" in caplog.text
+    assert cache_file(tmp_path).stat().st_size > 10_000_000  # the whole model again
+
+
+def test_an_unwritable_cache_costs_an_export_not_the_embedding(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    vector = MiniLMEmbedder("float32", cache_dir=blocked / "cache").embed(TEXTS[:1])
+    assert len(vector[0]) == 384
+    assert "cannot cache" in caplog.text
+
+
+def test_threads_come_from_the_settings() -> None:
+    chosen = embedder_for("minilm", "float32", Settings(embedder_threads=1).embedder_threads)
+    assert isinstance(chosen, MiniLMEmbedder)
+    chosen.embed(TEXTS[:1])
+    session, _ = chosen._onnx._loaded
+    assert session.get_session_options().intra_op_num_threads == 1
+
+
+def test_a_cached_export_embeds_without_torch(tmp_path: Path) -> None:
+    """Loading the cached export and embedding never import torch (~2 s of a CLI call)."""
+    MiniLMEmbedder("float32", cache_dir=tmp_path).embed(TEXTS[:1])
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from engine.embed import MiniLMEmbedder\n"
+        f"embedder = MiniLMEmbedder('float32', cache_dir=Path({str(tmp_path)!r}))\n"
+        "assert len(embedder.embed(['the Atlas database'])[0]) == 384\n"
+        "print('torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False", done.stderr

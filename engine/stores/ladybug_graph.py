@@ -28,13 +28,14 @@ __all__ = ["LadybugGraphStore"]
 
 
 class LadybugGraphStore(CypherGraphStore):
-    """`GraphStore` on an embedded Ladybug database at `path` (created when missing)."""
+    """`GraphStore` on an embedded Ladybug database at `path` (created when missing),
+    executing each statement on `threads` worker threads (0: one per core)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int = 1) -> None:
         super().__init__(LADYBUG)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = ladybug.Database(str(path))
+            self._db = ladybug.Database(str(path), max_num_threads=threads)
             self._conn = ladybug.Connection(self._db)
         except (RuntimeError, OSError) as exc:
             raise StoreUnavailable(f"cannot open the graph at {path}: {exc}") from exc
