@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-
-from pydantic import BaseModel
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.models import Entity, GraphPath, PathNode
 from engine.recall.fusion import Scored, top_with_ties
@@ -28,11 +28,40 @@ __all__ = [
 ]
 
 
-class Seed(BaseModel):
-    """A starting point of graph expansion: an episode, its weight and how it was reached."""
+class Step(NamedTuple):
+    """A node on a path being walked. Expansion tries a few hundred paths per query and keeps
+    a few: only a kept one becomes a `GraphPath` (validating every tried one cost ~4 ms)."""
+
+    id: str
+    label: str
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """A starting point of graph expansion, or a place it reached: its weight and the path
+    it was reached by."""
 
     score: float
-    path: GraphPath
+    nodes: tuple[Step, ...]
+    relationships: tuple[str, ...]
+
+    @classmethod
+    def along(cls, score: float, path: GraphPath) -> Seed:
+        return cls(score, tuple(Step(n.id, n.label, n.name) for n in path.nodes), tuple(path.relationships))
+
+    def then(self, score: float, step: Step, relationship: str) -> Seed:
+        """This path one step further, to `step`, scoring `score`."""
+        return Seed(score, (*self.nodes, step), (*self.relationships, relationship))
+
+    def visits(self, node_id: str) -> bool:
+        return any(node.id == node_id for node in self.nodes)
+
+    def path(self) -> GraphPath:
+        return GraphPath(
+            nodes=[PathNode(id=n.id, label=n.label, name=n.name) for n in self.nodes],
+            relationships=list(self.relationships),
+        )
 
 
 def specificity(degree: int) -> float:
@@ -131,12 +160,10 @@ def _across_facts(
             if near not in via or far in via:
                 continue
             for origin in via[near]:
-                seed = Seed(
-                    score=origin.score * fact.confidence * settings.graph_hop_decay,
-                    path=GraphPath(
-                        nodes=origin.path.nodes + [PathNode(id=far, label="Entity", name=far_name)],
-                        relationships=origin.path.relationships + ["FACT"],
-                    ),
+                seed = origin.then(
+                    origin.score * fact.confidence * settings.graph_hop_decay,
+                    Step(far, "Entity", far_name),
+                    "FACT",
                 )
                 _keep_best(found, far, seed)
     return found
@@ -153,7 +180,7 @@ def _keep_best(best: dict[str, list[Seed]], key: str, seed: Seed) -> None:
 
 def _path_key(seed: Seed) -> tuple[str, ...]:
     """A content order on paths, so the one shown in a trace does not depend on store order."""
-    return tuple(node.name or node.label for node in seed.path.nodes)
+    return tuple(node.name or node.label for node in seed.nodes)
 
 
 def graph_channel(
@@ -163,7 +190,7 @@ def graph_channel(
     now: float,
     settings: Settings,
     max_degree: int,
-) -> tuple[list[Scored], dict[str, GraphPath]]:
+) -> tuple[list[Scored], dict[str, Seed]]:
     """Expand 1..max_hops from seed episodes through shared entities (and active facts).
 
     A hop goes episode -> entity (-> entity along an active FACT) -> another episode (a seed
@@ -182,14 +209,11 @@ def graph_channel(
         via: dict[str, list[Seed]] = {}
         for link in graph.entity_links(namespace, list(frontier), now, max_degree):
             parent = frontier[link.episode_id]
-            if any(node.id == link.entity_id for node in parent.path.nodes):
+            if parent.visits(link.entity_id):
                 continue
             score = parent.score * specificity(link.degree) * settings.graph_hop_decay
-            path = GraphPath(  # from the parent episode out to the entity
-                nodes=parent.path.nodes + [_entity_node(link)],
-                relationships=parent.path.relationships + ["MENTIONS"],
-            )
-            _keep_best(via, link.entity_id, Seed(score=score, path=path))
+            out = parent.then(score, Step(link.entity_id, "Entity", link.entity_name), "MENTIONS")
+            _keep_best(via, link.entity_id, out)
         if not via:
             break
         for entity_id, seeds_across in _across_facts(graph, namespace, via, settings).items():
@@ -206,17 +230,13 @@ def graph_channel(
                 continue
             origins = [
                 o for o in via[link.entity_id]
-                if not any(node.id == link.episode_id for node in o.path.nodes)
+                if not o.visits(link.episode_id)
             ]  # fmt: skip
             if not origins:
                 continue  # no walking back to where the path came from
             origin = min(origins, key=_path_key)
-            reached[link.episode_id] = Seed(
-                score=origin.score,
-                path=GraphPath(
-                    nodes=origin.path.nodes + [_episode_node(link)],
-                    relationships=origin.path.relationships + ["MENTIONS"],
-                ),
+            reached[link.episode_id] = origin.then(
+                origin.score, Step(link.episode_id, "Episode"), "MENTIONS"
             )
         for episode_id, seed in reached.items():
             if episode_id not in found or found[episode_id].score < seed.score:
@@ -228,5 +248,5 @@ def graph_channel(
     kept = top_with_ties([(i, seed.score) for i, seed in found.items()], settings.channel_candidates)
     return (
         [Scored(id=i, score=found[i].score) for i in kept],
-        {i: found[i].path for i in kept},
+        {i: found[i] for i in kept},
     )

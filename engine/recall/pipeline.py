@@ -91,7 +91,7 @@ def run_recall(
     dense = vector_channel(vectors, namespace, models.embedding, limit)
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
-    by_graph, graph_paths = graph_channel(graph, namespace, seeds, now, settings, max_degree)
+    by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)
 
     weights = settings.weights.model_dump()
     time = time_query(request.query, now)
@@ -113,7 +113,6 @@ def run_recall(
         # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
         ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
     )
-    paths = {**entity_paths, **graph_paths}  # a graph path explains more than an entity's
     context = RerankContext(
         now=now, role=request.role, capabilities=request.capabilities,
         query_names=terms.entity_names, time=time,
@@ -136,7 +135,7 @@ def run_recall(
         if request.min_score is None or final >= request.min_score
     ]
     top = [
-        (final, candidate.episode, _trace(final, candidate, factors, now, paths.get(candidate.episode.id), episodes))
+        (final, candidate.episode, _trace(final, candidate, factors, now, _path(candidate.episode.id, reached, entity_paths), episodes))
         for final, candidate, factors in _diverse(ranked, vectors, request.top_k, settings)
     ]  # fmt: skip
     semantic = [
@@ -278,8 +277,15 @@ def _seeds(
             path = entity_paths.get(hit.id) or GraphPath(
                 nodes=[PathNode(id=hit.id, label="Episode")], relationships=[]
             )
-            seeds[hit.id] = Seed(score=weight, path=path)
+            seeds[hit.id] = Seed.along(weight, path)
     return seeds
+
+
+def _path(episode_id: str, reached: dict[str, Seed], entity_paths: dict[str, GraphPath]) -> GraphPath | None:
+    """How the graph linked an episode to the query: a graph path explains more than an
+    entity's. Made only for the cards shown: expansion reaches many more."""
+    seed = reached.get(episode_id)
+    return seed.path() if seed is not None else entity_paths.get(episode_id)
 
 
 def _named(path: GraphPath | None, episodes: dict[str, Episode]) -> GraphPath | None:
