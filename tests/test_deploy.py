@@ -87,6 +87,10 @@ def test_dockerfile_is_slim_non_root_healthchecked_and_serves() -> None:
     assert user and user.group(1) not in {"root", "0"}
     assert re.search(r"^HEALTHCHECK .*\n?.*CMD .*/health", DOCKERFILE, re.M)
     assert re.search(r'^CMD \["hindsight", "serve"\]', DOCKERFILE, re.M)
+    # MiniLM's ONNX export is made at build time, where the server's user can read it.
+    cache = re.search(r"HINDSIGHT_MODEL_CACHE_DIR=(\S+)", DOCKERFILE)
+    assert cache and not cache.group(1).startswith(("/root", "~"))
+    assert "cache_dir=Settings().model_cache_dir).embed" in DOCKERFILE
 
 
 def _dockerfile_healthcheck() -> list[str]:
