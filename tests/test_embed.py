@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,24 @@ def test_the_export_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.Mon
     assert np.allclose(first, again)
 
 
+def test_threads_embedding_at_first_use_export_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exports: list[int] = []
+    export = embed_onnx.export_minilm
+
+    def counted() -> bytes:
+        exports.append(1)
+        return export()
+
+    monkeypatch.setattr(embed_onnx, "export_minilm", counted)
+    embedder = MiniLMEmbedder("float32", cache_dir=tmp_path)
+    with ThreadPoolExecutor(4) as pool:
+        vectors = list(pool.map(lambda text: embedder.embed([text])[0], TEXTS))
+    assert len(exports) == 1
+    assert np.allclose(vectors, embedder.embed(TEXTS), atol=1e-5)
+
+
 def test_a_damaged_cache_is_exported_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     cache_file(tmp_path).write_bytes(b"half a model")
     vector = MiniLMEmbedder("float32", cache_dir=tmp_path).embed(TEXTS[:1])
@@ -93,7 +112,7 @@ def test_threads_come_from_the_settings() -> None:
     chosen = embedder_for("minilm", "float32", Settings(embedder_threads=1).embedder_threads)
     assert isinstance(chosen, MiniLMEmbedder)
     chosen.embed(TEXTS[:1])
-    session, _ = chosen._onnx._loaded
+    session, _ = chosen._onnx.loaded()
     assert session.get_session_options().intra_op_num_threads == 1
 
 
