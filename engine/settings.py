@@ -101,9 +101,9 @@ class Settings(BaseSettings):
     embedder_threads: int = Field(1, ge=0, le=256)
     # Where the ONNX export of the embedding model is cached (~90 MB, keyed by the model
     # package's version): the first process to embed exports it (~2 s), later ones load it.
-    # Unwritable: each process exports it again, in memory. Default: hindsight/ under
-    # XDG_CACHE_HOME, else under ~/.cache.
-    model_cache_dir: Path = Field(default_factory=default_model_cache)
+    # Unwritable: each process exports it again, in memory. Unset: hindsight/ under
+    # XDG_CACHE_HOME, else ~/.cache/hindsight (default_model_cache()).
+    model_cache_dir: Path | None = None
 
     # Worker threads the embedded graph runs a statement on; 0: one per core. Recall's
     # statements are small and many: with one worker each costs less to hand off and wake
@@ -358,10 +358,12 @@ class Settings(BaseSettings):
         # docker compose passes an unset variable as "": that means no token, not an empty one.
         return None if value == "" else value
 
-    @field_validator("model_cache_dir")
+    @field_validator("model_cache_dir", mode="before")
     @classmethod
-    def _home_expanded(cls, value: Path) -> Path:
-        return value.expanduser()  # as .env.example writes it: ~/.cache/hindsight
+    def _cache_dir(cls, value: object) -> object:
+        if value in ("", None):
+            return None  # as .env.example leaves it: the default place
+        return Path(str(value)).expanduser()  # ~/models works as in a shell
 
     @property
     def graph_path(self) -> Path:

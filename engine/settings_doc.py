@@ -12,7 +12,6 @@ import inspect
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from pydantic import AliasChoices, BaseModel, SecretStr
@@ -89,8 +88,6 @@ def _default(value: object) -> str:
         return ""
     if isinstance(value, (dict, list)):
         return json.dumps(value)
-    if isinstance(value, Path) and value.is_relative_to(Path.home()):
-        return str("~" / value.relative_to(Path.home()))  # the same on every machine
     return str(value)
 
 

@@ -129,3 +129,8 @@ def test_a_cached_export_embeds_without_torch(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_cache_setting_expands_home_and_leaves_blank_to_the_default() -> None:
+    assert Settings(model_cache_dir="").model_cache_dir is None  # .env.example's blank line
+    assert Settings(model_cache_dir="~/models").model_cache_dir == Path.home() / "models"
