@@ -100,7 +100,8 @@ class Settings(BaseSettings):
     # ~6 ms on 2 AVX2 cores) and takes that core from the reads.
     embedder_threads: int = Field(1, ge=0, le=256)
     # Where the ONNX export of the embedding model is cached (~90 MB, keyed by the model
-    # package's version): the first process to embed exports it (~2 s), later ones load it.
+    # package's version): the first process to embed exports it (~12 s with loading torch on
+    # 2 AVX2 cores), later ones load it (~0.4 s).
     # Unwritable: each process exports it again, in memory. Unset: hindsight/ under
     # XDG_CACHE_HOME, else ~/.cache/hindsight (default_model_cache()).
     model_cache_dir: Path | None = None
