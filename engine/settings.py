@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     # (recall's graph reads 31 -> 24 ms at 10k episodes on 2 cores), and the other core is
     # left to the query's embedding.
     graph_threads: int = Field(1, ge=0, le=256)
+    # The embedded graph keeps each recalled namespace's MENTIONS edges in process, so that
+    # graph expansion reads dicts, not statements (recall's graph reads ~17 -> ~3 ms at 10k).
+    # Costs memory (~a few MB per 10k episodes) and one read of the namespace's edges at its
+    # first recall after opening or after a write other than a store (~70 ms at 10k).
+    graph_mention_index: bool = True
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
     # The Neo4j server (neo4j:// routes across a cluster, bolt:// talks to one server), its

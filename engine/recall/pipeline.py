@@ -35,6 +35,9 @@ from engine.text import count_tokens
 
 __all__ = ["QueryModels", "card_order", "query_models", "run_recall", "within_budget"]
 
+# A `max_degree` no entity reaches: every entity of an episode, hubs too.
+EVERY_DEGREE = 2**62
+
 
 class QueryModels:
     """What the models make of a query: computed once, whatever the namespaces searched.
@@ -143,7 +146,7 @@ def run_recall(
         for card in fact_cards(facts, known, namespace=namespace, now=now, settings=settings)
         if request.min_score is None or card.score >= request.min_score
     ]
-    names = graph.entities_of(namespace, [episode.id for _, episode, _ in top])
+    names = _entity_names(graph, namespace, [episode.id for _, episode, _ in top], now)
     episodic = [
         MemoryCard(
             id=episode.id,
@@ -157,7 +160,7 @@ def run_recall(
             kind=episode.kind,
             layer=episode.layer,
             importance=episode.importance,
-            entities=[e.name for e in names.get(episode.id, [])],
+            entities=names.get(episode.id, []),
             related_ids=list(dict.fromkeys(episode.related_ids + _related(trace.path, episode.id))),
             metadata=episode.metadata,
             trace=trace,
@@ -165,6 +168,15 @@ def run_recall(
         for _, episode, trace in top
     ]
     return sorted(episodic + semantic, key=card_order)[: request.top_k]
+
+
+def _entity_names(graph: GraphStore, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:
+    """The names of the entities each (live) episode mentions, in name order. Through
+    `entity_links`, which the embedded store answers from memory."""
+    names: dict[str, list[str]] = {}
+    for link in graph.entity_links(namespace, ids, now, max_degree=EVERY_DEGREE):
+        names.setdefault(link.episode_id, []).append(link.entity_name)
+    return {episode_id: sorted(set(found)) for episode_id, found in names.items()}
 
 
 def _read_live(

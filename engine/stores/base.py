@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -55,11 +55,12 @@ class GraphBatch(BaseModel):
     reflections: list[ReflectionSummary] = Field(default_factory=list)
 
 
-class EntityLink(BaseModel):
+class EntityLink(NamedTuple):
     """An episode MENTIONS an entity.
 
     `degree` is the entity's mention count: hubs link everything to everything. (A decision is
     ABOUT entities its own episode mentions, so links through decisions would add none.)
+    A tuple, not a model: a recall reads hundreds, built by the store from typed values.
     """
 
     episode_id: str

@@ -328,6 +328,21 @@ class GraphStatements:
             + f" {links}",
             "ids", "ns", "now", "max_degree",
         )
+        # A namespace's MENTIONS edges whole, for the embedded store's `MentionIndex`.
+        self.index_episodes = _s(
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns "
+            "RETURN ep.id, ep.occurred_at, ep.deleted_at, ep.archived_at, ep.expires_at",
+            "ns",
+        )
+        self.index_entities = _s(
+            "MATCH (en:Entity) WHERE en.namespace = $ns RETURN en.id, en.name, en.mention_count",
+            "ns",
+        )
+        self.index_mentions = _s(
+            "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.namespace = $ns "
+            "RETURN ep.id, en.id, en.name, en.mention_count",
+            "ns",
+        )
         # -- counts ('' counts every namespace) ---------------------------------------------
         self.count_episodes = _s(
             f"MATCH (ep:Episode) WHERE {live} AND ($ns = '' OR ep.namespace = $ns) RETURN count(ep)",

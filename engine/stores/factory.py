@@ -33,7 +33,9 @@ def _open_graph(settings: Settings) -> GraphStore:
     if settings.backend == "embedded":
         from engine.stores.ladybug_graph import LadybugGraphStore
 
-        return LadybugGraphStore(settings.graph_path, settings.graph_threads)
+        return LadybugGraphStore(
+            settings.graph_path, settings.graph_threads, mention_index=settings.graph_mention_index
+        )
     from engine.stores.neo4j_graph import Neo4jGraphStore
 
     return Neo4jGraphStore(

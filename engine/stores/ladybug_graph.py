@@ -4,10 +4,15 @@ The queries are `CypherGraphStore`'s, in the Ladybug dialect; this module holds 
 connection, the DDL and the read-only analyst path. One connection, guarded by a re-entrant
 lock: Ladybug allows one writer, and a transaction must not interleave with another
 thread's reads on the same connection.
+
+Graph expansion's reads (`entity_links`, `episodes_mentioning`, and `facts_about` while a
+namespace has no active fact) are answered from a `MentionIndex` instead, which `write`
+keeps current and any other write drops.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -16,23 +21,44 @@ from typing import Any
 
 import ladybug
 
-from engine.errors import StoreUnavailable, WriteFailed
-from engine.stores.base import CypherRows
+from engine.cypher_guard import check_read_only
+from engine.errors import ReadOnlyViolation, StoreUnavailable, WriteFailed
+from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.cypher_statements import Statement
 from engine.stores.graph_rows import plain
+from engine.stores.mention_index import MentionIndex, NamespaceMentions
+from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, ladybug_migrations
 
 __all__ = ["LadybugGraphStore"]
+
+
+@functools.lru_cache(maxsize=512)
+def _writes(query: str) -> bool:
+    """Whether a statement may change the graph: whatever the analyst check would refuse."""
+    try:
+        check_read_only(query)
+    except ReadOnlyViolation:
+        return True
+    return False
 
 
 class LadybugGraphStore(CypherGraphStore):
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing),
     executing each statement on `threads` worker threads (0: one per core)."""
 
-    def __init__(self, path: Path, threads: int = 1) -> None:
+    def __init__(self, path: Path, threads: int = 1, *, mention_index: bool = True) -> None:
         super().__init__(LADYBUG)
+        # Only this process writes the database (Ladybug locks it), so an in-process copy of
+        # the MENTIONS edges stays true as long as every write here keeps it current.
+        self._mentions = MentionIndex() if mention_index else None
+        self._caller_keeps_index = False  # see `_index_kept_by_caller`
+        # Writes that change nothing the index holds.
+        self._keeps_index = frozenset(
+            {"BEGIN TRANSACTION", "COMMIT", self._q.mark_accessed.text, self._q.touch.text}
+        )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = ladybug.Database(str(path), max_num_threads=threads)
@@ -57,6 +83,13 @@ class LadybugGraphStore(CypherGraphStore):
     # -- plumbing -------------------------------------------------------------------------
     def _execute(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
         with self._lock:
+            if (
+                self._mentions is not None
+                and not self._caller_keeps_index
+                and query not in self._keeps_index
+                and _writes(query)
+            ):
+                self._mentions.drop()
             try:
                 result = self._conn.execute(query, dict(params))
                 assert not isinstance(result, list)
@@ -82,6 +115,8 @@ class LadybugGraphStore(CypherGraphStore):
                 yield
             except BaseException:
                 self._in_transaction = False
+                if self._mentions is not None:
+                    self._mentions.drop()  # it may hold what the transaction wrote
                 self._rollback()
                 raise
             self._in_transaction = False
@@ -95,6 +130,83 @@ class LadybugGraphStore(CypherGraphStore):
             self._conn.execute("ROLLBACK")
         except RuntimeError:
             pass  # a failed statement already aborted the transaction
+
+    # -- the MENTIONS index ---------------------------------------------------------------
+    @contextmanager
+    def _index_kept_by_caller(self) -> Iterator[MentionIndex | None]:
+        """Writes the caller applies to the index itself: they must not drop it. (A rollback
+        after the caller applied one still drops it.)"""
+        with self._lock:
+            self._caller_keeps_index = True
+            try:
+                yield self._mentions
+            finally:
+                self._caller_keeps_index = False
+
+    def write(self, batch: GraphBatch) -> None:
+        with self._index_kept_by_caller() as mentions:
+            super().write(batch)
+            if mentions is not None:
+                mentions.apply(batch)
+
+    # Forgetting and restoring are frequent enough not to make the next recall read it all.
+    def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
+        with self._index_kept_by_caller() as mentions:
+            deleted = super().soft_delete(namespace, episode_id, at)
+            if deleted and mentions is not None:
+                mentions.set_deleted(namespace, episode_id, at)
+        return deleted
+
+    def restore(self, namespace: str, episode_id: str) -> bool:
+        with self._index_kept_by_caller() as mentions:
+            restored = super().restore(namespace, episode_id)
+            if restored and mentions is not None:
+                mentions.set_deleted(namespace, episode_id, None)
+        return restored
+
+    def entity_links(
+        self, namespace: str, episode_ids: Sequence[str], now: float, max_degree: int
+    ) -> list[EntityLink]:
+        with self._lock:
+            mentions = self._indexed(namespace)
+            if mentions is None:
+                return super().entity_links(namespace, episode_ids, now, max_degree)
+            return mentions.entity_links(episode_ids, now, max_degree)
+
+    def episodes_mentioning(
+        self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
+    ) -> list[EntityLink]:
+        with self._lock:
+            mentions = self._indexed(namespace)
+            if mentions is None:
+                return super().episodes_mentioning(namespace, entity_ids, now, limit)
+            return mentions.episodes_mentioning(entity_ids, now, limit)
+
+    def facts_about(
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+    ) -> list[Fact]:
+        with self._lock:
+            if not include_closed and entity_ids:
+                mentions = self._indexed(namespace)
+                if mentions is not None and not mentions.active_facts:
+                    return []
+            return super().facts_about(namespace, entity_ids, include_closed)
+
+    def _indexed(self, namespace: str) -> NamespaceMentions | None:
+        """The namespace's index, read from the graph at its first use (None when off)."""
+        if self._mentions is None:
+            return None
+        mentions = self._mentions.get(namespace)
+        if mentions is None:
+            ns = {"ns": namespace}
+            mentions = NamespaceMentions.from_rows(
+                self._run(self._q.index_episodes, ns),
+                self._run(self._q.index_entities, ns),
+                self._run(self._q.index_mentions, ns),
+                active_facts=bool(self._run(self._q.count_facts, ns)[0][0]),
+            )
+            self._mentions.put(namespace, mentions)
+        return mentions
 
     def read_cypher(
         self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int

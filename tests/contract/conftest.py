@@ -68,15 +68,19 @@ def _wipe_neo4j(uri: str) -> None:
         )
 
 
-@pytest.fixture(params=["ladybug", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+# "ladybug-statements" runs Ladybug without its MENTIONS index: the statements Neo4j runs.
+@pytest.fixture(
+    params=["ladybug", "ladybug-statements", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+)
 def open_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenGraph]:
     """A function that opens the backend's graph store (again: the same data)."""
     opened: list[GraphStore] = []
-    if request.param == "ladybug":
+    if request.param.startswith("ladybug"):
         from engine.stores.ladybug_graph import LadybugGraphStore
 
         def open_ladybug(*, fresh: bool = False) -> GraphStore:
-            opened.append(LadybugGraphStore(tmp_path / f"graph-{len(opened) if fresh else 0}"))
+            path = tmp_path / f"graph-{len(opened) if fresh else 0}"
+            opened.append(LadybugGraphStore(path, mention_index=request.param == "ladybug"))
             return opened[-1]
 
         yield open_ladybug

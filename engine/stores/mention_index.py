@@ -1,0 +1,201 @@
+"""An in-process copy of each namespace's MENTIONS edges, for the embedded graph store.
+
+Recall walks episode -> entity -> episode, two hops deep. On Ladybug each hop's two reads are
+statements of 1-7 ms each, whatever their size; from dicts the same answers take
+microseconds. The graph stays the source of truth: a namespace's index is read from it at
+its first use, kept current by the batches `write` commits (new episodes, entities and
+mentions are all a store adds), and dropped by any other write, to be read again when next
+needed. Only an embedded store may hold one: no other process writes its graph.
+
+The answers are the Cypher statements' answers (`paths_from_episodes`, `paths_to_entities`):
+tests compare the two on the same graph.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.stores.base import EntityLink, GraphBatch
+
+__all__ = ["MentionIndex", "NamespaceMentions"]
+
+
+@dataclass(slots=True)
+class _Episode:
+    occurred_at: float
+    deleted_at: float | None
+    archived_at: float | None
+    expires_at: float | None
+    # One entry per MENTIONS edge, as the graph holds them (a repeated edge repeats).
+    entities: list[str] = field(default_factory=list)
+
+    def live(self, now: float) -> bool:
+        """As the statements' `_live`: not deleted, not archived, not expired at `now`."""
+        return (
+            self.deleted_at is None
+            and self.archived_at is None
+            and (self.expires_at is None or self.expires_at > now)
+        )
+
+
+@dataclass(slots=True)
+class _Entity:
+    name: str
+    degree: int  # the entity's mention_count property, as the statements read it
+    episodes: list[str] = field(default_factory=list)
+
+
+class NamespaceMentions:
+    """One namespace's episodes (with what decides whether they are live), its entities and
+    the MENTIONS edges between them, both ways; and whether it may hold an active FACT."""
+
+    def __init__(self, *, active_facts: bool) -> None:
+        self.episodes: dict[str, _Episode] = {}
+        self.entities: dict[str, _Entity] = {}
+        self.active_facts = active_facts
+
+    @classmethod
+    def from_rows(
+        cls,
+        episodes: Iterable[Sequence[Any]],
+        entities: Iterable[Sequence[Any]],
+        mentions: Iterable[Sequence[Any]],
+        *,
+        active_facts: bool,
+    ) -> NamespaceMentions:
+        """From the store's rows: (id, occurred_at, deleted_at, archived_at, expires_at),
+        (id, name, mention_count) and (episode id, entity id, entity name, mention_count).
+        An edge names its entity too, so an edge to another namespace's entity (which the
+        store never writes) would still be followed as the statements follow it."""
+        built = cls(active_facts=active_facts)
+        for episode_id, occurred_at, deleted_at, archived_at, expires_at in episodes:
+            built.add_episode(str(episode_id), float(occurred_at), deleted_at, archived_at, expires_at)
+        for entity_id, name, degree in entities:
+            built.add_entity(str(entity_id), str(name), int(degree or 0))
+        for episode_id, entity_id, name, degree in mentions:
+            if str(entity_id) not in built.entities:
+                built.add_entity(str(entity_id), str(name), int(degree or 0))
+            built.add_mention(str(episode_id), str(entity_id))
+        return built
+
+    def add_episode(
+        self,
+        episode_id: str,
+        occurred_at: float,
+        deleted_at: float | None,
+        archived_at: float | None,
+        expires_at: float | None,
+    ) -> None:
+        self.episodes[episode_id] = _Episode(occurred_at, deleted_at, archived_at, expires_at)
+
+    def add_entity(self, entity_id: str, name: str, degree: int) -> None:
+        """A new entity, or `degree` more mentions of a known one (as the store's MERGE)."""
+        known = self.entities.get(entity_id)
+        if known is None:
+            self.entities[entity_id] = _Entity(name, degree)
+        else:
+            known.degree += degree
+
+    def add_mention(self, episode_id: str, entity_id: str) -> bool:
+        """An edge; False when either end is unknown here (the store would not create it)."""
+        episode, entity = self.episodes.get(episode_id), self.entities.get(entity_id)
+        if episode is None or entity is None:
+            return False
+        episode.entities.append(entity_id)
+        entity.episodes.append(episode_id)
+        return True
+
+    def entity_links(self, episode_ids: Iterable[str], now: float, max_degree: int) -> list[EntityLink]:
+        """The entities of each live episode, hubs (degree over `max_degree`) left out."""
+        links = []
+        for episode_id in dict.fromkeys(episode_ids):
+            episode = self.episodes.get(episode_id)
+            if episode is None or not episode.live(now):
+                continue
+            for entity_id in episode.entities:
+                entity = self.entities[entity_id]
+                if entity.degree <= max_degree:
+                    links.append(_link(episode_id, entity_id, entity))
+        return links
+
+    def episodes_mentioning(self, entity_ids: Sequence[str], now: float, limit: int) -> list[EntityLink]:
+        """The live episodes that mention the entities, newest first, `limit` edges at most.
+
+        Ties in time go by episode id, then entity id: the statement leaves them to the
+        store's order, which no caller may depend on.
+        """
+        edges = (
+            (self.episodes[episode_id].occurred_at, episode_id, entity_id)
+            for entity_id in dict.fromkeys(entity_ids)
+            if entity_id in self.entities
+            for episode_id in self.entities[entity_id].episodes
+            if self.episodes[episode_id].live(now)
+        )
+        newest = heapq.nsmallest(limit, edges, key=lambda e: (-e[0], e[1], e[2]))
+        return [_link(episode_id, entity_id, self.entities[entity_id]) for _, episode_id, entity_id in newest]
+
+
+def _link(episode_id: str, entity_id: str, entity: _Entity) -> EntityLink:
+    return EntityLink(episode_id=episode_id, entity_id=entity_id, entity_name=entity.name, degree=entity.degree)
+
+
+class MentionIndex:
+    """The indexes of the namespaces read so far, kept current by committed batches."""
+
+    def __init__(self) -> None:
+        self._namespaces: dict[str, NamespaceMentions] = {}
+
+    def get(self, namespace: str) -> NamespaceMentions | None:
+        return self._namespaces.get(namespace)
+
+    def put(self, namespace: str, mentions: NamespaceMentions) -> None:
+        self._namespaces[namespace] = mentions
+
+    def drop(self) -> None:
+        """Forget every namespace: a write the index cannot follow happened."""
+        self._namespaces.clear()
+
+    def apply(self, batch: GraphBatch) -> None:
+        """What a committed `write(batch)` added: in the order the store's statements run
+        (episodes, then entities merged, then mentions)."""
+        if not self._namespaces:
+            return
+        owner: dict[str, NamespaceMentions] = {}
+        for episode in batch.episodes:
+            mentions = self._namespaces.get(episode.namespace)
+            if mentions is not None:
+                mentions.add_episode(
+                    episode.id, episode.occurred_at, episode.deleted_at, episode.archived_at,
+                    episode.expires_at,
+                )  # fmt: skip
+                owner[episode.id] = mentions
+        for entity in batch.entities:
+            mentions = self._namespaces.get(entity.namespace)
+            if mentions is not None:
+                mentions.add_entity(entity.id, entity.name, entity.mention_count)
+        for episode_id, entity_id, _count in batch.mentions:
+            mentions = owner.get(episode_id) or self._holding(episode_id)
+            if mentions is not None and not mentions.add_mention(episode_id, entity_id):
+                self.drop()  # an edge to an entity it does not know: read it all again
+                return
+        if batch.facts or batch.fact_updates or batch.fact_closes:
+            for mentions in self._namespaces.values():
+                mentions.active_facts = True  # facts carry no namespace: maybe any of them
+
+    def set_deleted(self, namespace: str, episode_id: str, at: float | None) -> None:
+        """An episode soft-deleted at `at`, or restored (None)."""
+        mentions = self._namespaces.get(namespace)
+        if mentions is None:
+            return
+        episode = mentions.episodes.get(episode_id)
+        if episode is None:
+            self.drop()  # the graph holds an episode the index does not: read it all again
+        else:
+            episode.deleted_at = at
+
+    def _holding(self, episode_id: str) -> NamespaceMentions | None:
+        """The indexed namespace that holds an episode written before this batch."""
+        return next((m for m in self._namespaces.values() if episode_id in m.episodes), None)

@@ -1,0 +1,152 @@
+"""The embedded store's MENTIONS index answers as its Cypher statements do, after every kind of
+write: stores, forgets and restores (followed in place), expiry, archives, merges, purges,
+rollbacks and reflection (each of which drops it, to be read again)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Memory, Settings
+from engine.stores.base import EntityLink, GraphBatch
+from engine.stores.cypher_graph import CypherGraphStore
+from engine.stores.ladybug_graph import LadybugGraphStore
+
+T = 1_780_000_000.0  # 2026-05-28
+NAMES = ["Alice Chen", "Bob Marley", "Atlas", "PostgreSQL", "Berlin", "Kestrel", "Redis", "Oslo"]
+VERBS = ["met", "moved", "reviewed", "called", "deployed", "tested"]
+
+
+def _items(count: int, *, start: int, namespace: str = "default", seed: int = 7) -> list[dict[str, object]]:
+    """Episodes naming two or three of NAMES each, a minute apart (no two at one time)."""
+    rng = random.Random(seed + start)
+    items = []
+    for n in range(start, start + count):
+        a, b, c = rng.sample(NAMES, 3)
+        tail = f" with {c}" if n % 2 else ""
+        items.append({
+            "content": f"{a} {rng.choice(VERBS)} {b}{tail} on day {n}.",
+            "namespace": namespace, "occurred_at": T + 60 * n, "session_id": f"s{n % 3}",
+        })  # fmt: skip
+    return items
+
+
+def _key(link: EntityLink) -> tuple[str, str, str, int]:
+    return (link.episode_id, link.entity_id, link.entity_name, link.degree)
+
+
+def _ids(graph: LadybugGraphStore, namespace: str) -> tuple[list[str], list[str]]:
+    episodes = [str(row[0]) for row in graph._run(graph._q.index_episodes, {"ns": namespace})]
+    entities = [str(row[0]) for row in graph._run(graph._q.index_entities, {"ns": namespace})]
+    return episodes, entities
+
+
+def _assert_agrees(memory: Memory, namespace: str, now: float) -> None:
+    """Every read the index serves equals the statement's, on the graph as it is."""
+    graph = memory._graph
+    assert isinstance(graph, LadybugGraphStore)
+    episodes, entities = _ids(graph, namespace)
+    assert episodes and entities
+    for max_degree in (1, 3, 10_000):
+        for chosen in (episodes, episodes[::3], episodes[:1]):
+            indexed = graph.entity_links(namespace, chosen, now, max_degree)
+            cypher = CypherGraphStore.entity_links(graph, namespace, chosen, now, max_degree)
+            assert sorted(map(_key, indexed)) == sorted(map(_key, cypher))
+    for chosen in ([*entities, "no-such-entity"], entities[:2], *([e] for e in entities)):
+        for limit in (1, 4, 10_000):
+            indexed = graph.episodes_mentioning(namespace, chosen, now, limit)
+            cypher = CypherGraphStore.episodes_mentioning(graph, namespace, chosen, now, limit)
+            # Newest first; one episode's edges tie in time, so only their set is fixed.
+            assert [link.episode_id for link in indexed] == [link.episode_id for link in cypher]
+            if limit == 10_000:
+                assert sorted(map(_key, indexed)) == sorted(map(_key, cypher))
+    facts = graph.facts_about(namespace, entities, include_closed=False)
+    assert facts == CypherGraphStore.facts_about(graph, namespace, entities, include_closed=False)
+    assert graph._mentions is not None and graph._mentions.get(namespace) is not None
+
+
+@pytest.fixture
+def memory(settings: Settings) -> Memory:
+    opened = Memory.open(settings=settings)
+    yield opened  # type: ignore[misc]
+    opened.close()
+
+
+def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
+    memory.store_many(_items(30, start=0))
+    now = T + 86_400
+    _assert_agrees(memory, "default", now)
+    built = memory._graph._mentions.get("default")  # type: ignore[attr-defined]
+    links = sum(len(e.entities) for e in built.episodes.values())
+    assert links >= 60  # two or more entities an episode: the test walks a real graph
+
+    memory.store_many(_items(10, start=30))
+    memory.store("Alice Chen and Kestrel met in Oslo again.", occurred_at=T + 60 * 100)
+    assert memory._graph._mentions.get("default") is built  # type: ignore[attr-defined]
+    _assert_agrees(memory, "default", now + 86_400)
+
+
+def test_it_agrees_after_every_other_kind_of_write(memory: Memory) -> None:
+    stored = memory.store_many(_items(30, start=0))
+    now = T + 86_400
+    _assert_agrees(memory, "default", now)
+
+    built = memory._graph._mentions.get("default")  # type: ignore[attr-defined]
+    memory.forget(stored[0].id)  # forgetting and restoring are followed in place
+    _assert_agrees(memory, "default", now)
+    memory.restore(stored[0].id)
+    _assert_agrees(memory, "default", now)
+    assert memory._graph._mentions.get("default") is built  # type: ignore[attr-defined]
+    memory.purge([stored[1].id], dry_run=False)
+    _assert_agrees(memory, "default", now)
+    memory.merge_entities("Atlas", "Kestrel")
+    _assert_agrees(memory, "default", now)
+
+    expiring = memory.store("Redis moved to Berlin for a day.", occurred_at=T + 60 * 50,
+                            expires_at=T + 60 * 51)  # fmt: skip
+    _assert_agrees(memory, "default", T + 60 * 50.5)  # live
+    _assert_agrees(memory, "default", T + 60 * 52)  # expired: out of both
+    archived = memory.maintain()
+    assert expiring.id in archived
+    _assert_agrees(memory, "default", now)
+
+
+def test_a_rolled_back_write_leaves_no_trace_in_it(memory: Memory) -> None:
+    memory.store_many(_items(12, start=0))
+    now = T + 86_400
+    _assert_agrees(memory, "default", now)
+    graph = memory._graph
+    [entity] = graph.find_entities("default", ["atlas"])
+    ghost = memory.get(memory.list(limit=1)[0].id).model_copy(update={"id": "ghost", "occurred_at": T + 9e6})
+    with pytest.raises(RuntimeError), graph.transaction():
+        graph.write(GraphBatch(episodes=[ghost], mentions=[("ghost", entity.id, 1)]))
+        assert "ghost" in {link.episode_id for link in graph.episodes_mentioning("default", [entity.id], now, 5)}
+        raise RuntimeError("the vector mirror failed")
+    assert "ghost" not in {link.episode_id for link in graph.episodes_mentioning("default", [entity.id], now, 5)}
+    _assert_agrees(memory, "default", now)
+
+
+def test_namespaces_are_indexed_apart_and_facts_are_asked_for_once_written(memory: Memory) -> None:
+    memory.store_many(_items(20, start=0))
+    memory.store_many(_items(20, start=0, namespace="other", seed=11))
+    now = T + 86_400
+    _assert_agrees(memory, "default", now)
+    _assert_agrees(memory, "other", now)
+    graph = memory._graph
+    other = {link.episode_id for link in graph.episodes_mentioning("other", _ids(graph, "other")[1], now, 10_000)}
+    mine = {link.episode_id for link in graph.episodes_mentioning("default", _ids(graph, "default")[1], now, 10_000)}
+    assert other and mine and not other & mine
+
+    assert not graph._mentions.get("default").active_facts  # type: ignore[union-attr]
+    memory.reflect(force=True)
+    _assert_agrees(memory, "default", now + 86_400)
+
+
+def test_it_can_be_turned_off(settings: Settings) -> None:
+    off = settings.model_copy(update={"graph_mention_index": False})
+    with Memory.open(settings=off) as memory:
+        memory.store_many(_items(8, start=0))
+        graph = memory._graph
+        assert isinstance(graph, LadybugGraphStore) and graph._mentions is None
+        assert memory.recall("Alice Chen", top_k=3)
