@@ -111,11 +111,15 @@ class Settings(BaseSettings):
     # (recall's graph reads 31 -> 24 ms at 10k episodes on 2 cores), and the other core is
     # left to the query's embedding.
     graph_threads: int = Field(1, ge=0, le=256)
-    # The embedded graph keeps each recalled namespace's MENTIONS edges in process, so that
-    # graph expansion reads dicts, not statements (recall's graph reads ~17 -> ~3 ms at 10k).
-    # Costs memory (~a few MB per 10k episodes) and one read of the namespace's edges at its
-    # first recall after opening or after a write other than a store (~70 ms at 10k).
-    graph_mention_index: bool = True
+    # The embedded graph keeps the MENTIONS edges of the namespaces it recalls in process, so
+    # that graph expansion reads dicts, not statements (at 10k episodes: 8.3 -> 4 statements
+    # and 17 -> 6 ms of graph reads per recall; recall p50 43 -> 25 ms in `make bench`).
+    # This many episodes at most, across namespaces (least recently recalled dropped first;
+    # a larger namespace is left to the statements); 0 turns it off. Costs memory (~0.65 KB
+    # an episode of two mentions: ~330 MB at the default) and one read of a namespace's
+    # edges at its first recall after opening, or after a write other than store, forget or
+    # restore (0.05 s for 6k episodes, 0.6 s for 35k with 70k edges).
+    graph_index_episodes: int = Field(500_000, ge=0)
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
     # The Neo4j server (neo4j:// routes across a cluster, bolt:// talks to one server), its

@@ -144,9 +144,32 @@ def test_namespaces_are_indexed_apart_and_facts_are_asked_for_once_written(memor
 
 
 def test_it_can_be_turned_off(settings: Settings) -> None:
-    off = settings.model_copy(update={"graph_mention_index": False})
+    off = settings.model_copy(update={"graph_index_episodes": 0})
     with Memory.open(settings=off) as memory:
         memory.store_many(_items(8, start=0))
         graph = memory._graph
         assert isinstance(graph, LadybugGraphStore) and graph._mentions is None
         assert memory.recall("Alice Chen", top_k=3)
+
+
+def test_it_holds_at_most_its_bound_least_recently_recalled_out(settings: Settings) -> None:
+    bounded = settings.model_copy(update={"graph_index_episodes": 45})
+    with Memory.open(settings=bounded) as memory:
+        for namespace, count in (("a", 20), ("b", 20), ("c", 30), ("big", 50)):
+            memory.store_many(_items(count, start=0, namespace=namespace))
+        index = memory._graph._mentions  # type: ignore[attr-defined]
+        now = T + 86_400
+        _assert_agrees(memory, "a", now)
+        _assert_agrees(memory, "b", now)  # 40 episodes held
+        _assert_agrees(memory, "a", now)  # a is now the more recent
+        _assert_agrees(memory, "c", now)  # 70 > 45: b goes first, then a
+        assert (index.get("a"), index.get("b")) == (None, None) and index.get("c") is not None
+        # A namespace over the bound on its own is served by the statements, and agrees.
+        graph = memory._graph
+        episodes, entities = _ids(graph, "big")
+        assert len(episodes) == 50
+        assert sorted(map(_key, graph.episodes_mentioning("big", entities, now, 10_000))) == sorted(
+            map(_key, CypherGraphStore.episodes_mentioning(graph, "big", entities, now, 10_000))
+        )
+        assert index.get("big") is None and not index.admits("big")
+        assert index.get("c") is not None  # reading "big" evicted nothing

@@ -49,11 +49,11 @@ class LadybugGraphStore(CypherGraphStore):
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing),
     executing each statement on `threads` worker threads (0: one per core)."""
 
-    def __init__(self, path: Path, threads: int = 1, *, mention_index: bool = True) -> None:
+    def __init__(self, path: Path, threads: int = 1, *, index_episodes: int = 500_000) -> None:
         super().__init__(LADYBUG)
         # Only this process writes the database (Ladybug locks it), so an in-process copy of
         # the MENTIONS edges stays true as long as every write here keeps it current.
-        self._mentions = MentionIndex() if mention_index else None
+        self._mentions = MentionIndex(index_episodes) if index_episodes > 0 else None
         self._caller_keeps_index = False  # see `_index_kept_by_caller`
         # Writes that change nothing the index holds.
         self._keeps_index = frozenset(
@@ -193,14 +193,18 @@ class LadybugGraphStore(CypherGraphStore):
             return super().facts_about(namespace, entity_ids, include_closed)
 
     def _indexed(self, namespace: str) -> NamespaceMentions | None:
-        """The namespace's index, read from the graph at its first use (None when off)."""
-        if self._mentions is None:
+        """The namespace's index, read from the graph at its first use (None when off, or
+        when the namespace is too large to hold)."""
+        if self._mentions is None or not self._mentions.admits(namespace):
             return None
         mentions = self._mentions.get(namespace)
         if mentions is None:
             ns = {"ns": namespace}
+            episodes = self._run(self._q.index_episodes, ns)
+            if not self._mentions.admits(namespace, len(episodes)):
+                return None
             mentions = NamespaceMentions.from_rows(
-                self._run(self._q.index_episodes, ns),
+                episodes,
                 self._run(self._q.index_entities, ns),
                 self._run(self._q.index_mentions, ns),
                 active_facts=bool(self._run(self._q.count_facts, ns)[0][0]),

@@ -14,6 +14,7 @@ tests compare the two on the same graph.
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,20 +144,41 @@ def _link(episode_id: str, entity_id: str, entity: _Entity) -> EntityLink:
 
 
 class MentionIndex:
-    """The indexes of the namespaces read so far, kept current by committed batches."""
+    """The indexes of the namespaces recalled lately, kept current by committed batches:
+    `max_episodes` at most between them (the least recently used go first), and none of a
+    namespace larger than that on its own (the statements serve it)."""
 
-    def __init__(self) -> None:
-        self._namespaces: dict[str, NamespaceMentions] = {}
+    def __init__(self, max_episodes: int) -> None:
+        self.max_episodes = max_episodes
+        self._namespaces: OrderedDict[str, NamespaceMentions] = OrderedDict()
+        self._too_large: set[str] = set()
 
     def get(self, namespace: str) -> NamespaceMentions | None:
-        return self._namespaces.get(namespace)
+        mentions = self._namespaces.get(namespace)
+        if mentions is not None:
+            self._namespaces.move_to_end(namespace)
+        return mentions
+
+    def admits(self, namespace: str, episodes: int | None = None) -> bool:
+        """Whether a namespace of `episodes` episodes may be indexed; one found too large is
+        remembered as such until the next drop, so that it is not read again each time."""
+        if episodes is not None and episodes > self.max_episodes:
+            self._too_large.add(namespace)
+        return namespace not in self._too_large
 
     def put(self, namespace: str, mentions: NamespaceMentions) -> None:
+        """Keep a namespace's index, dropping the least recently used to stay in bounds."""
         self._namespaces[namespace] = mentions
+        self._namespaces.move_to_end(namespace)
+        total = sum(len(m.episodes) for m in self._namespaces.values())
+        while total > self.max_episodes and len(self._namespaces) > 1:
+            _, evicted = self._namespaces.popitem(last=False)
+            total -= len(evicted.episodes)
 
     def drop(self) -> None:
         """Forget every namespace: a write the index cannot follow happened."""
         self._namespaces.clear()
+        self._too_large.clear()
 
     def apply(self, batch: GraphBatch) -> None:
         """What a committed `write(batch)` added: in the order the store's statements run

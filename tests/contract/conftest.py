@@ -80,7 +80,7 @@ def open_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenG
 
         def open_ladybug(*, fresh: bool = False) -> GraphStore:
             path = tmp_path / f"graph-{len(opened) if fresh else 0}"
-            opened.append(LadybugGraphStore(path, mention_index=request.param == "ladybug"))
+            opened.append(LadybugGraphStore(path, index_episodes=1000 if request.param == "ladybug" else 0))
             return opened[-1]
 
         yield open_ladybug
