@@ -50,7 +50,7 @@ bench: $(STAMP)
 speed: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.speed --episodes 10000,100000
 
-# Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; about 10 minutes).
+# Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; 6-10 minutes).
 locomo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo
 

@@ -118,7 +118,8 @@ class Settings(BaseSettings):
     # a larger namespace is left to the statements); 0 turns it off. Costs memory (~0.65 KB
     # an episode of two mentions: ~330 MB at the default) and one read of a namespace's
     # edges at its first recall after opening, or after a write other than store, forget or
-    # restore (0.05 s for 6k episodes, 0.6 s for 35k with 70k edges).
+    # restore (0.05 s for 6k episodes; 0.6-1.6 s for 35k with 70k edges). `hindsight`
+    # commands, a process each, run without it.
     graph_index_episodes: int = Field(500_000, ge=0)
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------

@@ -169,3 +169,11 @@ def test_lifecycle_commands(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out) == []
     code, out, _ = run("maintain", "--data-dir", data, "--json")
     assert code == 0 and json.loads(out) == []
+
+
+def test_a_command_does_not_read_the_mentions_index(tmp_path: Path) -> None:
+    from engine.cli_common import open_memory
+
+    with open_memory(tmp_path / "data") as memory:
+        assert memory.settings.graph_index_episodes == 0
+        assert memory._graph._mentions is None  # type: ignore[attr-defined]

@@ -6,8 +6,8 @@ lock: Ladybug allows one writer, and a transaction must not interleave with anot
 thread's reads on the same connection.
 
 Graph expansion's reads (`entity_links`, `episodes_mentioning`, and `facts_about` while a
-namespace has no active fact) are answered from a `MentionIndex` instead, which `write`
-keeps current and any other write drops.
+namespace has no active fact) are answered from a `MentionIndex` instead, which `write`,
+`soft_delete` and `restore` keep current and any other write drops.
 """
 
 from __future__ import annotations

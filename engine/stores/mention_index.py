@@ -4,8 +4,9 @@ Recall walks episode -> entity -> episode, two hops deep. On Ladybug each hop's 
 statements of 1-7 ms each, whatever their size; from dicts the same answers take
 microseconds. The graph stays the source of truth: a namespace's index is read from it at
 its first use, kept current by the batches `write` commits (new episodes, entities and
-mentions are all a store adds), and dropped by any other write, to be read again when next
-needed. Only an embedded store may hold one: no other process writes its graph.
+mentions are all a store adds) and by soft deletes and restores, and dropped by any other
+write, to be read again when next needed. Only an embedded store may hold one: no other
+process writes its graph.
 
 The answers are the Cypher statements' answers (`paths_from_episodes`, `paths_to_entities`):
 tests compare the two on the same graph.
