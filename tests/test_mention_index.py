@@ -66,13 +66,6 @@ def _assert_agrees(memory: Memory, namespace: str, now: float) -> None:
     assert graph._mentions is not None and graph._mentions.get(namespace) is not None
 
 
-@pytest.fixture
-def memory(settings: Settings) -> Memory:
-    opened = Memory.open(settings=settings)
-    yield opened  # type: ignore[misc]
-    opened.close()
-
-
 def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
     memory.store_many(_items(30, start=0))
     now = T + 86_400
