@@ -48,6 +48,7 @@ DOCTEST_MODULES = [
     "engine.reflect.derive",
     "engine.reflect.reconcile",
     "engine.stores.cypher_admin",
+    "engine.stores.access_log",
     "mcp_server.snippet",
 ]
 

@@ -187,6 +187,14 @@ class GraphStatements:
             "ep.access_count = coalesce(ep.access_count, 0) + 1",
             "ids", "ns", "at",
         )
+        # The same marks written later, many recalls at once: each row its own time and count.
+        self.mark_accessed_rows = _s(
+            "UNWIND $rows AS r MATCH (ep:Episode {id: r.id}) WHERE ep.namespace = $ns "
+            "SET ep.last_accessed_at = CASE WHEN ep.last_accessed_at IS NULL "
+            "OR r.at > ep.last_accessed_at THEN r.at ELSE ep.last_accessed_at END, "
+            "ep.access_count = coalesce(ep.access_count, 0) + r.n",
+            "rows", "ns",
+        )
         self.touch = _s(
             "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns SET "
             "ep.last_seen = CASE WHEN ep.last_seen IS NULL OR $at > ep.last_seen "

@@ -34,7 +34,10 @@ def _open_graph(settings: Settings) -> GraphStore:
         from engine.stores.ladybug_graph import LadybugGraphStore
 
         return LadybugGraphStore(
-            settings.graph_path, settings.graph_threads, index_episodes=settings.graph_index_episodes
+            settings.graph_path,
+            settings.graph_threads,
+            index_episodes=settings.graph_index_episodes,
+            access_batch=settings.access_batch,
         )
     from engine.stores.neo4j_graph import Neo4jGraphStore
 

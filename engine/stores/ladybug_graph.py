@@ -8,6 +8,9 @@ thread's reads on the same connection.
 Graph expansion's reads (`entity_links`, `episodes_mentioning`, and `facts_about` while a
 namespace has no active fact) are answered from a `MentionIndex` instead, which `write`,
 `soft_delete` and `restore` keep current and any other write drops.
+
+Recall's access marks wait in an `AccessLog` and are written many recalls at once: before
+any statement that may read them, when enough wait, and on close.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import ladybug
 
 from engine.cypher_guard import check_read_only
 from engine.errors import ReadOnlyViolation, StoreUnavailable, WriteFailed
+from engine.models import Episode
+from engine.stores.access_log import AccessLog
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
@@ -47,9 +52,13 @@ def _writes(query: str) -> bool:
 
 class LadybugGraphStore(CypherGraphStore):
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing),
-    executing each statement on `threads` worker threads (0: one per core)."""
+    executing each statement on `threads` worker threads (0: one per core), holding the
+    MENTIONS edges of up to `index_episodes` episodes in process (0: none) and writing access
+    marks `access_batch` episodes at a time (1: each at once)."""
 
-    def __init__(self, path: Path, threads: int = 1, *, index_episodes: int = 500_000) -> None:
+    def __init__(
+        self, path: Path, threads: int = 1, *, index_episodes: int = 500_000, access_batch: int = 256
+    ) -> None:
         super().__init__(LADYBUG)
         # Only this process writes the database (Ladybug locks it), so an in-process copy of
         # the MENTIONS edges stays true as long as every write here keeps it current.
@@ -57,8 +66,26 @@ class LadybugGraphStore(CypherGraphStore):
         self._caller_keeps_index = False  # see `_index_kept_by_caller`
         # Writes that change nothing the index holds.
         self._keeps_index = frozenset(
-            {"BEGIN TRANSACTION", "COMMIT", self._q.mark_accessed.text, self._q.touch.text}
+            {
+                "BEGIN TRANSACTION",
+                "COMMIT",
+                self._q.mark_accessed.text,
+                self._q.mark_accessed_rows.text,
+                self._q.touch.text,
+            }
         )
+        # Access marks not yet written, and the statements that run without writing them
+        # first: recall's reads, which read no access field (`live_episodes` overlays them).
+        self._access = AccessLog(access_batch) if access_batch > 1 else None
+        q = self._q
+        self._blind_to_access = frozenset(
+            s.text
+            for s in (
+                q.find_entities, q.facts_about, q.count_facts, q.paths_to_entities,
+                q.paths_from_episodes, q.index_episodes, q.index_entities, q.index_mentions,
+                q.live_episodes, q.mark_accessed_rows,
+            )
+        )  # fmt: skip
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = ladybug.Database(str(path), max_num_threads=threads)
@@ -83,6 +110,8 @@ class LadybugGraphStore(CypherGraphStore):
     # -- plumbing -------------------------------------------------------------------------
     def _execute(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
         with self._lock:
+            if self._access and query not in self._blind_to_access:
+                self._write_access()
             if (
                 self._mentions is not None
                 and not self._caller_keeps_index
@@ -130,6 +159,29 @@ class LadybugGraphStore(CypherGraphStore):
             self._conn.execute("ROLLBACK")
         except RuntimeError:
             pass  # a failed statement already aborted the transaction
+
+    # -- access marks --------------------------------------------------------------------
+    def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
+        if self._access is None:
+            super().mark_accessed(namespace, ids, at)
+            return
+        with self._lock:
+            self._access.add(namespace, ids, at)
+            if self._access.due():
+                self._write_access()
+
+    def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
+        with self._lock:
+            episodes = super().live_episodes(namespace, ids, now)
+            return episodes if self._access is None else self._access.overlay(namespace, episodes)
+
+    def _write_access(self) -> None:
+        assert self._access is not None
+        for namespace, rows in self._access.drain().items():
+            try:
+                self._run(self._q.mark_accessed_rows, {"rows": rows, "ns": namespace})
+            except StoreUnavailable:
+                pass  # bookkeeping only, as when recall marks at once: nothing waits on it
 
     # -- the MENTIONS index ---------------------------------------------------------------
     @contextmanager
@@ -228,6 +280,8 @@ class LadybugGraphStore(CypherGraphStore):
         self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int
     ) -> CypherRows:
         with self._lock:
+            if self._access:
+                self._write_access()
             try:
                 self._conn.set_query_timeout(timeout_ms)
                 # A read-only transaction: Ladybug itself refuses any write inside it.
@@ -248,6 +302,8 @@ class LadybugGraphStore(CypherGraphStore):
 
     def close(self) -> None:
         with self._lock:
+            if self._access:
+                self._write_access()
             self._conn.close()
             self._db.close()
 
