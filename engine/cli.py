@@ -255,7 +255,7 @@ def serve(
         fail(f"--namespace: {exc}", 2)
     chosen = cast(Transport, transport)
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    with open_memory(data_dir) as memory:
+    with open_memory(data_dir, serving=True) as memory:
         settings = memory.settings.model_copy(update=overrides)
         snippet = client_config(chosen, settings, namespace=namespace, data_dir=settings.data_dir)
         # stdout carries the protocol on stdio: everything for humans goes to stderr there.

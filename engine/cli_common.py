@@ -48,13 +48,16 @@ def fail(message: str, code: int) -> NoReturn:
 
 
 @contextmanager
-def open_memory(data_dir: Path | None) -> Iterator[Memory]:
-    """Open the memory and map hindsight's errors to messages and exit codes, in one place."""
+def open_memory(data_dir: Path | None, *, serving: bool = False) -> Iterator[Memory]:
+    """Open the memory and map hindsight's errors to messages and exit codes, in one place.
+    `serving`: for `serve`, the one command that lives long and recalls often."""
     try:
-        # A command is a process of its own, with one recall at most: reading the graph's
-        # MENTIONS index for it would cost more than it saves (0.6-1.6 s at 35k episodes,
-        # against ~7 ms a recall). Long-lived callers (the MCP server, the API) keep it.
-        settings = Settings().model_copy(update={"graph_index_episodes": 0})
+        settings = Settings()
+        if not serving:
+            # A command is a process of its own, with one recall at most: reading the graph's
+            # MENTIONS index for it would cost more than it saves (0.6-1.6 s at 35k episodes,
+            # against ~7 ms a recall).
+            settings = settings.model_copy(update={"graph_index_episodes": 0})
         with Memory.open(data_dir, settings) as memory:
             memory.actor = "cli"
             yield memory

@@ -119,7 +119,7 @@ class Settings(BaseSettings):
     # an episode of two mentions: ~330 MB at the default) and one read of a namespace's
     # edges at its first recall after opening, or after a write other than store, forget or
     # restore (0.05 s for 6k episodes; 0.6-1.6 s for 35k with 70k edges). `hindsight`
-    # commands, a process each, run without it.
+    # commands, a process each, run without it, except `serve`.
     graph_index_episodes: int = Field(500_000, ge=0)
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------
@@ -269,12 +269,14 @@ class Settings(BaseSettings):
     # Recall records what it returned (last_accessed_at, access_count), so that "not
     # accessed for N days" means what it says. Off saves that write.
     track_access: bool = True
-    # The embedded graph writes those marks this many episodes at a time (and before anything
-    # reads them, and on close): a write per recall leaves version records that slow the
-    # reads after it (at 10k episodes: graph time 4.3-5.2 -> 2.6-2.9 ms a recall, p50
-    # 20-22.5 -> 18.5-19 ms, one 10-12 ms write every ~60 recalls). A crash loses
-    # at most this many marks; 1 writes each recall's at once. Neo4j always writes at once.
-    access_batch: int = Field(256, ge=1)
+    # The embedded graph writes those marks this many episodes at a time, then checkpoints
+    # (and writes them before anything reads them, and on close). Each write leaves version
+    # records that slow later reads until a checkpoint, which Ladybug alone makes only every
+    # 16 MB of log: a write per recall made the reads of the next 300 recalls 2x slower.
+    # Larger batches write less often but in longer pauses (a batch of 1024 and its checkpoint
+    # take ~65 ms); a crash loses at most this many marks. 1 writes each recall's at once
+    # and never checkpoints. Neo4j always writes at once.
+    access_batch: int = Field(1024, ge=1)
     # Live episodes per namespace before maintenance archives the lowest by
     # importance x (1 - w + w x recency); w is low so rare but important memories survive.
     episodic_capacity: int | None = Field(None, gt=0)

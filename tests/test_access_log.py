@@ -20,15 +20,16 @@ FACTS = [
 
 
 class Writes:
-    """Counts the access-mark statements the graph runs."""
+    """Counts the access-mark statements the graph runs, and its checkpoints."""
 
     def __init__(self, graph: LadybugGraphStore) -> None:
-        self.count = 0
+        self.count = self.checkpoints = 0
         marks = {graph._q.mark_accessed.text, graph._q.mark_accessed_rows.text}
         execute = graph._execute
 
         def counting(query: str, params: object) -> list[list[object]]:
             self.count += query in marks
+            self.checkpoints += query == "CHECKPOINT"
             return execute(query, params)  # type: ignore[arg-type]
 
         graph._execute = counting  # type: ignore[method-assign]
@@ -90,9 +91,21 @@ def test_enough_marks_are_written_at_once(settings: Settings) -> None:
         _recalled(memory, "Kestrel deploy key")  # the same episode: still one waiting
         assert writes.count == 0
         _recalled(memory, "Atlas standup day")  # two episodes: due
-        assert writes.count == 1
+        assert (writes.count, writes.checkpoints) == (1, 1)
         assert memory.get(kestrel).access_count == 2 and memory.get(atlas).access_count == 1
-        assert writes.count == 1
+        assert (writes.count, writes.checkpoints) == (1, 1)  # a read writes none, folds none
+
+
+def test_a_checkpoint_keeps_the_index(settings: Settings) -> None:
+    with _open(settings, 2) as memory:
+        _stored(memory)
+        _recalled(memory, "Kestrel deploy key")
+        graph = memory._graph
+        assert isinstance(graph, LadybugGraphStore) and graph._mentions is not None
+        held = graph._mentions.get("default")
+        assert held is not None
+        _recalled(memory, "Atlas standup day")  # due: written and checkpointed
+        assert graph._mentions.get("default") is held
 
 
 def test_one_writes_each_recall_at_once(settings: Settings) -> None:
@@ -100,7 +113,7 @@ def test_one_writes_each_recall_at_once(settings: Settings) -> None:
         kestrel = _stored(memory)[0]
         writes = Writes(memory._graph)  # type: ignore[arg-type]
         _recalled(memory, "Kestrel deploy key")
-        assert writes.count == 1
+        assert (writes.count, writes.checkpoints) == (1, 0)
         assert memory.get(kestrel).access_count == 1
 
 

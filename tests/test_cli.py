@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
-from engine import Memory
+from engine import Memory, Settings
 from engine.cli import app
 
 runner = CliRunner()
@@ -177,3 +178,19 @@ def test_a_command_does_not_read_the_mentions_index(tmp_path: Path) -> None:
     with open_memory(tmp_path / "data") as memory:
         assert memory.settings.graph_index_episodes == 0
         assert memory._graph._mentions is None  # type: ignore[attr-defined]
+
+
+
+def test_serve_keeps_the_mentions_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mcp_server.server
+
+    seen: dict[str, object] = {}
+
+    def run_server(memory: Memory, settings: object, **_: object) -> None:
+        seen["index"] = memory.settings.graph_index_episodes
+        seen["mentions"] = memory._graph._mentions is not None  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(mcp_server.server, "run", run_server)
+    code, _, err = run("serve", "--transport", "stdio", "--data-dir", str(tmp_path / "data"))
+    assert code == 0, err
+    assert seen == {"index": Settings().graph_index_episodes, "mentions": True}

@@ -43,8 +43,8 @@ class QueryModels:
     """What the models make of a query: computed once, whatever the namespaces searched.
 
     The embedding is computed on `pool` while the channels that need only the query's words
-    (keyword, entity, recency) ask their stores: torch leaves the GIL while it computes, so
-    the embedding (the largest single cost of a recall) overlaps the graph reads.
+    (keyword, entity, recency) ask their stores: ONNX Runtime leaves the GIL while it
+    computes, so the embedding (the largest single cost of a recall) overlaps the graph reads.
     """
 
     def __init__(self, query: str, embedder: Embedder, pool: Executor) -> None:

@@ -1,14 +1,14 @@
 """Recall's access marks, held in process until they are written in one statement.
 
 Every recall marks what it returned (`last_accessed_at`, `access_count + 1`). On Ladybug
-each write statement leaves version records that later reads of those rows walk until the
-next checkpoint: marking a recall's five cards at once made the live-episode read of the
-recalls after it 2x slower (2.1 -> 4.2 ms at 10k episodes after 300 recalls), on top of
-the mark's own statement. Written fifty recalls at a time the reads stay at 2.2 ms.
+each write leaves version records that later reads walk until the next checkpoint, and
+Ladybug checkpoints on its own only every 16 MB of log (~20k such writes): marking each
+recall's cards at once made the live-episode read 2x slower within 300 recalls (2.1 ->
+4.2 ms at 10k episodes), on top of the mark's own statement.
 
 The log is pure bookkeeping; the graph store decides when to write it (see
-`LadybugGraphStore`): when it holds enough episodes, before any statement that may read
-what it holds, and on close.
+`LadybugGraphStore`): when it holds enough episodes (then checkpoints), before any
+statement that may read what it holds, and on close.
 """
 
 from __future__ import annotations

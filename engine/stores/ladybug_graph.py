@@ -10,7 +10,7 @@ namespace has no active fact) are answered from a `MentionIndex` instead, which 
 `soft_delete` and `restore` keep current and any other write drops.
 
 Recall's access marks wait in an `AccessLog` and are written many recalls at once: before
-any statement that may read them, when enough wait, and on close.
+any statement that may read them, when enough wait (then checkpointed), and on close.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class LadybugGraphStore(CypherGraphStore):
     marks `access_batch` episodes at a time (1: each at once)."""
 
     def __init__(
-        self, path: Path, threads: int = 1, *, index_episodes: int = 500_000, access_batch: int = 256
+        self, path: Path, threads: int = 1, *, index_episodes: int = 500_000, access_batch: int = 1024
     ) -> None:
         super().__init__(LADYBUG)
         # Only this process writes the database (Ladybug locks it), so an in-process copy of
@@ -69,6 +69,7 @@ class LadybugGraphStore(CypherGraphStore):
             {
                 "BEGIN TRANSACTION",
                 "COMMIT",
+                "CHECKPOINT",
                 self._q.mark_accessed.text,
                 self._q.mark_accessed_rows.text,
                 self._q.touch.text,
@@ -85,7 +86,7 @@ class LadybugGraphStore(CypherGraphStore):
                 q.paths_from_episodes, q.index_episodes, q.index_entities, q.index_mentions,
                 q.live_episodes, q.mark_accessed_rows,
             )
-        )  # fmt: skip
+        ) | {"CHECKPOINT"}  # fmt: skip
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = ladybug.Database(str(path), max_num_threads=threads)
@@ -169,11 +170,21 @@ class LadybugGraphStore(CypherGraphStore):
             self._access.add(namespace, ids, at)
             if self._access.due():
                 self._write_access()
+                # Folded into the database, the marks stop slowing reads; left to Ladybug,
+                # that waits for 16 MB of log (~100k marks) while reads grow slower.
+                if not self._in_transaction:
+                    self._checkpoint()
 
     def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
         with self._lock:
             episodes = super().live_episodes(namespace, ids, now)
             return episodes if self._access is None else self._access.overlay(namespace, episodes)
+
+    def _checkpoint(self) -> None:
+        try:
+            self._execute("CHECKPOINT", {})
+        except StoreUnavailable:
+            pass  # the next checkpoint, Ladybug's own or on close, folds them in
 
     def _write_access(self) -> None:
         assert self._access is not None
