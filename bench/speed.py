@@ -9,7 +9,9 @@ expansion; the same questions run as a bare Qdrant Edge dense search over the em
 the episodes hindsight stored (the baseline: same points, HNSW-indexed like hindsight's
 after store_many); then peak RSS, data-directory size, reopen time, the first recall after
 reopening (which loads the embedder and the graph's MENTIONS index) and the MCP HTTP
-server's `retrieve_memory` requests/s with 8 concurrent clients. `--json` prints one object
+server's `retrieve_memory` requests/s with 8 concurrent clients. After the timed recalls,
+`--sustained` more run (default 2,000) and their last quarter is timed as "late": what a
+long-lived process sees once recall's own writes have piled up. `--json` prints one object
 per size.
 """
 
@@ -158,9 +160,10 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file())
 
 
-def measure(episodes: int, query_count: int, mcp_seconds: float) -> dict[str, Any]:
+def measure(episodes: int, query_count: int, mcp_seconds: float, sustained: int) -> dict[str, Any]:
     items = corpus(episodes)
     asked = questions(query_count)
+    all_questions = asked["single_hop"] + asked["graph"]
     embedder = MiniLMEmbedder()
     with tempfile.TemporaryDirectory(prefix="hindsight-speed-") as where:
         data_dir = Path(where) / "data"
@@ -174,6 +177,10 @@ def measure(episodes: int, query_count: int, mcp_seconds: float) -> dict[str, An
                 any(c.channel == "graph" for c in card.trace.channels)  # type: ignore[union-attr]
                 for q in asked["graph"][:20] for card in memory.recall(q, top_k=5)
             )  # fmt: skip
+            # A long-lived process: the last quarter of `sustained` more recalls, by which
+            # time recall's own bookkeeping (access marks) has piled up in the graph.
+            cycled = [all_questions[i % len(all_questions)] for i in range(sustained)]
+            late = _timed(lambda q: memory.recall(q, top_k=5), cycled)[-max(1, sustained // 4) :]
         start = time.perf_counter()
         reopened = Memory.open(data_dir)
         reopen_seconds = time.perf_counter() - start
@@ -187,7 +194,6 @@ def measure(episodes: int, query_count: int, mcp_seconds: float) -> dict[str, An
         reopen_seconds += time.perf_counter() - start
         stored = [item for item, result in zip(items, results, strict=True) if result.status == "stored"]
         baseline = _baseline(stored, Path(where) / "baseline", embedder)
-        all_questions = asked["single_hop"] + asked["graph"]
         base_ms = _timed(lambda q: baseline.search_dense("default", embedder.embed([q])[0], 5), all_questions)
         baseline.close()
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -206,6 +212,9 @@ def measure(episodes: int, query_count: int, mcp_seconds: float) -> dict[str, An
         "graph_p50_ms": round(statistics.median(recall["graph"]), 1),
         "graph_p95_ms": round(percentile(recall["graph"], 0.95), 1),
         "graph_channel_share": round(graph_share, 2),
+        "sustained_recalls": sustained,
+        "late_recall_p50_ms": round(statistics.median(late), 1) if sustained else None,
+        "late_recall_p95_ms": round(percentile(late, 0.95), 1) if sustained else None,
         "baseline_p50_ms": round(statistics.median(base_ms), 1),
         "baseline_p95_ms": round(percentile(base_ms, 0.95), 1),
         "peak_rss_mb": round(peak_rss_mb),
@@ -239,18 +248,21 @@ def main() -> None:
     parser.add_argument("--episodes", default="10000,100000", help="comma-separated corpus sizes")
     parser.add_argument("--queries", type=int, default=100, help="questions of each kind")
     parser.add_argument("--mcp-seconds", type=float, default=20.0, help="0 skips the MCP load")
+    parser.add_argument(
+        "--sustained", type=int, default=2000, help="recalls more, the last quarter timed (0: none)"
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child measuring one size
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one, args.queries, args.mcp_seconds)))
+        print(json.dumps(measure(args.one, args.queries, args.mcp_seconds, args.sustained)))
         return
     rows = []
     for size in (int(s) for s in args.episodes.split(",")):
         print(f"measuring {size:,} episodes...", file=sys.stderr, flush=True)
         child = subprocess.run(
             [sys.executable, "-m", "bench.speed", "--one", str(size), "--queries", str(args.queries),
-             "--mcp-seconds", str(args.mcp_seconds)],
+             "--mcp-seconds", str(args.mcp_seconds), "--sustained", str(args.sustained)],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
