@@ -111,7 +111,7 @@ class LadybugGraphStore(CypherGraphStore):
     # -- plumbing -------------------------------------------------------------------------
     def _execute(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
         with self._lock:
-            if self._access and query not in self._blind_to_access:
+            if query not in self._blind_to_access:
                 self._write_access()
             if (
                 self._mentions is not None
@@ -187,7 +187,9 @@ class LadybugGraphStore(CypherGraphStore):
             pass  # the next checkpoint, Ladybug's own or on close, folds them in
 
     def _write_access(self) -> None:
-        assert self._access is not None
+        """Write the held marks, if any."""
+        if not self._access:
+            return
         for namespace, rows in self._access.drain().items():
             try:
                 self._run(self._q.mark_accessed_rows, {"rows": rows, "ns": namespace})
@@ -291,8 +293,7 @@ class LadybugGraphStore(CypherGraphStore):
         self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int
     ) -> CypherRows:
         with self._lock:
-            if self._access:
-                self._write_access()
+            self._write_access()
             try:
                 self._conn.set_query_timeout(timeout_ms)
                 # A read-only transaction: Ladybug itself refuses any write inside it.
@@ -313,8 +314,7 @@ class LadybugGraphStore(CypherGraphStore):
 
     def close(self) -> None:
         with self._lock:
-            if self._access:
-                self._write_access()
+            self._write_access()
             self._conn.close()
             self._db.close()
 
