@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections import deque
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any, Literal, Protocol
 from engine.embed_onnx import DIMENSION, OnnxMiniLM
 from engine.settings import default_model_cache
 
-__all__ = ["Embedder", "MiniLMEmbedder", "cpu_has_bf16", "embedder_for"]
+__all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "cpu_has_bf16", "embedder_for"]
 
 
 class Embedder(Protocol):
@@ -112,3 +113,43 @@ def embedder_for(
     if choice == "minilm":
         return MiniLMEmbedder(precision, threads, cache_dir)
     raise ValueError(f"unknown embedder: {choice}")
+
+
+class SharedBatch:
+    """A batch of texts embedded in parts by every thread that calls `work`.
+
+    The writer hands one thread the batch at once and joins in itself once its NER is done,
+    so that neither core idles while the other still embeds (the embedder leaves the GIL
+    while it computes). Texts of like length share a part, so little is padded.
+    """
+
+    def __init__(self, embedder: Embedder, texts: Sequence[str], part_size: int) -> None:
+        self._embedder = embedder
+        self._texts = texts
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        self._parts = deque(order[start : start + part_size] for start in range(0, len(order), part_size))
+        self._lock = threading.Lock()
+        self._rows: list[list[float] | None] = [None] * len(texts)
+
+    def work(self) -> None:
+        """Embed parts until none is left; a failure leaves the rest to no one."""
+        while True:
+            with self._lock:
+                if not self._parts:
+                    return
+                part = self._parts.popleft()
+            try:
+                vectors = self._embedder.embed([self._texts[i] for i in part])
+            except BaseException:
+                with self._lock:
+                    self._parts.clear()
+                raise
+            for i, vector in zip(part, vectors, strict=True):
+                self._rows[i] = vector
+
+    def vectors(self) -> list[list[float]]:
+        """One vector per text, in order, once every `work` call has returned."""
+        missing = [i for i, row in enumerate(self._rows) if row is None]
+        if missing:
+            raise RuntimeError(f"{len(missing)} texts of the batch were not embedded")
+        return self._rows  # type: ignore[return-value]  # no None left, checked above

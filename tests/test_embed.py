@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine import embed_onnx
-from engine.embed import MiniLMEmbedder, _minilm, embedder_for
+from engine.embed import MiniLMEmbedder, SharedBatch, _minilm, embedder_for
 from engine.embed_onnx import cache_file
 from engine.settings import Settings
 
@@ -134,3 +134,39 @@ def test_a_cached_export_embeds_without_torch(tmp_path: Path) -> None:
 def test_the_cache_setting_expands_home_and_leaves_blank_to_the_default() -> None:
     assert Settings(model_cache_dir="").model_cache_dir is None  # .env.example's blank line
     assert Settings(model_cache_dir="~/models").model_cache_dir == Path.home() / "models"
+
+
+def test_a_shared_batch_gives_each_text_its_own_vector_whoever_embeds_it() -> None:
+    embedder = MiniLMEmbedder("float32")
+    texts = [f"{text} (note {i})" * (1 + i % 3) for i, text in enumerate(TEXTS * 5)]
+    shared = SharedBatch(embedder, texts, part_size=3)
+    with ThreadPoolExecutor(1) as pool:
+        helper = pool.submit(shared.work)
+        shared.work()
+        helper.result()
+    assert np.allclose(shared.vectors(), embedder.embed(texts), atol=1e-5)
+
+
+def test_a_failed_part_fails_the_shared_batch_and_stops_the_others() -> None:
+    class FailingOnTheSecondPart:
+        """The real embedder, with the second part it is given failing."""
+
+        name, dimension = "all-minilm-l6-v2", 384
+
+        def __init__(self) -> None:
+            self.inner, self.parts = MiniLMEmbedder("float32"), 0
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            self.parts += 1
+            if self.parts == 2:
+                raise RuntimeError("out of memory")
+            return self.inner.embed(texts)
+
+    embedder = FailingOnTheSecondPart()
+    shared = SharedBatch(embedder, TEXTS * 3, part_size=2)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        shared.work()
+    shared.work()  # nothing is left to take: the failure dropped the other parts
+    assert embedder.parts == 2
+    with pytest.raises(RuntimeError, match="not embedded"):
+        shared.vectors()

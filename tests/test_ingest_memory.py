@@ -241,28 +241,72 @@ def test_llm_hook_replaces_the_rules_and_falls_back(llm_stub: str, tmp_path: Pat
         assert "13800138000" not in json.dumps(_Stub.seen[-1]["body"])
 
 
-def test_a_batch_embeds_on_the_model_thread_while_ner_runs(
-    memory: Memory, monkeypatch: pytest.MonkeyPatch
+def test_a_batch_is_embedded_by_the_model_thread_and_by_the_writer_after_its_ner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The model thread embeds while NER runs; then the writing thread takes parts too. Each
+    episode still gets its own content's vector."""
     from engine.embed import MiniLMEmbedder
     from engine.ingest import writer
 
-    contents = ["Kestrel ships on Friday.", "Atlas moved to Postgres."]
-    threads: dict[str, str] = {}
+    contents = [f"Kestrel milestone {i} ships on day {i * 3 + 1}." for i in range(7)]
+    parts: dict[str, list[list[str]]] = {}
+    model_thread_embedded, writer_joined = threading.Event(), threading.Event()
     embed, ner = MiniLMEmbedder.embed, writer.find_entities
 
     def spied_embed(self: MiniLMEmbedder, texts: list[str]) -> list[list[float]]:
-        if list(texts) == contents:  # the batch (entity names are embedded apart)
-            threads["embed"] = threading.current_thread().name
-        return embed(self, texts)
+        vectors = embed(self, texts)
+        if texts and set(texts) <= set(contents):  # a part of the batch, not entity names
+            name = threading.current_thread().name
+            parts.setdefault(name, []).append(list(texts))
+            if name.startswith("hindsight-embed"):
+                model_thread_embedded.set()
+                writer_joined.wait(timeout=30)  # leave parts over for the writing thread
+            else:
+                writer_joined.set()
+        return vectors
 
     def spied_ner(texts: list[str]) -> object:
-        threads["ner"] = threading.current_thread().name
+        assert threading.current_thread() is threading.main_thread()
+        assert model_thread_embedded.wait(timeout=30)  # embedding went on during NER
         return ner(texts)
 
     monkeypatch.setattr(MiniLMEmbedder, "embed", spied_embed)
     monkeypatch.setattr(writer, "find_entities", spied_ner)
-    results = memory.store_many([{"content": text} for text in contents])
-    assert [r.status for r in results] == ["stored", "stored"]
-    assert threads["embed"].startswith("hindsight-embed")
-    assert threads["ner"] == threading.current_thread().name
+    settings = Settings(data_dir=tmp_path / "data", embed_part_size=2)
+    with Memory.open(settings=settings) as memory:
+        results = memory.store_many([{"content": text} for text in contents])
+        dense = memory._vectors.dense([r.id for r in results])
+    assert [r.status for r in results] == ["stored"] * len(contents)
+    model_parts = [p for name, got in parts.items() if name.startswith("hindsight-embed") for p in got]
+    writer_parts = parts[threading.main_thread().name]
+    assert model_parts and writer_parts
+    taken = [text for part in model_parts + writer_parts for text in part]
+    assert sorted(taken) == sorted(contents) and max(len(p) for p in model_parts + writer_parts) <= 2
+    own = embed(MiniLMEmbedder("float32"), contents)
+    for result, vector in zip(results, own, strict=True):
+        assert sum(a * b for a, b in zip(dense[result.id], vector, strict=True)) > 0.99999
+
+
+def test_a_failed_embedding_stores_nothing_of_its_batch(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.embed import MiniLMEmbedder
+
+    memory.store("Atlas moved to Postgres.")
+    embed = MiniLMEmbedder.embed
+    calls: list[int] = []
+
+    def failing_on_the_second_part(self: MiniLMEmbedder, texts: list[str]) -> list[list[float]]:
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise RuntimeError("the embedding runtime ran out of memory")
+        return embed(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedder, "embed", failing_on_the_second_part)
+    texts = [f"Kestrel step {i} is done by the platform team." for i in range(40)]
+    with pytest.raises(RuntimeError, match="ran out of memory"):
+        memory.store_many([{"content": text} for text in texts])
+    monkeypatch.undo()
+    assert memory.stats().episodes == 1
+    assert memory._vectors.count("default") == 1

@@ -20,12 +20,13 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent import futures
 from concurrent.futures import Executor
 
 import numpy as np
 from pydantic import BaseModel
 
-from engine.embed import Embedder
+from engine.embed import Embedder, SharedBatch
 from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.ingest.chunk import chunk_text
 from engine.ingest.dedup import Duplicate, content_hash, duplicates_in_batch, near_duplicate
@@ -193,12 +194,19 @@ class Writer:
 
     def _run_models(self, texts: list[_Text]) -> None:
         contents = [t.request.content for t in texts]
-        # torch leaves the GIL while it embeds: NER (and an LLM call) run meanwhile, one core
-        # each (store_many ~190 -> ~250 texts/s through the models on 2 cores).
-        embedding = self._model_pool.submit(self._embedder.embed, contents)
-        found = find_entities(contents)
-        answers = self._extractor.extract(contents) if self._extractor else [None] * len(texts)
-        vectors = embedding.result()
+        # The embedder leaves the GIL while it computes: the model thread embeds while this
+        # one runs NER (and an LLM call), then this one takes a share of what is left, so
+        # both cores work to the end (store_many at 10k: ~110 -> ~155 episodes/s on 2 cores).
+        shared = SharedBatch(self._embedder, contents, self._settings.embed_part_size)
+        helper = self._model_pool.submit(shared.work)
+        try:
+            found = find_entities(contents)
+            answers = self._extractor.extract(contents) if self._extractor else [None] * len(texts)
+            shared.work()
+        finally:
+            futures.wait([helper])  # never leave the model thread writing into a dead batch
+        helper.result()  # its failure, if it had one
+        vectors = shared.vectors()
         for text, entities, vector, answer in zip(texts, found, vectors, answers, strict=True):
             text.embedding = list(vector)
             if len(text.request.content) <= _SHORT_TEXT_CHARS:
