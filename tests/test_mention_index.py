@@ -12,6 +12,7 @@ from engine import Memory, Settings
 from engine.stores.base import EntityLink, GraphBatch
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.ladybug_graph import LadybugGraphStore
+from engine.stores.mention_index import NamespaceMentions
 
 T = 1_780_000_000.0  # 2026-05-28
 NAMES = ["Alice Chen", "Bob Marley", "Atlas", "PostgreSQL", "Berlin", "Kestrel", "Redis", "Oslo"]
@@ -76,8 +77,26 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
 
     memory.store_many(_items(10, start=30))
     memory.store("Alice Chen and Kestrel met in Oslo again.", occurred_at=T + 60 * 100)
+    # Told late: it goes between older episodes, not after the newest.
+    memory.store("Atlas and Redis met in Berlin long ago.", occurred_at=T + 60 * 5 + 30)
     assert memory._graph._mentions.get("default") is built  # type: ignore[attr-defined]
     _assert_agrees(memory, "default", now + 86_400)
+
+
+def test_edges_come_newest_first_ties_by_episode_then_entity_however_they_arrived() -> None:
+    episodes = [("e2", T, None, None, None), ("e3", T + 60, None, None, None), ("e1", T, None, None, None)]
+    mentions = [("e2", "x", "X", 3), ("e1", "x", "X", 3), ("e3", "x", "X", 3), ("e1", "y", "Y", 1)]
+    built = NamespaceMentions.from_rows(episodes, [], mentions, active_facts=False)
+    order = [(link.episode_id, link.entity_id) for link in built.episodes_mentioning(["y", "x"], T, 10)]
+    assert order == [("e3", "x"), ("e1", "x"), ("e1", "y"), ("e2", "x")]
+    built.add_episode("e0", T - 60, None, None, None)
+    built.add_episode("e4", T + 30, None, None, None)
+    for episode_id in ("e0", "e4"):
+        built.add_mention(episode_id, "x")  # one older than all, one in the middle
+    assert [link.episode_id for link in built.episodes_mentioning(["x"], T, 10)] == ["e3", "e4", "e1", "e2", "e0"]
+    assert [link.episode_id for link in built.episodes_mentioning(["x"], T, 2)] == ["e3", "e4"]
+    built.episodes["e4"].deleted_at = T
+    assert [link.episode_id for link in built.episodes_mentioning(["x"], T, 2)] == ["e3", "e1"]
 
 
 def test_it_agrees_after_every_other_kind_of_write(memory: Memory) -> None:

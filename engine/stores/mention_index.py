@@ -14,9 +14,10 @@ tests compare the two on the same graph.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,8 @@ class _Episode:
 class _Entity:
     name: str
     degree: int  # the entity's mention_count property, as the statements read it
+    # Its episodes newest first (ties by id), so that the newest edges of a few entities are
+    # a merge of the heads of their lists, not a sort of all of them.
     episodes: list[str] = field(default_factory=list)
 
 
@@ -80,7 +83,9 @@ class NamespaceMentions:
         for episode_id, entity_id, name, degree in mentions:
             if str(entity_id) not in built.entities:
                 built.add_entity(str(entity_id), str(name), int(degree or 0))
-            built.add_mention(str(episode_id), str(entity_id))
+            built.add_mention(str(episode_id), str(entity_id), in_order=False)
+        for entity in built.entities.values():
+            entity.episodes.sort(key=built._newest_first)  # once, not an insertion per edge
         return built
 
     def add_episode(
@@ -101,14 +106,26 @@ class NamespaceMentions:
         else:
             known.degree += degree
 
-    def add_mention(self, episode_id: str, entity_id: str) -> bool:
-        """An edge; False when either end is unknown here (the store would not create it)."""
+    def add_mention(self, episode_id: str, entity_id: str, *, in_order: bool = True) -> bool:
+        """An edge; False when either end is unknown here (the store would not create it).
+        `in_order=False` leaves the entity's episodes for the caller to sort."""
         episode, entity = self.episodes.get(episode_id), self.entities.get(entity_id)
         if episode is None or entity is None:
             return False
         episode.entities.append(entity_id)
-        entity.episodes.append(episode_id)
+        if in_order:
+            bisect.insort(entity.episodes, episode_id, key=self._newest_first)
+        else:
+            entity.episodes.append(episode_id)
         return True
+
+    def _edges(self, entity_id: str) -> Iterator[tuple[float, str, str]]:
+        """An entity's edges newest first, as (-occurred_at, episode id, entity id)."""
+        for episode_id in self.entities[entity_id].episodes:
+            yield -self.episodes[episode_id].occurred_at, episode_id, entity_id
+
+    def _newest_first(self, episode_id: str) -> tuple[float, str]:
+        return -self.episodes[episode_id].occurred_at, episode_id
 
     def entity_links(self, episode_ids: Iterable[str], now: float, max_degree: int) -> list[EntityLink]:
         """The entities of each live episode, hubs (degree over `max_degree`) left out."""
@@ -129,15 +146,17 @@ class NamespaceMentions:
         Ties in time go by episode id, then entity id: the statement leaves them to the
         store's order, which no caller may depend on.
         """
-        edges = (
-            (self.episodes[episode_id].occurred_at, episode_id, entity_id)
-            for entity_id in dict.fromkeys(entity_ids)
-            if entity_id in self.entities
-            for episode_id in self.entities[entity_id].episodes
-            if self.episodes[episode_id].live(now)
+        # Each entity's edges come newest first: merged, they come in the answer's order.
+        edges = heapq.merge(
+            *(self._edges(entity_id) for entity_id in dict.fromkeys(entity_ids) if entity_id in self.entities)
         )
-        newest = heapq.nsmallest(limit, edges, key=lambda e: (-e[0], e[1], e[2]))
-        return [_link(episode_id, entity_id, self.entities[entity_id]) for _, episode_id, entity_id in newest]
+        links: list[EntityLink] = []
+        for _, episode_id, entity_id in edges:
+            if len(links) >= limit:
+                break
+            if self.episodes[episode_id].live(now):
+                links.append(_link(episode_id, entity_id, self.entities[entity_id]))
+        return links
 
 
 def _link(episode_id: str, entity_id: str, entity: _Entity) -> EntityLink:
