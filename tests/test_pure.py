@@ -29,6 +29,7 @@ DOCTEST_MODULES = [
     "engine.cypher_guard",
     "engine.lookup",
     "engine.stores.graph_rows",
+    "engine.stores.episode_cache",
     "engine.stores.cypher_dialect",
     "engine.stores.cypher_statements",
     "graph_schema.saved",

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.models import Episode
 
-__all__ = ["AccessLog"]
+__all__ = ["AccessLog", "marked"]
 
 
 class AccessLog:
@@ -75,10 +75,11 @@ class AccessLog:
         pending = self._pending.get(namespace)
         if not pending:
             return episodes
-        return [_marked(episode, *pending[episode.id]) if episode.id in pending else episode for episode in episodes]
+        return [marked(episode, *pending[episode.id]) if episode.id in pending else episode for episode in episodes]
 
 
-def _marked(episode: Episode, at: float, count: int) -> Episode:
+def marked(episode: Episode, at: float, count: int) -> Episode:
+    """An episode as it reads once `count` accesses, the last at `at`, are written."""
     last = episode.last_accessed_at
     return episode.model_copy(
         update={

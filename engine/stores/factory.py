@@ -38,6 +38,7 @@ def _open_graph(settings: Settings) -> GraphStore:
             settings.graph_threads,
             index_episodes=settings.graph_index_episodes,
             access_batch=settings.access_batch,
+            cache_episodes=settings.graph_cache_episodes,
         )
     from engine.stores.neo4j_graph import Neo4jGraphStore
 

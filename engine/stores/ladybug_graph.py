@@ -11,6 +11,10 @@ namespace has no active fact) are answered from a `MentionIndex` instead, which 
 
 Recall's access marks wait in an `AccessLog` and are written many recalls at once: before
 any statement that may read them, when enough wait (then checkpointed), and on close.
+
+The episodes recall reads (`live_episodes`) stay in an `EpisodeCache`: access marks written
+are applied to them, the other writes that change one evict it, and any write the index does
+not follow drops them all.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import ladybug
 from engine.cypher_guard import check_read_only
 from engine.errors import ReadOnlyViolation, StoreUnavailable, WriteFailed
 from engine.models import Episode
-from engine.stores.access_log import AccessLog
+from engine.stores.access_log import AccessLog, marked
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.cypher_statements import Statement
+from engine.stores.episode_cache import EpisodeCache
 from engine.stores.graph_rows import plain
 from engine.stores.mention_index import MentionIndex, NamespaceMentions
 from engine.views import Fact
@@ -53,18 +58,28 @@ def _writes(query: str) -> bool:
 class LadybugGraphStore(CypherGraphStore):
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing),
     executing each statement on `threads` worker threads (0: one per core), holding the
-    MENTIONS edges of up to `index_episodes` episodes in process (0: none) and writing access
-    marks `access_batch` episodes at a time (1: each at once)."""
+    MENTIONS edges of up to `index_episodes` episodes in process (0: none), writing access
+    marks `access_batch` episodes at a time (1: each at once) and holding up to
+    `cache_episodes` of the episodes recall read (0: none)."""
 
     def __init__(
-        self, path: Path, threads: int = 1, *, index_episodes: int = 500_000, access_batch: int = 1024
+        self,
+        path: Path,
+        threads: int = 1,
+        *,
+        index_episodes: int = 500_000,
+        access_batch: int = 1024,
+        cache_episodes: int = 10_000,
     ) -> None:
         super().__init__(LADYBUG)
         # Only this process writes the database (Ladybug locks it), so an in-process copy of
-        # the MENTIONS edges stays true as long as every write here keeps it current.
+        # the MENTIONS edges, or of episodes, stays true as long as every write here keeps it
+        # current.
         self._mentions = MentionIndex(index_episodes) if index_episodes > 0 else None
+        self._episodes = EpisodeCache(cache_episodes) if cache_episodes > 0 else None
         self._caller_keeps_index = False  # see `_index_kept_by_caller`
-        # Writes that change nothing the index holds.
+        # Writes that change nothing the index holds. (Those that change episodes evict them
+        # from the episode cache themselves.)
         self._keeps_index = frozenset(
             {
                 "BEGIN TRANSACTION",
@@ -113,13 +128,8 @@ class LadybugGraphStore(CypherGraphStore):
         with self._lock:
             if query not in self._blind_to_access:
                 self._write_access()
-            if (
-                self._mentions is not None
-                and not self._caller_keeps_index
-                and query not in self._keeps_index
-                and _writes(query)
-            ):
-                self._mentions.drop()
+            if not self._caller_keeps_index and query not in self._keeps_index and _writes(query):
+                self._drop_held()
             try:
                 result = self._conn.execute(query, dict(params))
                 assert not isinstance(result, list)
@@ -145,8 +155,7 @@ class LadybugGraphStore(CypherGraphStore):
                 yield
             except BaseException:
                 self._in_transaction = False
-                if self._mentions is not None:
-                    self._mentions.drop()  # it may hold what the transaction wrote
+                self._drop_held()  # they may hold what the transaction wrote
                 self._rollback()
                 raise
             self._in_transaction = False
@@ -154,6 +163,13 @@ class LadybugGraphStore(CypherGraphStore):
                 self._execute("COMMIT", {})
             except StoreUnavailable as exc:
                 raise WriteFailed(f"graph commit failed: {exc}") from exc
+
+    def _drop_held(self) -> None:
+        """Forget the index and the cached episodes: a write neither follows happened."""
+        if self._mentions is not None:
+            self._mentions.drop()
+        if self._episodes is not None:
+            self._episodes.drop()
 
     def _rollback(self) -> None:
         try:
@@ -164,7 +180,9 @@ class LadybugGraphStore(CypherGraphStore):
     # -- access marks --------------------------------------------------------------------
     def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
         if self._access is None:
-            super().mark_accessed(namespace, ids, at)
+            with self._lock:
+                super().mark_accessed(namespace, ids, at)
+                self._evict(namespace, ids)
             return
         with self._lock:
             self._access.add(namespace, ids, at)
@@ -177,8 +195,33 @@ class LadybugGraphStore(CypherGraphStore):
 
     def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
         with self._lock:
-            episodes = super().live_episodes(namespace, ids, now)
+            if self._episodes is None:
+                episodes = super().live_episodes(namespace, ids, now)
+            else:
+                episodes, missing = self._episodes.split(namespace, ids, now)
+                read = super().live_episodes(namespace, missing, now)
+                self._episodes.put(namespace, read)
+                episodes += read
             return episodes if self._access is None else self._access.overlay(namespace, episodes)
+
+    def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
+        with self._lock:
+            super().touch(namespace, touches)
+            self._evict(namespace, [episode_id for episode_id, _, _ in touches])
+
+    def _mark_held(self, namespace: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Cached episodes as the marks being written leave them (evicting them would lose
+        the very episodes recall reads most)."""
+        if self._episodes is None:
+            return
+        for row in rows:
+            episode = self._episodes.get(namespace, row["id"])
+            if episode is not None:
+                self._episodes.put(namespace, [marked(episode, row["at"], row["n"])])
+
+    def _evict(self, namespace: str, ids: Sequence[str]) -> None:
+        if self._episodes is not None:
+            self._episodes.evict(namespace, ids)
 
     def _checkpoint(self) -> None:
         try:
@@ -191,6 +234,7 @@ class LadybugGraphStore(CypherGraphStore):
         if not self._access:
             return
         for namespace, rows in self._access.drain().items():
+            self._mark_held(namespace, rows)
             try:
                 self._run(self._q.mark_accessed_rows, {"rows": rows, "ns": namespace})
             except StoreUnavailable:
@@ -218,13 +262,14 @@ class LadybugGraphStore(CypherGraphStore):
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
         with self._index_kept_by_caller() as mentions:
             deleted = super().soft_delete(namespace, episode_id, at)
+            self._evict(namespace, [episode_id])
             if deleted and mentions is not None:
                 mentions.set_deleted(namespace, episode_id, at)
         return deleted
 
     def restore(self, namespace: str, episode_id: str) -> bool:
         with self._index_kept_by_caller() as mentions:
-            restored = super().restore(namespace, episode_id)
+            restored = super().restore(namespace, episode_id)  # a deleted one is never held
             if restored and mentions is not None:
                 mentions.set_deleted(namespace, episode_id, None)
         return restored
