@@ -8,10 +8,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.models import ChannelHit
 
-__all__ = ["Scored", "decay_factor", "fuse", "importance_factor", "rank_hits"]
+__all__ = ["RankedHit", "Scored", "decay_factor", "fuse", "importance_factor", "rank_hits"]
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -23,6 +24,18 @@ class Scored:
 
     id: str
     score: float
+
+
+class RankedHit(NamedTuple):
+    """One channel's rank (1 = best) and raw score for an episode. Fusion makes hundreds a
+    query and keeps tens: only those become `ChannelHit`s (`channel_hit`)."""
+
+    channel: str
+    rank: int
+    score: float
+
+    def channel_hit(self) -> ChannelHit:
+        return ChannelHit.model_validate(self._asdict())
 
 
 def competition_ranks(hits: Sequence[Scored]) -> list[tuple[Scored, int]]:
@@ -59,17 +72,14 @@ def top_with_ties(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
     return [i for i, score in ordered if score > floor or math.isclose(score, floor, rel_tol=1e-9)]
 
 
-def rank_hits(channel: str, hits: Sequence[Scored]) -> list[tuple[str, ChannelHit]]:
+def rank_hits(channel: str, hits: Sequence[Scored]) -> list[tuple[str, RankedHit]]:
     """`competition_ranks` as the channel hits a trace shows.
 
     >>> [(i, h.rank) for i, h in rank_hits("keyword", [Scored(id="a", score=1.0),
     ...     Scored(id="b", score=2.0), Scored(id="c", score=1.0)])]
     [('b', 1), ('a', 2), ('c', 2)]
     """
-    return [
-        (hit.id, ChannelHit.model_validate({"channel": channel, "rank": rank, "score": hit.score}))
-        for hit, rank in competition_ranks(hits)
-    ]
+    return [(hit.id, RankedHit(channel, rank, hit.score)) for hit, rank in competition_ranks(hits)]
 
 
 def fuse(
@@ -81,7 +91,7 @@ def fuse(
     normalization: str = "max",
     minmax_min_hits: int = 2,
     ceilings: Mapping[str, float] | None = None,
-) -> dict[str, tuple[float, list[ChannelHit]]]:
+) -> dict[str, tuple[float, list[RankedHit]]]:
     """Reciprocal-rank fusion blended with normalised raw scores, weighted per channel.
 
     For channel c with weight w_c, an episode at rank r with raw score s contributes
@@ -106,7 +116,7 @@ def fuse(
     [1.0, 0.25, 0.0]
     """
     total_weight = sum(w for w in weights.values() if w > 0) or 1.0
-    fused: dict[str, tuple[float, list[ChannelHit]]] = {}
+    fused: dict[str, tuple[float, list[RankedHit]]] = {}
     for channel, hits in channels.items():
         weight = weights.get(channel, 0.0)
         if weight <= 0 or not hits:

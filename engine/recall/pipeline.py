@@ -128,7 +128,7 @@ def run_recall(
         top_k=request.top_k if prune else None, bounds=factor_bounds(context, settings),
     )  # fmt: skip
     candidates = [
-        Candidate(episode=episodes[i], fused=fused[i][0], hits=fused[i][1])
+        Candidate(episode=episodes[i], fused=fused[i][0], hits=[h.channel_hit() for h in fused[i][1]])
         for i in fused
         if i in episodes and (request.layer is None or episodes[i].layer == request.layer)
     ]
