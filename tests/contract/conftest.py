@@ -68,7 +68,7 @@ def _wipe_neo4j(uri: str) -> None:
         )
 
 
-# "ladybug-statements" runs Ladybug without its MENTIONS index and writes access marks at
+# "ladybug-statements" runs Ladybug without its MENTIONS index or episode cache and writes access marks at
 # once: the statements Neo4j runs.
 @pytest.fixture(
     params=["ladybug", "ladybug-statements", pytest.param("neo4j", marks=pytest.mark.neo4j)]
@@ -83,7 +83,12 @@ def open_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenG
             path = tmp_path / f"graph-{len(opened) if fresh else 0}"
             cached = request.param == "ladybug"
             opened.append(
-                LadybugGraphStore(path, index_episodes=1000 if cached else 0, access_batch=256 if cached else 1)
+                LadybugGraphStore(
+                    path,
+                    index_episodes=1000 if cached else 0,
+                    access_batch=256 if cached else 1,
+                    cache_episodes=1000 if cached else 0,
+                )
             )
             return opened[-1]
 
