@@ -74,6 +74,10 @@ def test_two_hop_recall_through_an_entity(memory: Memory) -> None:
     assert graph_hit.rank == 1
     noise_ids = {c.id for c in cards if "Lisbon" in c.content or "cello" in c.content}
     assert all(card.score > c.score for c in cards if c.id in noise_ids)
+    # No path walks back to a node it already visited (an episode reached from itself).
+    for each in cards:
+        visited = [n.id for n in each.trace.path.nodes] if each.trace.path else []
+        assert len(visited) == len(set(visited)), each.trace.path
 
 
 def test_decay_orders_equal_hits_by_age(settings: Settings) -> None:

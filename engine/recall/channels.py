@@ -45,17 +45,21 @@ class Seed:
     score: float
     nodes: tuple[Step, ...]
     relationships: tuple[str, ...]
+    # The nodes' ids: expansion asks whether a path visits a node for every link it tries
+    # (~400 a query), and a tuple's `in` answers without a Python loop.
+    ids: tuple[str, ...]
 
     @classmethod
     def along(cls, score: float, path: GraphPath) -> Seed:
-        return cls(score, tuple(Step(n.id, n.label, n.name) for n in path.nodes), tuple(path.relationships))
+        nodes = tuple(Step(n.id, n.label, n.name) for n in path.nodes)
+        return cls(score, nodes, tuple(path.relationships), tuple(n.id for n in nodes))
 
     def then(self, score: float, step: Step, relationship: str) -> Seed:
         """This path one step further, to `step`, scoring `score`."""
-        return Seed(score, (*self.nodes, step), (*self.relationships, relationship))
+        return Seed(score, (*self.nodes, step), (*self.relationships, relationship), (*self.ids, step.id))
 
     def visits(self, node_id: str) -> bool:
-        return any(node.id == node_id for node in self.nodes)
+        return node_id in self.ids
 
     def path(self) -> GraphPath:
         return GraphPath(
@@ -178,6 +182,12 @@ def _keep_best(best: dict[str, list[Seed]], key: str, seed: Seed) -> None:
         current.append(seed)
 
 
+def _loses(best: dict[str, list[Seed]], key: str, score: float) -> bool:
+    """Whether `_keep_best` would drop a seed of `score`: then it need not be made."""
+    current = best.get(key)
+    return current is not None and score < current[0].score and not math.isclose(score, current[0].score)
+
+
 def _path_key(seed: Seed) -> tuple[str, ...]:
     """A content order on paths, so the one shown in a trace does not depend on store order."""
     return tuple(node.name or node.label for node in seed.nodes)
@@ -209,9 +219,11 @@ def graph_channel(
         via: dict[str, list[Seed]] = {}
         for link in graph.entity_links(namespace, list(frontier), now, max_degree):
             parent = frontier[link.episode_id]
-            if parent.visits(link.entity_id):
+            if link.entity_id in parent.ids:
                 continue
             score = parent.score * specificity(link.degree) * settings.graph_hop_decay
+            if _loses(via, link.entity_id, score):
+                continue
             out = parent.then(score, Step(link.entity_id, "Entity", link.entity_name), "MENTIONS")
             _keep_best(via, link.entity_id, out)
         if not via:
@@ -219,6 +231,8 @@ def graph_channel(
         for entity_id, seeds_across in _across_facts(graph, namespace, via, settings).items():
             for seed in seeds_across:
                 _keep_best(via, entity_id, seed)
+        # Each episode reached, by the path to the entity it was reached through: the step
+        # onto the episode is taken only for the few that are kept (a hop reaches ~150).
         reached: dict[str, Seed] = {}
         # One query serves every entity of the hop, so it takes more rows than a channel keeps.
         for link in graph.episodes_mentioning(
@@ -228,25 +242,24 @@ def graph_channel(
             current = reached.get(link.episode_id)
             if current is not None and current.score >= via[link.entity_id][0].score:
                 continue
-            origins = [
-                o for o in via[link.entity_id]
-                if not o.visits(link.episode_id)
-            ]  # fmt: skip
+            origins = [o for o in via[link.entity_id] if link.episode_id not in o.ids]
             if not origins:
                 continue  # no walking back to where the path came from
-            origin = min(origins, key=_path_key)
-            reached[link.episode_id] = origin.then(
-                origin.score, Step(link.episode_id, "Episode"), "MENTIONS"
-            )
-        for episode_id, seed in reached.items():
-            if episode_id not in found or found[episode_id].score < seed.score:
-                found[episode_id] = seed
+            reached[link.episode_id] = origins[0] if len(origins) == 1 else min(origins, key=_path_key)
+        for episode_id, origin in reached.items():
+            if episode_id not in found or found[episode_id].score < origin.score:
+                found[episode_id] = origin
         fresh = [item for item in reached.items() if item[0] not in expanded]
-        keep = top_with_ties([(i, seed.score) for i, seed in fresh], max(1, settings.graph_seeds))
-        frontier = {i: reached[i] for i in keep}
+        keep = top_with_ties([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
+        frontier = {i: _arrive(reached[i], i) for i in keep}
         expanded.update(frontier)
-    kept = top_with_ties([(i, seed.score) for i, seed in found.items()], settings.channel_candidates)
+    kept = top_with_ties([(i, origin.score) for i, origin in found.items()], settings.channel_candidates)
     return (
         [Scored(id=i, score=found[i].score) for i in kept],
-        {i: found[i] for i in kept},
+        {i: _arrive(found[i], i) for i in kept},
     )
+
+
+def _arrive(origin: Seed, episode_id: str) -> Seed:
+    """The path `origin` one MENTIONS step further, onto the episode it reached, same score."""
+    return origin.then(origin.score, Step(episode_id, "Episode"), "MENTIONS")
