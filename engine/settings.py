@@ -121,9 +121,10 @@ class Settings(BaseSettings):
     # restore (0.05 s for 6k episodes; 0.6-1.6 s for 35k with 70k edges). `hindsight`
     # commands, a process each, run without it, except `serve`.
     graph_index_episodes: int = Field(500_000, ge=0)
-    # The embedded graph also keeps the episodes recall read lately, so that the next recall
-    # asking for them reads no statement (a recall at 10k reads ~25, ~1.5 ms from the graph).
-    # This many at most (least recently read dropped first); 0 turns it off. Costs memory
+    # The embedded graph also keeps the episodes recall read lately, and those just stored,
+    # so that the next recall asking for them reads no statement (a recall at 10k reads ~25,
+    # ~1.5 ms from the graph). This many at most (least recently read or stored dropped
+    # first); 0 turns it off. Costs memory
     # (~5 KB a short episode: ~50 MB at the default); a write other than store, forget,
     # restore, a duplicate's touch or access marks empties it.
     graph_cache_episodes: int = Field(10_000, ge=0)

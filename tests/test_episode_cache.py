@@ -141,3 +141,29 @@ def test_it_can_be_turned_off(settings: Settings) -> None:
         graph = memory._graph
         assert isinstance(graph, LadybugGraphStore) and graph._episodes is None
         assert memory.recall("Atlas runbook", now=NOW)
+
+
+def test_a_stored_batch_is_held_as_the_graph_reads_it(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = [
+        {"content": f"Priya reviewed the Atlas runbook, part {n}: 12.5% done, ¥{n}00.",
+         "occurred_at": T + 60 * n, "session_id": "s1", "expires_at": T + 10**6,
+         "metadata": {"zeta": [1, {"b": None, "a": "é"}], "alpha": n}}
+        for n in range(8)
+    ]  # fmt: skip
+    ids = [r.id for r in memory.store_many(items)]
+    graph = _graph(memory)
+    assert {i for _, i in graph._episodes._held} == set(ids)  # held before any recall
+    _assert_agrees(memory, ids)  # and as the statement reads them back
+
+    statements: list[str] = []
+    execute = LadybugGraphStore._execute
+
+    def counted(self: LadybugGraphStore, query: str, params: object) -> object:
+        statements.append(query)
+        return execute(self, query, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LadybugGraphStore, "_execute", counted)
+    assert memory.recall("Atlas runbook", now=NOW)
+    assert graph._q.live_episodes.text not in statements

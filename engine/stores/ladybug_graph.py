@@ -12,9 +12,9 @@ namespace has no active fact) are answered from a `MentionIndex` instead, which 
 Recall's access marks wait in an `AccessLog` and are written many recalls at once: before
 any statement that may read them, when enough wait (then checkpointed), and on close.
 
-The episodes recall reads (`live_episodes`) stay in an `EpisodeCache`: access marks written
-are applied to them, the other writes that change one evict it, and any write the index does
-not follow drops them all.
+The episodes recall reads (`live_episodes`), and those a batch just wrote, stay in an
+`EpisodeCache`: access marks written are applied to them, the other writes that change one
+evict it, and any write the index does not follow drops them all.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.cypher_statements import Statement
 from engine.stores.episode_cache import EpisodeCache
-from engine.stores.graph_rows import plain
+from engine.stores.graph_rows import episode_from, episode_row, plain
 from engine.stores.mention_index import MentionIndex, NamespaceMentions
 from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, ladybug_migrations
@@ -257,6 +257,16 @@ class LadybugGraphStore(CypherGraphStore):
             super().write(batch)
             if mentions is not None:
                 mentions.apply(batch)
+            self._hold_written(batch.episodes)
+
+    def _hold_written(self, episodes: Sequence[Episode]) -> None:
+        """Hold the episodes a batch wrote as a read would return them (through the same
+        rows): the recalls that follow a bulk store ask mostly for the newest episodes.
+        A rollback of an enclosing transaction drops them with the rest."""
+        if self._episodes is None:
+            return
+        for episode in episodes[-self._episodes.max_episodes :]:
+            self._episodes.put(episode.namespace, [episode_from(episode_row(episode))])
 
     # Forgetting and restoring are frequent enough not to make the next recall read it all.
     def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
