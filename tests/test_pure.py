@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from engine.ingest.extract import find_decisions, find_numbers, find_todos
-from engine.recall.fusion import Scored, decay_factor, fuse, importance_factor, rank_hits
+from engine.recall.fusion import Scored, competition_ranks, decay_factor, fuse, importance_factor
 from engine.recall.time_query import time_query
 from engine.text import bm25_document, canonical_name, tokenize
 
@@ -127,8 +127,8 @@ def test_bm25_saturates_and_normalises_length() -> None:
 
 
 def test_rank_ties_share_a_rank() -> None:
-    ranked = rank_hits("vector", [Scored(id="a", score=0.5), Scored(id="b", score=0.5)])
-    assert [hit.rank for _, hit in ranked] == [1, 1]
+    ranked = competition_ranks([Scored(id="a", score=0.5), Scored(id="b", score=0.5)])
+    assert [rank for _, rank in ranked] == [1, 1]
 
 
 def test_fuse_rewards_agreement_between_channels() -> None:

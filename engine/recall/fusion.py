@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from engine.models import ChannelHit
 
-__all__ = ["RankedHit", "Scored", "decay_factor", "fuse", "importance_factor", "rank_hits"]
+__all__ = ["RankedHit", "Scored", "competition_ranks", "decay_factor", "fuse", "importance_factor"]
 
 SECONDS_PER_DAY = 86_400.0
 
@@ -49,11 +49,17 @@ def competition_ranks(hits: Sequence[Scored]) -> list[tuple[Scored, int]]:
     [('b', 1), ('a', 2), ('c', 2)]
     """
     ranked: list[tuple[Scored, int]] = []
-    for position, hit in enumerate(sorted(hits, key=lambda h: (-h.score, h.id)), start=1):
-        previous = ranked[-1] if ranked else None
-        tied = previous is not None and math.isclose(previous[0].score, hit.score, rel_tol=1e-9)
-        ranked.append((hit, previous[1] if tied and previous is not None else position))
+    rank, previous = 0, math.nan  # nan is close to nothing: the first hit ranks 1
+    for position, hit in enumerate(sorted(hits, key=_best_first), start=1):
+        if not math.isclose(previous, hit.score, rel_tol=1e-9):
+            rank = position
+        ranked.append((hit, rank))
+        previous = hit.score
     return ranked
+
+
+def _best_first(hit: Scored) -> tuple[float, str]:
+    return -hit.score, hit.id
 
 
 def top_with_ties(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
@@ -70,16 +76,6 @@ def top_with_ties(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
         return [i for i, _ in ordered]
     floor = ordered[count - 1][1] if count > 0 else math.inf
     return [i for i, score in ordered if score > floor or math.isclose(score, floor, rel_tol=1e-9)]
-
-
-def rank_hits(channel: str, hits: Sequence[Scored]) -> list[tuple[str, RankedHit]]:
-    """`competition_ranks` as the channel hits a trace shows.
-
-    >>> [(i, h.rank) for i, h in rank_hits("keyword", [Scored(id="a", score=1.0),
-    ...     Scored(id="b", score=2.0), Scored(id="c", score=1.0)])]
-    [('b', 1), ('a', 2), ('c', 2)]
-    """
-    return [(hit.id, RankedHit(channel, rank, hit.score)) for hit, rank in competition_ranks(hits)]
 
 
 def fuse(
@@ -129,12 +125,17 @@ def fuse(
             else 0.0
         )
         span = top - floor
-        for episode_id, hit in rank_hits(channel, hits):
-            normalised = min(1.0, (hit.score - floor) / span) if span > 0 else 1.0 if top > 0 else 0.0
-            rrf = (rrf_k + 1) / (rrf_k + hit.rank)
+        for scored, rank in competition_ranks(hits):
+            normalised = min(1.0, (scored.score - floor) / span) if span > 0 else 1.0 if top > 0 else 0.0
+            rrf = (rrf_k + 1) / (rrf_k + rank)
             contribution = weight * (rrf_share * rrf + (1 - rrf_share) * normalised)
-            score, found_by = fused.get(episode_id, (0.0, []))
-            fused[episode_id] = (score + contribution / total_weight, found_by + [hit])
+            hit = RankedHit(channel, rank, scored.score)
+            known = fused.get(scored.id)
+            if known is None:
+                fused[scored.id] = (contribution / total_weight, [hit])
+            else:
+                known[1].append(hit)
+                fused[scored.id] = (known[0] + contribution / total_weight, known[1])
     return fused
 
 
