@@ -335,7 +335,10 @@ class VectorPoint(BaseModel):
     payload: VectorPayload
 
 
-class VectorHit(BaseModel):
+class VectorHit(NamedTuple):
+    """A point a search found, and its score. A tuple, not a model: a recall reads ~100,
+    built by the store from the engine's typed values (as `EntityLink`)."""
+
     id: str
     score: float
 

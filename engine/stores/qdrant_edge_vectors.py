@@ -109,7 +109,7 @@ class QdrantEdgeVectorStore:
                 points = self._shard.query(request)
             except Exception as exc:
                 raise StoreUnavailable(f"vector search failed: {exc}") from exc
-        return [VectorHit(id=str(p.id), score=float(p.score)) for p in points]
+        return [VectorHit(str(p.id), float(p.score)) for p in points]
 
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         return self._query(namespace, qe.Query.Nearest(list(vector), using=DENSE), limit)
@@ -130,7 +130,7 @@ class QdrantEdgeVectorStore:
                 batches = self._shard.query_batch(qe.QueryBatchRequest(requests))
             except Exception as exc:
                 raise StoreUnavailable(f"vector search failed: {exc}") from exc
-        return [[VectorHit(id=str(p.id), score=float(p.score)) for p in points] for points in batches]
+        return [[VectorHit(str(p.id), float(p.score)) for p in points] for points in batches]
 
     def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
         if not vector.indices:

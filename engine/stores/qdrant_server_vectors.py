@@ -155,7 +155,7 @@ class QdrantServerVectorStore:
         responses = self._call(
             "search", lambda: self._client.query_batch_points(self._collection, requests)
         )
-        return [[VectorHit(id=str(p.id), score=float(p.score)) for p in r.points] for r in responses]
+        return [[VectorHit(str(p.id), float(p.score)) for p in r.points] for r in responses]
 
     def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
         return self._search([self._request(namespace, list(vector), DENSE, limit)])[0]
