@@ -54,6 +54,11 @@ class Seed:
         nodes = tuple(Step(n.id, n.label, n.name) for n in path.nodes)
         return cls(score, nodes, tuple(path.relationships), tuple(n.id for n in nodes))
 
+    @classmethod
+    def at(cls, score: float, episode_id: str) -> Seed:
+        """A path of one episode: where expansion starts from a direct hit."""
+        return cls(score, (Step(episode_id, "Episode"),), (), (episode_id,))
+
     def then(self, score: float, step: Step, relationship: str) -> Seed:
         """This path one step further, to `step`, scoring `score`."""
         return Seed(score, (*self.nodes, step), (*self.relationships, relationship), (*self.ids, step.id))

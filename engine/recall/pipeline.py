@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 
 from engine.embed import Embedder
-from engine.models import Episode, GraphPath, MemoryCard, PathNode, RecallRequest, Trace, from_epoch
+from engine.models import Episode, GraphPath, MemoryCard, RecallRequest, Trace, from_epoch
 from engine.recall.channels import (
     Seed,
     entity_channel,
@@ -73,7 +73,7 @@ def run_recall(
 ) -> list[MemoryCard]:
     namespace, limit = request.namespace, settings.channel_candidates
     terms = models.terms
-    # The channels that need only words first: the query embedding is computed meanwhile.
+    # What needs only the query's words first: its embedding is computed meanwhile.
     known = graph.find_entities(namespace, terms.entity_names)
     keyword = keyword_channel(vectors, namespace, terms.tokens, limit)
     max_degree = hub_degree(vectors.count(namespace, exact=False), settings)
@@ -88,6 +88,16 @@ def run_recall(
         if request.layer in (None, "semantic") and known
         else []
     )
+    weights = settings.weights.model_dump()
+    time = time_query(request.query, now)
+    if time.wants_latest:
+        weights["recency"] *= settings.time_intent_recency_boost
+    context = RerankContext(
+        now=now, role=request.role, capabilities=request.capabilities,
+        query_names=terms.entity_names, time=time,
+    )  # fmt: skip
+    bounds = factor_bounds(context, settings)
+
     # The vector channels' hits are not checked against the graph here but when read below:
     # a dead hit (deleted, expired, or a point whose graph write never committed) expands to
     # nothing, since the graph's own reads keep to live episodes, and is left out then.
@@ -95,11 +105,6 @@ def run_recall(
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
     by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)
-
-    weights = settings.weights.model_dump()
-    time = time_query(request.query, now)
-    if time.wants_latest:
-        weights["recency"] *= settings.time_intent_recency_boost
     fused = fuse(
         {
             "vector": dense,
@@ -116,16 +121,12 @@ def run_recall(
         # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
         ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
     )
-    context = RerankContext(
-        now=now, role=request.role, capabilities=request.capabilities,
-        query_names=terms.entity_names, time=time,
-    )  # fmt: skip
     # Only episodes that can still reach the top are read (a layer filter or MMR may need
     # the others).
     prune = request.layer is None and settings.mmr_lambda >= 1
     episodes = _read_live(
         graph, namespace, {i: f for i, (f, _) in fused.items()}, now,
-        top_k=request.top_k if prune else None, bounds=factor_bounds(context, settings),
+        top_k=request.top_k if prune else None, bounds=bounds,
     )  # fmt: skip
     candidates = [
         Candidate(episode=episodes[i], fused=fused[i][0], hits=[h.channel_hit() for h in fused[i][1]])
@@ -286,10 +287,8 @@ def _seeds(
             weight = 1.0 / rank
             if hit.id in seeds and seeds[hit.id].score >= weight:
                 continue
-            path = entity_paths.get(hit.id) or GraphPath(
-                nodes=[PathNode(id=hit.id, label="Episode")], relationships=[]
-            )
-            seeds[hit.id] = Seed.along(weight, path)
+            path = entity_paths.get(hit.id)
+            seeds[hit.id] = Seed.along(weight, path) if path is not None else Seed.at(weight, hit.id)
     return seeds
 
 
