@@ -124,9 +124,9 @@ class Settings(BaseSettings):
     # The embedded graph also keeps the episodes recall read lately, and those just stored,
     # so that the next recall asking for them reads no statement (a recall at 10k reads ~25,
     # ~1.5 ms from the graph). This many at most (least recently read or stored dropped
-    # first); 0 turns it off. Costs memory
-    # (~5 KB a short episode: ~50 MB at the default); a write other than store, forget,
-    # restore, a duplicate's touch or access marks empties it.
+    # first); 0 turns it off. Costs memory (~5 KB a short episode: ~50 MB at the default);
+    # a write other than store, forget, restore, a duplicate's touch or access marks empties
+    # it.
     graph_cache_episodes: int = Field(10_000, ge=0)
 
     # -- production backends (HINDSIGHT_BACKEND=neo4j); the usual variable names work ----------

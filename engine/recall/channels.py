@@ -63,9 +63,6 @@ class Seed:
         """This path one step further, to `step`, scoring `score`."""
         return Seed(score, (*self.nodes, step), (*self.relationships, relationship), (*self.ids, step.id))
 
-    def visits(self, node_id: str) -> bool:
-        return node_id in self.ids
-
     def path(self) -> GraphPath:
         return GraphPath(
             nodes=[PathNode(id=n.id, label=n.label, name=n.name) for n in self.nodes],
@@ -215,6 +212,8 @@ def graph_channel(
     """
     frontier = dict(seeds)
     expanded = set(seeds)
+    # Each episode reached, by the best path to the entity it was reached through (same
+    # score): the step onto the episode is taken only for those kept (a hop reaches ~150).
     found: dict[str, Seed] = {}
     for _hop in range(settings.graph_max_hops):
         if not frontier:
@@ -236,9 +235,7 @@ def graph_channel(
         for entity_id, seeds_across in _across_facts(graph, namespace, via, settings).items():
             for seed in seeds_across:
                 _keep_best(via, entity_id, seed)
-        # Each episode reached, by the path to the entity it was reached through: the step
-        # onto the episode is taken only for the few that are kept (a hop reaches ~150).
-        reached: dict[str, Seed] = {}
+        reached: dict[str, Seed] = {}  # as `found`, this hop
         # One query serves every entity of the hop, so it takes more rows than a channel keeps.
         for link in graph.episodes_mentioning(
             namespace, list(via), now, settings.channel_candidates * 4
