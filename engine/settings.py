@@ -113,13 +113,16 @@ class Settings(BaseSettings):
     graph_threads: int = Field(1, ge=0, le=256)
     # The embedded graph keeps the MENTIONS edges of the namespaces it recalls in process, so
     # that graph expansion reads dicts, not statements (at 10k episodes: 8.3 -> 4 statements
-    # and 17 -> 6 ms of graph reads per recall; recall p50 43 -> 25 ms in `make bench`).
-    # This many episodes at most, across namespaces (least recently recalled dropped first;
-    # a larger namespace is left to the statements); 0 turns it off. Costs memory (~0.65 KB
-    # an episode of two mentions: ~330 MB at the default) and one read of a namespace's
-    # edges at its first recall after opening, or after a write other than store, forget or
-    # restore (0.05 s for 6k episodes; 0.6-1.6 s for 35k with 70k edges). `hindsight`
-    # commands, a process each, run without it, except `serve`.
+    # and 17 -> 6 ms of graph reads per recall; recall p50 43 -> 25 ms in `make bench`), and
+    # its episodes' content hashes, so that a store's duplicate check does not scan the
+    # namespace (Ladybug indexes only ids: 512 hashes took 115 ms at 35k episodes, once a
+    # batch, so store_many grew quadratic).
+    # This many episodes at most, across namespaces (least recently used dropped first;
+    # a larger namespace is left to the statements); 0 turns it off. Costs memory (~0.9 KB
+    # an episode of two mentions: ~450 MB at the default) and one read of a namespace's
+    # edges at its first recall or store after opening, or after a write other than store,
+    # forget or restore (0.05 s for 6k episodes; 0.6-1.6 s for 35k with 70k edges).
+    # `hindsight` commands, a process each, run without it, except `serve`.
     graph_index_episodes: int = Field(500_000, ge=0)
     # The embedded graph also keeps the episodes recall read lately, and those just stored,
     # so that the next recall asking for them reads no statement (a recall at 10k reads ~25,

@@ -64,6 +64,12 @@ def _assert_agrees(memory: Memory, namespace: str, now: float) -> None:
                 assert sorted(map(_key, indexed)) == sorted(map(_key, cypher))
     facts = graph.facts_about(namespace, entities, include_closed=False)
     assert facts == CypherGraphStore.facts_about(graph, namespace, entities, include_closed=False)
+    rows = graph._run(graph._q.index_episodes, {"ns": namespace})
+    hashes = [str(row[5]) for row in rows] + ["0" * 64]
+    for chosen in (hashes, hashes[::4], hashes[-1:]):
+        assert graph.find_by_hash(namespace, chosen, now) == CypherGraphStore.find_by_hash(
+            graph, namespace, chosen, now
+        )
     assert graph._mentions is not None and graph._mentions.get(namespace) is not None
 
 
@@ -75,7 +81,13 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
     links = sum(len(e.entities) for e in built.episodes.values())
     assert links >= 60  # two or more entities an episode: the test walks a real graph
 
+    graph = memory._graph
+    statements: list[str] = []
+    execute = graph._execute
+    graph._execute = lambda query, params: statements.append(query) or execute(query, params)  # type: ignore[method-assign]
     memory.store_many(_items(10, start=30))
+    assert graph._q.find_by_hash.text not in statements  # duplicates looked up in the index
+    graph._execute = execute  # type: ignore[method-assign]
     memory.store("Alice Chen and Kestrel met in Oslo again.", occurred_at=T + 60 * 100)
     # Told late: it goes between older episodes, not after the newest.
     memory.store("Atlas and Redis met in Berlin long ago.", occurred_at=T + 60 * 5 + 30)
@@ -84,7 +96,7 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
 
 
 def test_edges_come_newest_first_ties_by_episode_then_entity_however_they_arrived() -> None:
-    episodes = [("e2", T, None, None, None), ("e3", T + 60, None, None, None), ("e1", T, None, None, None)]
+    episodes = [(i, at, None, None, None, "", at) for i, at in (("e2", T), ("e3", T + 60), ("e1", T))]
     mentions = [("e2", "x", "X", 3), ("e1", "x", "X", 3), ("e3", "x", "X", 3), ("e1", "y", "Y", 1)]
     built = NamespaceMentions.from_rows(episodes, [], mentions, active_facts=False)
     order = [(link.episode_id, link.entity_id) for link in built.episodes_mentioning(["y", "x"], T, 10)]
@@ -107,8 +119,12 @@ def test_it_agrees_after_every_other_kind_of_write(memory: Memory) -> None:
     built = memory._graph._mentions.get("default")  # type: ignore[attr-defined]
     memory.forget(stored[0].id)  # forgetting and restoring are followed in place
     _assert_agrees(memory, "default", now)
-    memory.restore(stored[0].id)
+    again = memory.store(memory.get(stored[0].id).content)  # its forgotten twin is no duplicate
+    assert again.status == "stored"
     _assert_agrees(memory, "default", now)
+    memory.restore(stored[0].id)  # two live episodes of one hash: the first created answers
+    _assert_agrees(memory, "default", now)
+    assert memory.store(memory.get(again.id).content).id == stored[0].id
     assert memory._graph._mentions.get("default") is built  # type: ignore[attr-defined]
     memory.purge([stored[1].id], dry_run=False)
     _assert_agrees(memory, "default", now)

@@ -339,7 +339,8 @@ class GraphStatements:
         # A namespace's MENTIONS edges whole, for the embedded store's `MentionIndex`.
         self.index_episodes = _s(
             "MATCH (ep:Episode) WHERE ep.namespace = $ns "
-            "RETURN ep.id, ep.occurred_at, ep.deleted_at, ep.archived_at, ep.expires_at",
+            "RETURN ep.id, ep.occurred_at, ep.deleted_at, ep.archived_at, ep.expires_at, "
+            "ep.content_hash, ep.created_at",
             "ns",
         )
         self.index_entities = _s(

@@ -1,4 +1,5 @@
-"""An in-process copy of each namespace's MENTIONS edges, for the embedded graph store.
+"""An in-process copy of each namespace's MENTIONS edges (and its episodes' content hashes),
+for the embedded graph store.
 
 Recall walks episode -> entity -> episode, two hops deep. On Ladybug each hop's two reads are
 statements of 1-7 ms each, whatever their size; from dicts the same answers take
@@ -32,6 +33,8 @@ class _Episode:
     deleted_at: float | None
     archived_at: float | None
     expires_at: float | None
+    content_hash: str = ""  # what the duplicate check of a store looks up ("": none)
+    created_at: float = 0.0
     # One entry per MENTIONS edge, as the graph holds them (a repeated edge repeats).
     entities: list[str] = field(default_factory=list)
 
@@ -54,12 +57,14 @@ class _Entity:
 
 
 class NamespaceMentions:
-    """One namespace's episodes (with what decides whether they are live), its entities and
-    the MENTIONS edges between them, both ways; and whether it may hold an active FACT."""
+    """One namespace's episodes (with what decides whether they are live, and their content
+    hashes), its entities and the MENTIONS edges between them, both ways; and whether it may
+    hold an active FACT."""
 
     def __init__(self, *, active_facts: bool) -> None:
         self.episodes: dict[str, _Episode] = {}
         self.entities: dict[str, _Entity] = {}
+        self.by_hash: dict[str, list[str]] = {}  # content hash -> its episodes, in any state
         self.active_facts = active_facts
 
     @classmethod
@@ -71,13 +76,17 @@ class NamespaceMentions:
         *,
         active_facts: bool,
     ) -> NamespaceMentions:
-        """From the store's rows: (id, occurred_at, deleted_at, archived_at, expires_at),
-        (id, name, mention_count) and (episode id, entity id, entity name, mention_count).
+        """From the store's rows: (id, occurred_at, deleted_at, archived_at, expires_at,
+        content_hash, created_at), (id, name, mention_count) and (episode id, entity id,
+        entity name, mention_count).
         An edge names its entity too, so an edge to another namespace's entity (which the
         store never writes) would still be followed as the statements follow it."""
         built = cls(active_facts=active_facts)
-        for episode_id, occurred_at, deleted_at, archived_at, expires_at in episodes:
-            built.add_episode(str(episode_id), float(occurred_at), deleted_at, archived_at, expires_at)
+        for episode_id, occurred_at, deleted_at, archived_at, expires_at, digest, created_at in episodes:
+            built.add_episode(
+                str(episode_id), float(occurred_at), deleted_at, archived_at, expires_at,
+                content_hash=str(digest or ""), created_at=float(created_at or 0.0),
+            )  # fmt: skip
         for entity_id, name, degree in entities:
             built.add_entity(str(entity_id), str(name), int(degree or 0))
         for episode_id, entity_id, name, degree in mentions:
@@ -95,8 +104,15 @@ class NamespaceMentions:
         deleted_at: float | None,
         archived_at: float | None,
         expires_at: float | None,
+        *,
+        content_hash: str = "",
+        created_at: float = 0.0,
     ) -> None:
-        self.episodes[episode_id] = _Episode(occurred_at, deleted_at, archived_at, expires_at)
+        self.episodes[episode_id] = _Episode(
+            occurred_at, deleted_at, archived_at, expires_at, content_hash, created_at
+        )
+        if content_hash:
+            self.by_hash.setdefault(content_hash, []).append(episode_id)
 
     def add_entity(self, entity_id: str, name: str, degree: int) -> None:
         """A new entity, or `degree` more mentions of a known one (as the store's MERGE)."""
@@ -159,6 +175,21 @@ class NamespaceMentions:
         return links
 
 
+    def find_by_hash(self, hashes: Iterable[str], now: float) -> dict[str, str]:
+        """Per content hash, the live episode that has it, the first created (ties by id:
+        the statement leaves them to the store's order)."""
+        found: dict[str, str] = {}
+        for digest in dict.fromkeys(hashes):
+            live = [
+                (self.episodes[i].created_at, i)
+                for i in self.by_hash.get(digest, ())
+                if self.episodes[i].live(now)
+            ]  # fmt: skip
+            if live:
+                found[digest] = min(live)[1]
+        return found
+
+
 def _link(episode_id: str, entity_id: str, entity: _Entity) -> EntityLink:
     return EntityLink(episode_id=episode_id, entity_id=entity_id, entity_name=entity.name, degree=entity.degree)
 
@@ -211,7 +242,8 @@ class MentionIndex:
             if mentions is not None:
                 mentions.add_episode(
                     episode.id, episode.occurred_at, episode.deleted_at, episode.archived_at,
-                    episode.expires_at,
+                    episode.expires_at, content_hash=episode.content_hash,
+                    created_at=episode.created_at,
                 )  # fmt: skip
                 owner[episode.id] = mentions
         for entity in batch.entities:
