@@ -9,7 +9,8 @@ mentions are all a store adds) and by soft deletes and restores, and dropped by 
 write, to be read again when next needed. Only an embedded store may hold one: no other
 process writes its graph.
 
-The answers are the Cypher statements' answers (`paths_from_episodes`, `paths_to_entities`):
+The answers are the Cypher statements' answers (`paths_from_episodes`, `paths_to_entities`,
+`find_by_hash`):
 tests compare the two on the same graph.
 """
 
@@ -173,7 +174,6 @@ class NamespaceMentions:
             if self.episodes[episode_id].live(now):
                 links.append(_link(episode_id, entity_id, self.entities[entity_id]))
         return links
-
 
     def find_by_hash(self, hashes: Iterable[str], now: float) -> dict[str, str]:
         """Per content hash, the live episode that has it, the first created (ties by id:
