@@ -5,15 +5,15 @@
 For each corpus size, in a fresh process (so that peak memory is the size's own): a seeded
 synthetic multi-session corpus goes through `store_many`; recall latency (p50/p95/p99, query
 embedding included) is timed for single-hop questions and for questions that need graph
-expansion, and the same questions as a bare Qdrant Edge dense search over the
-embeddings of the episodes hindsight stored (the baseline: same points, HNSW-indexed like
-hindsight's after store_many; it takes turns with recall, ten questions each, so that both
-see the machine at the same speed); then peak RSS, data-directory size, reopen time, the first recall after
-reopening (which loads the embedder and the graph's MENTIONS index) and the MCP HTTP
-server's `retrieve_memory` requests/s with 8 concurrent clients. After the timed recalls,
-`--sustained` more run (default 2,000) and their last quarter is timed as "late": what a
-long-lived process sees once recall's own writes have piled up. `--json` prints one object
-per size.
+expansion, and the same questions as a bare Qdrant Edge dense search over the embeddings of
+the episodes hindsight stored (the baseline: same points, HNSW-indexed like hindsight's
+after store_many; it takes turns with recall, ten questions each, so that both see the
+machine at the same speed); then peak RSS, data-directory size, reopen time, the first
+recall after reopening (which loads the embedder and the graph's MENTIONS index) and the MCP
+HTTP server's `retrieve_memory` requests/s with 8 concurrent clients. After the timed
+recalls, `--sustained` more run (default 2,000) and their last quarter is timed as "late":
+what a long-lived process sees once recall's own writes have piled up. `--json` prints one
+object per size.
 """
 
 from __future__ import annotations
