@@ -73,7 +73,7 @@ def _assert_agrees(memory: Memory, namespace: str, now: float) -> None:
     assert graph._mentions is not None and graph._mentions.get(namespace) is not None
 
 
-def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
+def test_the_index_follows_stores_in_place_and_agrees(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     memory.store_many(_items(30, start=0))
     now = T + 86_400
     _assert_agrees(memory, "default", now)
@@ -84,10 +84,15 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory) -> None:
     graph = memory._graph
     statements: list[str] = []
     execute = graph._execute
-    graph._execute = lambda query, params: statements.append(query) or execute(query, params)  # type: ignore[method-assign]
+
+    def counted(query: str, params: object) -> object:
+        statements.append(query)
+        return execute(query, params)
+
+    monkeypatch.setattr(graph, "_execute", counted)
     memory.store_many(_items(10, start=30))
     assert graph._q.find_by_hash.text not in statements  # duplicates looked up in the index
-    graph._execute = execute  # type: ignore[method-assign]
+    monkeypatch.undo()
     memory.store("Alice Chen and Kestrel met in Oslo again.", occurred_at=T + 60 * 100)
     # Told late: it goes between older episodes, not after the newest.
     memory.store("Atlas and Redis met in Berlin long ago.", occurred_at=T + 60 * 5 + 30)
