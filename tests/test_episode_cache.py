@@ -56,13 +56,8 @@ def _assert_agrees(memory: Memory, ids: list[str], now: float = NOW) -> None:
     assert _by_id(graph.live_episodes("default", ids, now)) == _by_id(read)  # and from the cache
 
 
-def test_a_recall_reads_held_episodes_without_a_statement(
-    memory: Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _store(memory, 30)
-    graph = _graph(memory)
-    first = memory.recall("Atlas runbook", now=NOW)
-    assert first and len(graph._episodes) > 0
+def _statements_run(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements the embedded graph runs from now on, in order."""
     statements: list[str] = []
     execute = LadybugGraphStore._execute
 
@@ -71,6 +66,17 @@ def test_a_recall_reads_held_episodes_without_a_statement(
         return execute(self, query, params)  # type: ignore[arg-type]
 
     monkeypatch.setattr(LadybugGraphStore, "_execute", counted)
+    return statements
+
+
+def test_a_recall_reads_held_episodes_without_a_statement(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store(memory, 30)
+    graph = _graph(memory)
+    first = memory.recall("Atlas runbook", now=NOW)
+    assert first and len(graph._episodes) > 0
+    statements = _statements_run(monkeypatch)
     again = memory.recall("Atlas runbook", now=NOW)
     assert [c.id for c in again] == [c.id for c in first]
     assert graph._q.live_episodes.text not in statements
@@ -157,13 +163,6 @@ def test_a_stored_batch_is_held_as_the_graph_reads_it(
     assert {i for _, i in graph._episodes._held} == set(ids)  # held before any recall
     _assert_agrees(memory, ids)  # and as the statement reads them back
 
-    statements: list[str] = []
-    execute = LadybugGraphStore._execute
-
-    def counted(self: LadybugGraphStore, query: str, params: object) -> object:
-        statements.append(query)
-        return execute(self, query, params)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(LadybugGraphStore, "_execute", counted)
+    statements = _statements_run(monkeypatch)
     assert memory.recall("Atlas runbook", now=NOW)
     assert graph._q.live_episodes.text not in statements

@@ -177,15 +177,18 @@ def _across_facts(
 
 def _keep_best(best: dict[str, list[Seed]], key: str, seed: Seed) -> None:
     """Keep every seed of the best score under `key` (ties together, lower scores out)."""
+    if _loses(best, key, seed.score):
+        return
     current = best.get(key)
-    if not current or seed.score > current[0].score and not math.isclose(seed.score, current[0].score):
-        best[key] = [seed]
-    elif math.isclose(seed.score, current[0].score):
+    if current and math.isclose(seed.score, current[0].score):
         current.append(seed)
+    else:
+        best[key] = [seed]
 
 
 def _loses(best: dict[str, list[Seed]], key: str, score: float) -> bool:
-    """Whether `_keep_best` would drop a seed of `score`: then it need not be made."""
+    """Whether a seed of `score` is below the best under `key`, not tied: then it is not kept,
+    and need not be made."""
     current = best.get(key)
     return current is not None and score < current[0].score and not math.isclose(score, current[0].score)
 
