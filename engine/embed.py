@@ -75,11 +75,15 @@ class MiniLMEmbedder:
     batch_size = 64
 
     def __init__(
-        self, precision: Precision = "auto", threads: int = 0, cache_dir: Path | None = None
+        self,
+        precision: Precision = "auto",
+        threads: int = 0,
+        cache_dir: Path | None = None,
+        query_threads: int | None = None,
     ) -> None:
         self._lock = threading.Lock()  # torch modules are not safe to call from two threads
         self._precision = precision
-        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads)
+        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads)
 
     @functools.cached_property
     def bfloat16(self) -> bool:
@@ -106,12 +110,17 @@ class MiniLMEmbedder:
 
 
 def embedder_for(
-    choice: str, precision: Precision = "auto", threads: int = 0, cache_dir: Path | None = None
+    choice: str,
+    precision: Precision = "auto",
+    threads: int = 0,
+    cache_dir: Path | None = None,
+    query_threads: int | None = None,
 ) -> Embedder:
     """The embedder a setting names: bf16 batches per `precision`, ONNX Runtime on `threads`
-    cores (0: all), its export cached in `cache_dir` (None: `default_model_cache()`)."""
+    cores for a batch and `query_threads` for one text (0: all; None: as a batch), its
+    export cached in `cache_dir` (None: `default_model_cache()`)."""
     if choice == "minilm":
-        return MiniLMEmbedder(precision, threads, cache_dir)
+        return MiniLMEmbedder(precision, threads, cache_dir, query_threads)
     raise ValueError(f"unknown embedder: {choice}")
 
 

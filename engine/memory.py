@@ -116,6 +116,7 @@ class Memory(Lifecycle):
             settings.embedder_precision,
             settings.embedder_threads,
             settings.model_cache_dir,
+            settings.embedder_query_threads,
         )
         graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension)
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)

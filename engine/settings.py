@@ -94,11 +94,18 @@ class Settings(BaseSettings):
     # support bf16 would be emulated and slow: auto picks it only where the CPU has it. A
     # query, and a float32 batch, run on ONNX Runtime.
     embedder_precision: Literal["auto", "float32", "bfloat16"] = "auto"
-    # Cores ONNX Runtime computes an embedding on; 0: all. One, because the embedding always
-    # has other work beside it: recall's store reads while its query embeds, spaCy's NER
-    # while store_many embeds a batch. A second core speeds a lone query up little (~7.5 ->
-    # ~6 ms on 2 AVX2 cores) and takes that core from the reads.
+    # Cores ONNX Runtime computes a batch on (float32 batches; bf16 ones run on torch); 0:
+    # all. One, because a batch always has other work beside it: store_many embeds its
+    # parts on two threads at once, and runs spaCy's NER meanwhile.
     embedder_threads: int = Field(1, ge=0, le=256)
+    # Cores ONNX Runtime computes one text on (a recall's query, a single store); 0: all. A
+    # query is computed alone once recall's reads that need only its words are done, and
+    # its threads stop spinning when it is: on 2 AVX-512 cores a query embeds in ~2.8 ms on
+    # both against ~4.5 ms on one, and recall at 10k went 10.0 -> 8.5 ms at p50. (Left
+    # spinning, as ONNX Runtime does by default, they took the core back from the Python
+    # work that follows, and a second core gained nothing.) A second session when this
+    # differs from embedder_threads, loaded at its first batch: ~90 MB more.
+    embedder_query_threads: int = Field(0, ge=0, le=256)
     # Where the ONNX export of the embedding model is cached (~90 MB, keyed by the model
     # package's version): the first process to embed exports it (~12 s with loading torch on
     # 2 AVX2 cores), later ones load it (~0.4 s).

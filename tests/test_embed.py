@@ -109,11 +109,29 @@ def test_an_unwritable_cache_costs_an_export_not_the_embedding(
 
 
 def test_threads_come_from_the_settings() -> None:
-    chosen = embedder_for("minilm", "float32", Settings(embedder_threads=1).embedder_threads)
+    """A batch computes on embedder_threads cores and one text on embedder_query_threads,
+    each session loaded at its first use; neither spins once its run returns."""
+    settings = Settings(embedder_threads=1, embedder_query_threads=2)
+    chosen = embedder_for(
+        "minilm", "float32", settings.embedder_threads, None, settings.embedder_query_threads
+    )
     assert isinstance(chosen, MiniLMEmbedder)
+    one = np.array(chosen.embed(TEXTS[:1]))
+    assert set(chosen._onnx._sessions) == {2}
+    many = np.array(chosen.embed(TEXTS))
+    assert set(chosen._onnx._sessions) == {1, 2}
+    for threads in (1, 2):
+        options = chosen._onnx.loaded(threads)[0].get_session_options()
+        assert options.intra_op_num_threads == threads
+        assert options.get_session_config_entry("session.force_spinning_stop") == "1"
+    assert np.allclose(one[0], many[0], atol=1e-5)  # the same vectors from either session
+
+
+def test_one_session_when_a_query_and_a_batch_use_as_many_cores() -> None:
+    chosen = MiniLMEmbedder("float32", threads=2, query_threads=2)
     chosen.embed(TEXTS[:1])
-    session, _ = chosen._onnx.loaded()
-    assert session.get_session_options().intra_op_num_threads == 1
+    chosen.embed(TEXTS)
+    assert set(chosen._onnx._sessions) == {2}
 
 
 def test_a_cached_export_embeds_without_torch(tmp_path: Path) -> None:
