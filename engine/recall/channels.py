@@ -63,6 +63,11 @@ class Seed:
         """This path one step further, to `step`, scoring `score`."""
         return Seed(score, (*self.nodes, step), (*self.relationships, relationship), (*self.ids, step.id))
 
+    def onto(self, episode_id: str) -> Seed:
+        """This path (ending at an entity) one MENTIONS step further, onto the episode it
+        reached, same score."""
+        return self.then(self.score, Step(episode_id, "Episode"), "MENTIONS")
+
     def path(self) -> GraphPath:
         return GraphPath(
             nodes=[PathNode(id=n.id, label=n.label, name=n.name) for n in self.nodes],
@@ -212,6 +217,10 @@ def graph_channel(
     may be reached from another seed: that link is evidence too). The reached episode scores
         parent score x specificity(entity) x hop_decay
     per hop, keeping its best path; hub entities (degree over the limit) are not crossed.
+
+    Returns the hits and, per hit, its best path up to the entity it was reached through:
+    `Seed.onto(episode_id)` takes the last step, for the few cards shown (the channel keeps
+    ~50-120 hits).
     """
     frontier = dict(seeds)
     expanded = set(seeds)
@@ -256,15 +265,7 @@ def graph_channel(
                 found[episode_id] = origin
         fresh = [item for item in reached.items() if item[0] not in expanded]
         keep = top_with_ties([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
-        frontier = {i: _arrive(reached[i], i) for i in keep}
+        frontier = {i: reached[i].onto(i) for i in keep}
         expanded.update(frontier)
     kept = top_with_ties([(i, origin.score) for i, origin in found.items()], settings.channel_candidates)
-    return (
-        [Scored(id=i, score=found[i].score) for i in kept],
-        {i: _arrive(found[i], i) for i in kept},
-    )
-
-
-def _arrive(origin: Seed, episode_id: str) -> Seed:
-    """The path `origin` one MENTIONS step further, onto the episode it reached, same score."""
-    return origin.then(origin.score, Step(episode_id, "Episode"), "MENTIONS")
+    return [Scored(id=i, score=found[i].score) for i in kept], {i: found[i] for i in kept}

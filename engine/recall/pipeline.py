@@ -295,8 +295,8 @@ def _seeds(
 def _path(episode_id: str, reached: dict[str, Seed], entity_paths: dict[str, GraphPath]) -> GraphPath | None:
     """How the graph linked an episode to the query: a graph path explains more than an
     entity's. Made only for the cards shown: expansion reaches many more."""
-    seed = reached.get(episode_id)
-    return seed.path() if seed is not None else entity_paths.get(episode_id)
+    origin = reached.get(episode_id)
+    return origin.onto(episode_id).path() if origin is not None else entity_paths.get(episode_id)
 
 
 def _named(path: GraphPath | None, episodes: dict[str, Episode]) -> GraphPath | None:
