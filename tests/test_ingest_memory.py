@@ -283,9 +283,11 @@ def test_a_batch_is_embedded_by_the_model_thread_and_by_the_writer_after_its_ner
     assert model_parts and writer_parts
     taken = [text for part in model_parts + writer_parts for text in part]
     assert sorted(taken) == sorted(contents) and max(len(p) for p in model_parts + writer_parts) <= 2
+    # Float32 vectors: a CPU with AVX-512 BF16 embeds batches in bf16 (cosine ~0.99998).
     own = embed(MiniLMEmbedder("float32"), contents)
     for result, vector in zip(results, own, strict=True):
-        assert sum(a * b for a, b in zip(dense[result.id], vector, strict=True)) > 0.99999
+        cosines = [sum(a * b for a, b in zip(dense[result.id], other, strict=True)) for other in own]
+        assert max(cosines) == cosines[own.index(vector)] > 0.9999  # its own, and the nearest
 
 
 def test_a_failed_embedding_stores_nothing_of_its_batch(
