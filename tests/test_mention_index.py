@@ -39,7 +39,7 @@ def _key(link: EntityLink) -> tuple[str, str, str, int]:
 
 def _ids(graph: LadybugGraphStore, namespace: str) -> tuple[list[str], list[str]]:
     episodes = [str(row[0]) for row in graph._run(graph._q.index_episodes, {"ns": namespace})]
-    entities = [str(row[0]) for row in graph._run(graph._q.index_entities, {"ns": namespace})]
+    entities = [str(row[0]["id"]) for row in graph._run(graph._q.index_entities, {"ns": namespace})]
     return episodes, entities
 
 
@@ -70,6 +70,10 @@ def _assert_agrees(memory: Memory, namespace: str, now: float) -> None:
         assert graph.find_by_hash(namespace, chosen, now) == CypherGraphStore.find_by_hash(
             graph, namespace, chosen, now
         )
+    nodes = [row[0] for row in graph._run(graph._q.index_entities, {"ns": namespace})]
+    names = sorted({str(n["canonical"]) for n in nodes} | {str(a) for n in nodes for a in n["aliases"] or []})
+    for chosen in ([*names, "no such name"], names[::2], names[-1:]):
+        assert graph.find_entities(namespace, chosen) == CypherGraphStore.find_entities(graph, namespace, chosen)
     assert graph._mentions is not None and graph._mentions.get(namespace) is not None
 
 
@@ -92,6 +96,8 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory, monkeypatc
     monkeypatch.setattr(graph, "_execute", counted)
     memory.store_many(_items(10, start=30))
     assert graph._q.find_by_hash.text not in statements  # duplicates looked up in the index
+    memory.recall("What did Alice Chen say about Atlas?")
+    assert graph._q.find_entities.text not in statements  # and entities by name, for both
     monkeypatch.undo()
     memory.store("Alice Chen and Kestrel met in Oslo again.", occurred_at=T + 60 * 100)
     # Told late: it goes between older episodes, not after the newest.
@@ -114,6 +120,34 @@ def test_edges_come_newest_first_ties_by_episode_then_entity_however_they_arrive
     assert [link.episode_id for link in built.episodes_mentioning(["x"], T, 2)] == ["e3", "e4"]
     built.episodes["e4"].deleted_at = T
     assert [link.episode_id for link in built.episodes_mentioning(["x"], T, 2)] == ["e3", "e1"]
+
+
+def test_entities_a_batch_merges_are_found_as_the_statement_finds_them(memory: Memory) -> None:
+    """Mention counts add up, aliases join (first seen first), first/last seen widen, and a
+    name two entities share finds both, oldest first: in place, without reading it again."""
+    memory.store_many(_items(12, start=0))
+    now = T + 86_400
+    _assert_agrees(memory, "default", now)
+    graph = memory._graph
+    built = graph._mentions.get("default")  # type: ignore[attr-defined]
+    [atlas] = graph.find_entities("default", ["atlas"])
+    episode = memory.get(memory.list(limit=1)[0].id).model_copy(update={"id": "late", "occurred_at": T + 9e4})
+    more = atlas.model_copy(update={"aliases": ["atlas db", "the atlas"], "mention_count": 2,
+                                    "first_seen": atlas.first_seen - 50, "last_seen": T + 9e4})  # fmt: skip
+    # Older than every other entity, and named by Atlas's new alias too.
+    rival = atlas.model_copy(update={"id": "rival", "name": "Atlas DB", "canonical": "atlas db",
+                                     "aliases": ["zeph"], "created_at": T - 100})  # fmt: skip
+    graph.write(GraphBatch(episodes=[episode], entities=[more, rival],
+                           mentions=[("late", atlas.id, 1), ("late", "rival", 1)]))  # fmt: skip
+    assert graph._mentions.get("default") is built  # type: ignore[attr-defined]
+    [merged] = graph.find_entities("default", ["the atlas"])
+    assert merged.mention_count == atlas.mention_count + 2
+    assert merged.aliases == [*atlas.aliases, "atlas db", "the atlas"]
+    assert (merged.first_seen, merged.last_seen) == (atlas.first_seen - 50, T + 9e4)
+    assert [e.id for e in graph.find_entities("default", ["atlas db"])] == ["rival", atlas.id]
+    _assert_agrees(memory, "default", now)
+    merged.aliases.append("changed by a caller")  # a copy: the index does not see it
+    assert graph.find_entities("default", ["atlas"])[0].aliases == [*atlas.aliases, "atlas db", "the atlas"]
 
 
 def test_it_agrees_after_every_other_kind_of_write(memory: Memory) -> None:

@@ -156,7 +156,8 @@ class GraphStore(Protocol):
         ...
 
     def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
-        """Entities whose canonical name or one of whose aliases is in `canonicals`."""
+        """Entities whose canonical name or one of whose aliases is in `canonicals`, oldest
+        first (by created_at, ties by id)."""
         ...
 
     def episodes_mentioning(

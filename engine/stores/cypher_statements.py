@@ -278,7 +278,8 @@ class GraphStatements:
         )
         self.find_entities = _s(
             "MATCH (en:Entity) WHERE en.namespace = $ns AND "
-            f"(en.canonical IN $names OR {d.has_any('en.aliases', '$names')}) RETURN en",
+            f"(en.canonical IN $names OR {d.has_any('en.aliases', '$names')}) "
+            "RETURN en ORDER BY en.created_at, en.id",
             "ns", "names",
         )
         self.entities_with_prefix = _s(
@@ -344,7 +345,7 @@ class GraphStatements:
             "ns",
         )
         self.index_entities = _s(
-            "MATCH (en:Entity) WHERE en.namespace = $ns RETURN en.id, en.name, en.mention_count",
+            "MATCH (en:Entity) WHERE en.namespace = $ns RETURN en",
             "ns",
         )
         self.index_mentions = _s(

@@ -1,5 +1,5 @@
-"""An in-process copy of each namespace's MENTIONS edges (and its episodes' content hashes),
-for the embedded graph store.
+"""An in-process copy of each namespace's MENTIONS edges (with its entities, and its
+episodes' content hashes), for the embedded graph store.
 
 Recall walks episode -> entity -> episode, two hops deep. On Ladybug each hop's two reads are
 statements of 1-7 ms each, whatever their size; from dicts the same answers take
@@ -10,8 +10,7 @@ write, to be read again when next needed. Only an embedded store may hold one: n
 process writes its graph.
 
 The answers are the Cypher statements' answers (`paths_from_episodes`, `paths_to_entities`,
-`find_by_hash`):
-tests compare the two on the same graph.
+`find_by_hash`, `find_entities`): tests compare the two on the same graph.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.models import Entity
 from engine.stores.base import EntityLink, GraphBatch
 
 __all__ = ["MentionIndex", "NamespaceMentions"]
@@ -55,6 +55,8 @@ class _Entity:
     # Its episodes newest first (ties by id), so that the newest edges of a few entities are
     # a merge of the heads of their lists, not a sort of all of them.
     episodes: list[str] = field(default_factory=list)
+    # The node as `find_entities` returns it (None for one known only by an edge).
+    node: Entity | None = None
 
 
 class NamespaceMentions:
@@ -66,19 +68,20 @@ class NamespaceMentions:
         self.episodes: dict[str, _Episode] = {}
         self.entities: dict[str, _Entity] = {}
         self.by_hash: dict[str, list[str]] = {}  # content hash -> its episodes, in any state
+        self.by_name: dict[str, set[str]] = {}  # canonical name or alias -> its entities
         self.active_facts = active_facts
 
     @classmethod
     def from_rows(
         cls,
         episodes: Iterable[Sequence[Any]],
-        entities: Iterable[Sequence[Any]],
+        entities: Iterable[Entity],
         mentions: Iterable[Sequence[Any]],
         *,
         active_facts: bool,
     ) -> NamespaceMentions:
         """From the store's rows: (id, occurred_at, deleted_at, archived_at, expires_at,
-        content_hash, created_at), (id, name, mention_count) and (episode id, entity id,
+        content_hash, created_at), the namespace's entities and (episode id, entity id,
         entity name, mention_count).
         An edge names its entity too, so an edge to another namespace's entity (which the
         store never writes) would still be followed as the statements follow it."""
@@ -88,11 +91,11 @@ class NamespaceMentions:
                 str(episode_id), float(occurred_at), deleted_at, archived_at, expires_at,
                 content_hash=str(digest or ""), created_at=float(created_at or 0.0),
             )  # fmt: skip
-        for entity_id, name, degree in entities:
-            built.add_entity(str(entity_id), str(name), int(degree or 0))
+        for entity in entities:
+            built.merge_entity(entity)
         for episode_id, entity_id, name, degree in mentions:
             if str(entity_id) not in built.entities:
-                built.add_entity(str(entity_id), str(name), int(degree or 0))
+                built.entities[str(entity_id)] = _Entity(str(name), int(degree or 0))
             built.add_mention(str(episode_id), str(entity_id), in_order=False)
         for entity in built.entities.values():
             entity.episodes.sort(key=built._newest_first)  # once, not an insertion per edge
@@ -115,13 +118,27 @@ class NamespaceMentions:
         if content_hash:
             self.by_hash.setdefault(content_hash, []).append(episode_id)
 
-    def add_entity(self, entity_id: str, name: str, degree: int) -> None:
-        """A new entity, or `degree` more mentions of a known one (as the store's MERGE)."""
-        known = self.entities.get(entity_id)
+    def merge_entity(self, entity: Entity) -> None:
+        """A new entity, or more of a known one: as the store's MERGE, which adds the
+        mention counts, joins the aliases (first seen first) and widens first/last seen."""
+        known = self.entities.get(entity.id)
         if known is None:
-            self.entities[entity_id] = _Entity(name, degree)
+            node = entity.model_copy(deep=True)
+            self.entities[entity.id] = _Entity(node.name, node.mention_count, node=node)
         else:
-            known.degree += degree
+            known.degree += entity.mention_count
+            if known.node is None:
+                return
+            node = known.node = known.node.model_copy(
+                update={
+                    "mention_count": known.node.mention_count + entity.mention_count,
+                    "aliases": list(dict.fromkeys([*known.node.aliases, *entity.aliases])),
+                    "first_seen": min(known.node.first_seen, entity.first_seen),
+                    "last_seen": max(known.node.last_seen, entity.last_seen),
+                }
+            )
+        for name in (node.canonical, *node.aliases):
+            self.by_name.setdefault(name, set()).add(node.id)
 
     def add_mention(self, episode_id: str, entity_id: str, *, in_order: bool = True) -> bool:
         """An edge; False when either end is unknown here (the store would not create it).
@@ -174,6 +191,13 @@ class NamespaceMentions:
             if self.episodes[episode_id].live(now):
                 links.append(_link(episode_id, entity_id, self.entities[entity_id]))
         return links
+
+    def find_entities(self, names: Iterable[str]) -> list[Entity]:
+        """The entities whose canonical name or an alias is among `names`, oldest first
+        (ties by id); copies, so that no caller can change what the index holds."""
+        ids = set().union(*(self.by_name.get(name, ()) for name in names))
+        nodes = [node for i in ids if (node := self.entities[i].node) is not None]
+        return [node.model_copy(deep=True) for node in sorted(nodes, key=lambda n: (n.created_at, n.id))]
 
     def find_by_hash(self, hashes: Iterable[str], now: float) -> dict[str, str]:
         """Per content hash, the live episode that has it, the first created (ties by id:
@@ -250,7 +274,7 @@ class MentionIndex:
         for entity in batch.entities:
             mentions = self._namespaces.get(entity.namespace)
             if mentions is not None:
-                mentions.add_entity(entity.id, entity.name, entity.mention_count)
+                mentions.merge_entity(entity)
         for episode_id, entity_id, _count in batch.mentions:
             mentions = owner.get(episode_id) or self._holding(episode_id)
             if mentions is not None and not mentions.add_mention(episode_id, entity_id):
