@@ -124,6 +124,7 @@ def test_threads_come_from_the_settings() -> None:
         options = chosen._onnx.loaded(threads)[0].get_session_options()
         assert options.intra_op_num_threads == threads
         assert options.get_session_config_entry("session.force_spinning_stop") == "1"
+        assert options.get_session_config_entry("session.intra_op.spin_backoff_max") == "8"
     assert np.allclose(one[0], many[0], atol=1e-5)  # the same vectors from either session
 
 
