@@ -97,8 +97,8 @@ class NamespaceMentions:
             if str(entity_id) not in built.entities:
                 built.entities[str(entity_id)] = _Entity(str(name), int(degree or 0))
             built.add_mention(str(episode_id), str(entity_id), in_order=False)
-        for entity in built.entities.values():
-            entity.episodes.sort(key=built._newest_first)  # once, not an insertion per edge
+        for held in built.entities.values():
+            held.episodes.sort(key=built._newest_first)  # once, not an insertion per edge
         return built
 
     def add_episode(
