@@ -75,7 +75,7 @@ class Memory(Lifecycle):
         self._vectors = vectors
         self._embedder = embedder
         # One thread runs the embedder beside other work: a query's embedding while recall
-        # reads the stores (`QueryModels`), a batch's while the writer runs NER.
+        # reads the stores (if it leaves a core free: `QueryModels`), a batch's beside NER.
         self._model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-embed")
         self.settings = settings
         self._closed = False
@@ -298,7 +298,7 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise _invalid(exc, "") from None
         at = request.now if request.now is not None else time.time()
-        models = query_models(request.query, self._embedder, self._model_pool)
+        models = query_models(request.query, self._embedder, self._model_pool, self.settings)
         cards: list[MemoryCard] = []
         if request.layer in (None, "working") and (include_working or request.layer == "working"):
             # The session's scratchpad; with layer="working" and no session, the namespace's.

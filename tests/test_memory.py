@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
+from engine.recall.pipeline import query_models
 from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+
+T = TypeVar("T")
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
@@ -300,3 +306,31 @@ def test_a_large_store_many_builds_the_vector_index(settings: Settings) -> None:
         memory.store_many([{"content": "Kestrel milestone 0 shipped on day 0."}] * 3)
         assert built == [5]  # duplicates are not stored: nothing new to index
         assert memory.recall("Kestrel milestone 2", top_k=1)[0].content.startswith("Kestrel milestone 2")
+
+
+class _CountingPool(ThreadPoolExecutor):
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+        self.submitted = 0
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        self.submitted += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize(("query_threads", "at_once"), [(1, True), (0, False), (2, False)])
+def test_a_query_embeds_beside_the_reads_only_when_that_leaves_a_core_free(
+    query_threads: int, at_once: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On every core, the embedding waits for the reads that need only the query's words:
+    beside them, three threads shared two cores and slowed each other."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    settings = Settings(embedder_query_threads=query_threads)
+    embedder = MiniLMEmbedder("float32", threads=1, query_threads=query_threads)
+    query = "Where did Alice move the Atlas database?"
+    with _CountingPool() as pool:
+        models = query_models(query, embedder, pool, settings)
+        assert pool.submitted == int(at_once)
+        vector = models.embedding
+        assert models.embedding == vector and pool.submitted == 1  # computed once
+    assert sum(a * b for a, b in zip(vector, embedder.embed([query])[0], strict=True)) > 0.99999
