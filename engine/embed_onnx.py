@@ -61,7 +61,7 @@ class OnnxMiniLM:
     (`SharedBatch`), one core each. A session's threads stop spinning when its run returns
     (`session.force_spinning_stop`): left spinning, they took a core from the Python work
     after the embedding (recall's fusion and ranking) and from the other session. While it
-    runs, they spin with a backoff, which leaves more to the reads recall runs meanwhile.
+    runs, they spin with a backoff, which leaves more to any work beside it.
     """
 
     batch_size = 64
@@ -110,9 +110,9 @@ class OnnxMiniLM:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.force_spinning_stop", "1")
-        # While a run spins, each wait pauses up to 8 times between looks: recall's reads share
-        # the cores with a query's two threads, and spinning flat out gave them less (recall
-        # p95 at 10k 14 -> 10 ms, p50 7.3 -> 7.0 ms, same process, in turn).
+        # While a run spins, each wait pauses up to 8 times between looks, leaving more of the
+        # cores to work beside it: with recall's reads beside a query's two threads, recall
+        # p95 at 10k went 14 -> 10 ms and p50 7.3 -> 7.0 ms (same process, in turn).
         options.add_session_config_entry("session.intra_op.spin_backoff_max", "8")
         options.log_severity_level = 3  # errors only: its warnings are about fused kernels
 

@@ -98,15 +98,15 @@ class Settings(BaseSettings):
     # all. One, because a batch always has other work beside it: store_many embeds its
     # parts on two threads at once, and runs spaCy's NER meanwhile.
     embedder_threads: int = Field(1, ge=0, le=256)
-    # Cores ONNX Runtime computes one text on (a recall's query, a single store); 0: all. A
-    # query embeds while recall runs the reads that need only its words (~1 ms beside it):
-    # on 2 AVX-512 cores it embeds in ~2.8 ms on both against ~4.5 ms on one, and recall at
-    # 10k took 7.0-7.1 ms at p50 against 8.7-8.9 on one core (p95 9.7-10.3 against
-    # 10.5-11.6; same process, in turn). Its threads stop spinning when a run returns and
-    # back off while it runs: left spinning, as ONNX Runtime does by default, they took the
-    # cores from the work after the embedding (on an AVX2 machine a second core then gained
-    # nothing). A second session when this differs from embedder_threads, loaded at its
-    # first batch: ~90 MB more.
+    # Cores ONNX Runtime computes one text on (a recall's query, a single store); 0: all. On
+    # 2 AVX-512 cores a query embeds in ~2.8 ms on both against ~4.5 ms on one, and recall
+    # at 10k took 7.0-7.1 ms at p50 against 8.7-8.9 on one core (p95 9.7-10.3 against
+    # 10.5-11.6; same process, in turn). Taking every core, the query embeds after recall's
+    # reads that need only its words (~1 ms); leaving one free, beside them. Its threads
+    # stop spinning when a run returns and back off while it runs: left spinning, as ONNX
+    # Runtime does by default, they took the cores from the work after the embedding (on an
+    # AVX2 machine a second core then gained nothing). A second session when this differs
+    # from embedder_threads, loaded at its first batch: ~90 MB more.
     embedder_query_threads: int = Field(0, ge=0, le=256)
     # Where the ONNX export of the embedding model is cached (~90 MB, keyed by the model
     # package's version): the first process to embed exports it (~12 s with loading torch on

@@ -34,7 +34,9 @@ from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
 from engine.text import count_tokens
 
-__all__ = ["QueryModels", "card_order", "embeds_beside_reads", "query_models", "run_recall", "within_budget"]
+__all__ = [
+    "QueryModels", "card_order", "embeds_beside_reads", "query_models", "run_recall", "within_budget",
+]  # fmt: skip
 
 # A `max_degree` no entity reaches: every entity of an episode, hubs too.
 EVERY_DEGREE = 2**62
@@ -53,7 +55,9 @@ class QueryModels:
     """
 
     def __init__(self, query: str, embedder: Embedder, pool: Executor, *, beside_reads: bool) -> None:
-        self._start: Callable[[], Future[list[list[float]]]] = lambda: pool.submit(embedder.embed, [query])
+        self._start: Callable[[], Future[list[list[float]]]] = lambda: pool.submit(
+            embedder.embed, [query]
+        )
         self._embedding = self._start() if beside_reads else None
         self.terms: QueryTerms = analyze(query)
 
