@@ -100,8 +100,8 @@ class Settings(BaseSettings):
     embedder_threads: int = Field(1, ge=0, le=256)
     # Cores ONNX Runtime computes one text on (a recall's query, a single store); 0: all. On
     # 2 AVX-512 cores a query embeds in ~2.8 ms on both against ~4.5 ms on one, and recall
-    # at 10k took 7.0-7.1 ms at p50 against 8.7-8.9 on one core (p95 9.7-10.3 against
-    # 10.5-11.6; same process, in turn). Taking every core, the query embeds after recall's
+    # at 10k took 7.0-7.1 ms at p50 against 8.7-9.5 on one core (p95 9.7-10.3 against
+    # 10.5-12.4; same process, in turn). Taking every core, the query embeds after recall's
     # reads that need only its words (~1 ms); leaving one free, beside them. Its threads
     # stop spinning when a run returns and back off while it runs: left spinning, as ONNX
     # Runtime does by default, they took the cores from the work after the embedding (on an
