@@ -106,7 +106,8 @@ class Settings(BaseSettings):
     # stop spinning when a run returns and back off while it runs: left spinning, as ONNX
     # Runtime does by default, they took the cores from the work after the embedding (on an
     # AVX2 machine a second core then gained nothing). A second session when this differs
-    # from embedder_threads, loaded at its first batch: ~90 MB more.
+    # from embedder_threads, loaded at the first float32 batch: a second copy of the model
+    # in memory (the export is ~90 MB on disk; not measured in memory).
     embedder_query_threads: int = Field(0, ge=0, le=256)
     # Where the ONNX export of the embedding model is cached (~90 MB, keyed by the model
     # package's version): the first process to embed exports it (~12 s with loading torch on

@@ -306,7 +306,7 @@ class LadybugGraphStore(CypherGraphStore):
 
     def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
         # The statement scans every entity (no index on names): ~0.5 ms a recall at 10k
-        # episodes, and 2 ms while the query embeds on both cores.
+        # episodes, and 2 ms when it ran beside the query's embedding on both cores.
         if not canonicals:
             return []
         with self._lock:
