@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import random
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -191,20 +192,38 @@ def test_named_dates_become_windows(query: str, start: str | None, end: str | No
     assert shown == (None if start is None else (start, end))
 
 
-def test_pruning_unreachable_candidates_never_changes_the_top() -> None:
-    import random
-
-    from engine.recall.rerank import reachable
-
+def test_reading_only_reachable_candidates_never_changes_the_top() -> None:
+    """Whatever the scores, factors and dead candidates: the episodes `_read_live` reads
+    hold the same top `count` as reading every candidate would, and none is read twice."""
     rng = random.Random(7)
     for _ in range(500):
-        fused = {f"e{i}": rng.random() ** 3 for i in range(rng.randint(1, 60))}
-        lowest, highest = rng.uniform(0.2, 1.0), rng.uniform(1.0, 4.0)
-        factors = {i: rng.uniform(lowest, highest) for i in fused}
-        count = rng.randint(1, 10)
-        final = {i: fused[i] * factors[i] for i in fused}
-        kept = reachable(fused, count, lowest=lowest, highest=highest)
-        assert _best(kept, final, count) == _best(fused, final, count)
+        _check_reading_reachable(rng, ties=rng.random() < 0.5)
+
+
+def _check_reading_reachable(rng: random.Random, *, ties: bool) -> None:
+    """One random case; with `ties`, few distinct scores and factors make equal finals."""
+    from engine.models import Episode
+    from engine.recall.pipeline import _read_live
+
+    fused = {
+        f"e{i}": rng.choice([0.2, 0.5, 1.0]) if ties else rng.random() ** 3
+        for i in range(rng.randint(1, 60))
+    }
+    ceiling = rng.uniform(1.0, 4.0)
+    factors = {i: rng.choice([0.5, 1.0, ceiling]) if ties else rng.uniform(0.2, ceiling) for i in fused}
+    final = {i: fused[i] * factors[i] for i in fused}
+    live = {i: Episode(id=i, namespace="ns", content=i, occurred_at=0, created_at=0)
+            for i in fused if rng.random() > 0.2}  # fmt: skip
+    count = rng.randint(1, 10)
+    reads: list[str] = []
+
+    def read(ids: list[str]) -> list[Episode]:
+        reads.extend(ids)
+        return [live[i] for i in ids if i in live]
+
+    kept = _read_live(read, fused, top_k=count, ceiling=ceiling, final=lambda e: final[e.id])
+    assert len(reads) == len(set(reads))
+    assert _best(kept, final, count) == _best(live, final, count)
 
 
 def _best(ids: Iterable[str], final: dict[str, float], count: int) -> list[str]:

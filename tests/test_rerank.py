@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import Memory, Settings
-from engine.models import Episode
-from engine.recall.pipeline import _read_live
+from engine.models import Episode, GraphPath, PathNode
+from engine.recall.pipeline import _path_episodes, _read_live
 from engine.stores.base import GraphBatch
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.text import count_tokens
@@ -85,7 +85,7 @@ def test_dead_vector_hits_leave_the_ranking_and_lower_ones_take_their_place(memo
 
 def test_reading_candidates_stays_exact_when_the_best_are_dead(tmp_path: Path) -> None:
     """With no factor spread only the best fused candidate can make top 1: when it is dead,
-    the next one becomes reachable and is read in a second pass."""
+    the next one is read in its place, and the rest only while they can reach it."""
     graph = LadybugGraphStore(tmp_path / "graph")
     at = 1_700_000_000.0
     graph.write(GraphBatch(episodes=[
@@ -95,6 +95,36 @@ def test_reading_candidates_stays_exact_when_the_best_are_dead(tmp_path: Path) -
     ]))  # fmt: skip
     assert graph.soft_delete("ns", "a", at + 1)
     reads: list[list[str]] = []
+
+    def read(ids: list[str]) -> list[Episode]:
+        reads.append(list(ids))
+        return graph.live_episodes("ns", ids, at + 2)
+
+    fused = {"a": 1.0, "b": 0.9, "c": 0.1, "ghost": 0.95}  # ghost: a point with no episode
+    assert list(_read_live(read, fused, top_k=1, ceiling=1.0, final=lambda e: fused[e.id])) == ["b"]
+    assert reads == [["a"], ["ghost"], ["b"]]  # c (0.1) cannot reach b's 0.9: not read
+    reads.clear()
+    assert list(_read_live(read, fused, top_k=1, ceiling=9.0, final=lambda e: fused[e.id])) == ["b", "c"]
+    assert reads == [["a"], ["ghost"], ["b"], ["c"]]  # 0.1 x 9 reaches 0.9: read
+    everything = _read_live(read, fused, top_k=None, ceiling=1.0, final=lambda e: 0.0)
+    assert sorted(everything) == ["b", "c"]
+    graph.close()
+
+
+def test_the_episodes_on_a_shown_path_are_read_when_recall_did_not_read_them(tmp_path: Path) -> None:
+    """A seed of graph expansion may not be worth reading as a candidate, yet a card's path
+    names it: it is read then (a dead one stays unnamed), and nothing is read when recall
+    already holds every episode on the paths."""
+    graph = LadybugGraphStore(tmp_path / "graph")
+    at = 1_700_000_000.0
+    made = {
+        i: Episode.model_validate({"id": i, "namespace": "ns", "content": f"about {i}",
+                                   "summary": f"summary of {i}", "occurred_at": at, "created_at": at})
+        for i in ("seed", "card", "gone")
+    }  # fmt: skip
+    graph.write(GraphBatch(episodes=list(made.values())))
+    assert graph.soft_delete("ns", "gone", at + 1)
+    reads: list[list[str]] = []
     live_episodes = graph.live_episodes
 
     def counted(namespace: str, ids: list[str], now: float) -> list[Episode]:
@@ -102,10 +132,16 @@ def test_reading_candidates_stays_exact_when_the_best_are_dead(tmp_path: Path) -
         return live_episodes(namespace, ids, now)
 
     graph.live_episodes = counted  # type: ignore[method-assign]
-    fused = {"a": 1.0, "b": 0.9, "c": 0.1, "ghost": 0.95}  # ghost: a point with no episode
-    found = _read_live(graph, "ns", fused, at + 2, top_k=1, bounds=(1.0, 1.0))
-    assert list(found) == ["b"]
-    assert reads == [["a"], ["ghost"], ["b"]]
-    everything = _read_live(graph, "ns", fused, at + 2, top_k=None, bounds=(1.0, 1.0))
-    assert sorted(everything) == ["b", "c"]
+    path = GraphPath(
+        nodes=[PathNode(id=i, label="Episode") for i in ("gone", "seed")]
+        + [PathNode(id="e1", label="Entity", name="Atlas"), PathNode(id="card", label="Episode")],
+        relationships=["MENTIONS", "MENTIONS", "MENTIONS"],
+    )
+    held = {"card": made["card"]}
+    named = _path_episodes(graph, "ns", [path, None], held, at + 2)
+    assert sorted(named) == ["card", "seed"] and named["seed"].summary == "summary of seed"
+    assert reads == [["gone", "seed"]] and held == {"card": made["card"]}  # the caller's kept
+    reads.clear()
+    assert _path_episodes(graph, "ns", [path], {**held, "seed": made["seed"], "gone": made["gone"]}, at + 2)
+    assert reads == []
     graph.close()

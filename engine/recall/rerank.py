@@ -21,12 +21,14 @@ Each factor is 1 when its condition does not hold, and every one is in the trace
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from pydantic import BaseModel
 
-from engine.models import ChannelHit, Episode
+from engine.models import Episode
 from engine.recall.fusion import (
+    RankedHit,
     capability_factor,
     decay_factor,
     importance_factor,
@@ -37,19 +39,22 @@ from engine.settings import Settings
 from engine.text import canonical_name
 
 __all__ = [
-    "Candidate", "FactorReranker", "Factors", "RerankContext", "Reranker", "factor_bounds",
-    "reachable", "reranker_for",
+    "Candidate", "FactorReranker", "Factors", "RerankContext", "Reranker", "factor_ceiling",
+    "reranker_for",
 ]  # fmt: skip
 
 SECONDS_PER_DAY = 86_400.0
 
 
-class Candidate(BaseModel):
-    """A fused episode: what the channels found and how strongly, before reranking."""
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A fused episode: what the channels found and how strongly, before reranking. A
+    dataclass, not a model, as `Factors`: a recall makes one per episode it reads (~20-30),
+    of values already typed, and only the cards shown turn their hits into `ChannelHit`s."""
 
     episode: Episode
     fused: float
-    hits: list[ChannelHit]
+    hits: Sequence[RankedHit]
 
 
 class RerankContext(BaseModel):
@@ -62,7 +67,8 @@ class RerankContext(BaseModel):
     time: TimeQuery
 
 
-class Factors(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Factors:
     decay: float
     importance: float
     role: float
@@ -153,35 +159,23 @@ class FactorReranker:
         return scored
 
 
-def reachable(
-    fused: dict[str, float], count: int, *, lowest: float, highest: float
-) -> set[str]:
-    """The candidates that can still make the top `count` after reranking.
+def factor_ceiling(context: RerankContext, settings: Settings) -> float:
+    """The highest product `FactorReranker`'s factors can reach for this request: a
+    candidate whose fused score times it stays below a final score already known cannot
+    outrank it, and need not be read.
 
-    Every factor product lies in [lowest, highest], so a candidate whose fused score times
-    `highest` is below the `count`-th best fused score times `lowest` can never outrank it:
-    it is dropped before its episode is read. Exact, not a heuristic.
-
-    >>> sorted(reachable({"a": 1.0, "b": 0.9, "c": 0.25, "d": 0.05}, 2, lowest=0.5, highest=2.0))
-    ['a', 'b', 'c']
+    >>> from engine.recall.time_query import TimeQuery
+    >>> context = RerankContext(now=0.0, role="coder", capabilities=None, query_names=[],
+    ...                         time=TimeQuery(asks_when=False, wants_latest=False))
+    >>> round(factor_ceiling(context, Settings()), 6)  # author_boost x role_boost
+    1.75
     """
-    if len(fused) <= count:
-        return set(fused)
-    floor = sorted(fused.values(), reverse=True)[count - 1] * lowest
-    return {i for i, score in fused.items() if score * highest >= floor}
-
-
-def factor_bounds(context: RerankContext, settings: Settings) -> tuple[float, float]:
-    """The lowest and highest product of `FactorReranker`'s factors for this request."""
-    lowest = settings.decay_floor * (1 - settings.importance_weight)
-    if context.capabilities is not None:
-        lowest *= settings.missing_capability_factor
     highest = settings.author_boost * (settings.role_boost if context.role else 1.0)
     if context.time.asks_when:
         highest *= settings.time_answer_boost
     if context.time.window is not None:
         highest *= settings.time_window_boost
-    return lowest, highest
+    return highest
 
 
 def reranker_for(settings: Settings) -> Reranker:

@@ -36,20 +36,33 @@ def properties(node: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def episode_from(node: Mapping[str, Any]) -> Episode:
-    data = properties(node)
-    for field in EPISODE_JSON_FIELDS:
-        data[field] = json.loads(data[field]) if data.get(field) else ([] if field == "numbers" else {})
-    data["todos"] = data.get("todos") or []
-    data["related_ids"] = data.get("related_ids") or []
-    return Episode.model_validate(data)
+    return _episode(properties(node))
 
 
 _EPISODE_NAMES = tuple(name for name, _ in EPISODE.properties)
 
 
 def episode_from_columns(row: Sequence[Any]) -> Episode:
-    """An episode from the columns of `cypher_statements.episode_columns`, in their order."""
-    return episode_from(dict(zip(_EPISODE_NAMES, row, strict=True)))
+    """An episode from the columns of `cypher_statements.episode_columns`, in their order
+    (NULLs dropped, as by `properties`)."""
+    return _episode({k: v for k, v in zip(_EPISODE_NAMES, row, strict=True) if v is not None})
+
+
+def _episode(data: dict[str, Any]) -> Episode:
+    """The model of an episode's properties (NULLs dropped): the JSON fields decoded, an
+    empty one without the decoder (most episodes have no metadata): ~7 us an episode
+    against ~11, and a recall may read tens."""
+    for field in EPISODE_JSON_FIELDS:
+        text = data.get(field)
+        data[field] = json.loads(text) if text and text not in _EMPTY_JSON else _empty(field)
+    return Episode.model_validate(data)
+
+
+_EMPTY_JSON = frozenset({"{}", "[]"})
+
+
+def _empty(field: str) -> Any:
+    return [] if field == "numbers" else {}
 
 
 def entity_from(node: Mapping[str, Any]) -> Entity:
