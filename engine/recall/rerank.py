@@ -49,7 +49,7 @@ SECONDS_PER_DAY = 86_400.0
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A fused episode: what the channels found and how strongly, before reranking. A
-    dataclass, not a model, as `Factors`: a recall makes one per episode it reads (~20-30),
+    dataclass, not a model, as `Factors`: a recall makes one per episode it reads (tens),
     of values already typed, and only the cards shown turn their hits into `ChannelHit`s."""
 
     episode: Episode
