@@ -226,5 +226,41 @@ def _check_reading_reachable(rng: random.Random, *, ties: bool) -> None:
     assert _best(kept, final, count) == _best(live, final, count)
 
 
+def test_no_factor_product_exceeds_the_ceiling_recall_prunes_by() -> None:
+    """`_read_live` leaves a candidate unread when its fused score times `factor_ceiling`
+    misses the floor: exact only while no episode's factors multiply to more, whatever the
+    request (role, capabilities, a "when" question, a named date) and the episode."""
+    from engine.models import Episode
+    from engine.recall.rerank import Candidate, FactorReranker, RerankContext, factor_ceiling
+    from engine.recall.time_query import TimeQuery
+    from engine.settings import Settings
+
+    rng = random.Random(11)
+    settings = Settings()
+    reranker = FactorReranker(settings)
+    now = 1_700_000_000.0
+    for _ in range(300):
+        window = (now - 5 * 86_400, now - 4 * 86_400) if rng.random() < 0.5 else None
+        context = RerankContext(
+            now=now, role=rng.choice([None, "coder", "Caroline"]),
+            capabilities=rng.choice([None, [], ["web_search"]]),
+            query_names=rng.choice([[], ["caroline"], ["caroline", "coder"]]),
+            time=TimeQuery(asks_when=rng.random() < 0.5, wants_latest=False, window=window),
+        )  # fmt: skip
+        episodes = [
+            Episode(
+                id=f"e{i}", namespace="ns", content=rng.choice(["we met", "we met last Friday"]),
+                kind=rng.choice(["message", "tool_call"]), role=rng.choice([None, "coder", "Caroline"]),
+                importance=rng.random(), occurred_at=now - rng.uniform(0, 30) * 86_400, created_at=now,
+                metadata=rng.choice([{}, {"for_role": "coder"}, {"tool": "web_search"}, {"tool": "calc"}]),
+            )
+            for i in range(10)
+        ]  # fmt: skip
+        ceiling = factor_ceiling(context, settings)
+        ranked = reranker.rerank([Candidate(e, 1.0, []) for e in episodes], context)
+        assert all(factors.product() <= ceiling * (1 + 1e-12) for _, _, factors in ranked)
+        assert max(final for final, _, _ in ranked) <= ceiling * (1 + 1e-12)
+
+
 def _best(ids: Iterable[str], final: dict[str, float], count: int) -> list[str]:
     return sorted(ids, key=lambda i: (-final[i], i))[:count]

@@ -71,7 +71,7 @@ class LadybugGraphStore(CypherGraphStore):
         *,
         index_episodes: int = 500_000,
         access_batch: int = 1024,
-        cache_episodes: int = 10_000,
+        cache_episodes: int = 50_000,
     ) -> None:
         super().__init__(LADYBUG)
         # Only this process writes the database (Ladybug locks it), so an in-process copy of
