@@ -136,12 +136,12 @@ class Settings(BaseSettings):
     graph_index_episodes: int = Field(500_000, ge=0)
     # The embedded graph also keeps the episodes recall read lately, and those just stored,
     # so that the next recall asking for them reads no statement (a recall that holds none
-    # reads ~12 at 100k: 1-2 ms, and 2-9 ms in a process that has just stored 100k). This
-    # many at most (least recently read or stored dropped first); 0 turns it off. Costs
-    # memory (~5 KB a short episode: up to ~250 MB at the default, once that many are read
-    # or stored); 10,000 held only the last 10k of the 35.5k episodes the 100k bench
-    # stores, and its first recalls took 7.3 ms at p50 against 6.7 with all of them held
-    # (peak RSS 2,424 -> 2,494 MB). A write other than store, forget, restore, a
+    # reads ~12 at 100k: ~1 ms, and 2-9 ms at the tail in a process that has just stored
+    # 100k). This many at most (least recently read or stored dropped first); 0 turns it
+    # off. Costs memory (~5 KB a short episode: up to ~250 MB at the default, once that
+    # many are read or stored); 10,000 held only the last 10k of the 35.5k episodes the
+    # 100k bench stores, and its first recalls took 7.3 ms at p50 against 6.7 with all of
+    # them held (peak RSS 2,424 -> 2,494 MB). A write other than store, forget, restore, a
     # duplicate's touch or access marks empties it.
     graph_cache_episodes: int = Field(50_000, ge=0)
 

@@ -229,8 +229,8 @@ def _read_live(
     are live (a dead one lets the next in), whose `final` scores set a floor; then every
     other whose fused score times `ceiling` (no factor product is higher) still reaches the
     floor. Bounding both sides instead (the top_k-th fused score times the lowest product)
-    read ~19 episodes a recall at 100k where this reads ~12 (statements ~0.35 ms shorter
-    when they are not held).
+    read ~19 episodes a single-hop recall at 100k where this reads ~12 (~1.0 ms of
+    statements and conversion against ~1.4 when none is held).
     """
     if top_k is None:
         return {e.id: e for e in read(list(fused))}
