@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import random
 import uuid
 from pathlib import Path
+from typing import Any
 
 import qdrant_edge as qe
 
@@ -111,22 +114,89 @@ def test_recent_orders_by_occurred_at_within_the_namespace(vectors: VectorStore)
     assert vectors.recent("nobody", None, 10) == []
 
 
-def test_an_older_edge_shard_gets_the_newer_payload_indexes(tmp_path: Path) -> None:
-    """A shard made before `recent` existed has no occurred_at index: opening adds it."""
-    config = qe.EdgeConfig(
-        vectors={DENSE: qe.EdgeVectorParams(size=4, distance=qe.Distance.Cosine)},
+def _edge_config(dimension: int, **tuning: Any) -> Any:
+    return qe.EdgeConfig(
+        vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        **tuning,
     )
-    old = qe.EdgeShard.create(str(tmp_path), config)
-    old.update(qe.UpdateOperation.create_field_index("namespace", qe.PayloadSchemaType.Keyword))
-    old.close()
-    store = QdrantEdgeVectorStore(tmp_path, 4)
-    _fill(store)
-    assert store.recent("ns", None, 1) == [IDS[2]]
-    store.close()
-    reopened = qe.EdgeShard.load(str(tmp_path))
-    assert {"namespace", "deleted", "session_id", "occurred_at"} <= set(reopened.info().payload_schema)
-    reopened.close()
+
+
+# The payload indexes an older version made: bare types, each adding HNSW links.
+_PLAIN_INDEXES = {
+    "namespace": qe.PayloadSchemaType.Keyword,
+    "deleted": qe.PayloadSchemaType.Integer,
+    "session_id": qe.PayloadSchemaType.Keyword,
+    "occurred_at": qe.PayloadSchemaType.Float,
+}
+
+
+def test_an_older_edge_shard_gets_the_newer_payload_indexes(tmp_path: Path) -> None:
+    """A shard made before `recent` existed has no occurred_at index, and one made before
+    the indexes were lean has indexes that add HNSW links: opening fixes both."""
+    for made_with in ({"namespace": qe.PayloadSchemaType.Keyword}, _PLAIN_INDEXES):
+        where = tmp_path / str(len(made_with))
+        old = qe.EdgeShard.create(str(where), _edge_config(4))
+        for field, schema in made_with.items():
+            old.update(qe.UpdateOperation.create_field_index(field, schema))
+        old.close()
+        store = QdrantEdgeVectorStore(where, 4)
+        _fill(store)
+        assert store.recent("ns", None, 1) == [IDS[2]]
+        store.mark_deleted([IDS[2]])
+        assert [h.id for h in store.search_dense("ns", [0, 1, 0, 0], 10)] == [IDS[1], IDS[0]]
+        store.close()
+        reopened = qe.EdgeShard.load(str(where))
+        schema = reopened.info().payload_schema
+        reopened.close()
+        assert set(schema) == set(_PLAIN_INDEXES)
+        adds_links = {field for field, index in schema.items() if getattr(index.params, "enable_hnsw", None) is not False}
+        assert adds_links == {"namespace"}, made_with
+
+
+def test_only_the_namespace_index_adds_hnsw_links(tmp_path: Path) -> None:
+    """Qdrant links the points of every large block of an indexed field's values into the
+    dense graph; occurred_at's ranges doubled it. Thresholds shrunk so that 3,000 points of
+    16 dimensions make such blocks; the points' dense search finds the same nearest points."""
+    dimension, rng = 16, random.Random(3)
+    points = [
+        VectorPoint(
+            id=str(uuid.UUID(int=i + 1)),
+            dense=[rng.gauss(0, 1) for _ in range(dimension)],
+            sparse=SparseVector(indices=[i % 50], values=[1.0]),
+            payload=VectorPayload(namespace="ns", session_id=f"s{i // 20}", kind="message", layer="episodic",
+                                  importance=0.5, created_at=T + i, occurred_at=T + i * 600, entities=[]),
+        )  # fmt: skip
+        for i in range(3000)
+    ]
+    small_blocks = {
+        "hnsw_config": qe.HnswIndexConfig(m=8, ef_construct=32, full_scan_threshold=10),
+        "optimizers": qe.EdgeOptimizersConfig(indexing_threshold=10),
+    }
+    plain = qe.EdgeShard.create(str(tmp_path / "plain"), _edge_config(dimension, **small_blocks))
+    for field, schema in _PLAIN_INDEXES.items():
+        plain.update(qe.UpdateOperation.create_field_index(field, schema))
+    plain.update(qe.UpdateOperation.upsert_points([
+        qe.Point(p.id, {DENSE: p.dense, SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}, p.payload.model_dump())
+        for p in points
+    ]))  # fmt: skip
+    plain.optimize()
+    plain.close()
+    qe.EdgeShard.create(str(tmp_path / "lean"), _edge_config(dimension, **small_blocks)).close()
+    lean = QdrantEdgeVectorStore(tmp_path / "lean", dimension)
+    lean.upsert(points)
+    lean.optimize()
+
+    def links(name: str) -> int:
+        return sum(f.stat().st_size for f in (tmp_path / name).rglob("links_compressed.bin"))
+
+    assert 0 < links("lean") < 0.6 * links("plain")
+    found = 0
+    for query in points[:20]:
+        nearest = max(points, key=lambda p: sum(a * b for a, b in zip(p.dense, query.dense, strict=True)) / math.hypot(*p.dense))
+        found += lean.search_dense("ns", query.dense, 1)[0].id == nearest.id
+    lean.close()
+    assert found >= 18
 
 
 def test_optimize_keeps_every_point_and_every_answer(vectors: VectorStore) -> None:
