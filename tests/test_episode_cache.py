@@ -104,6 +104,27 @@ def test_every_write_that_changes_an_episode_is_seen(memory: Memory) -> None:
     _assert_agrees(memory, ids)
 
 
+def test_a_touched_episode_stays_held_as_the_touch_leaves_it(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A duplicate updates the held episode, not evicts it: the episodes people repeat are
+    the ones recall asks for next. Twice in one batch, from another source, at an earlier
+    time than the last sighting: each as the statement counts it."""
+    ids = _store(memory, 4)
+    again = "Priya reviewed the Atlas runbook, part 2."
+    memory.store_many([{"content": again, "occurred_at": T + 9_000},
+                       {"content": again, "occurred_at": T + 5_000, "metadata": {"source": "mcp"}}])  # fmt: skip
+    memory.store(again, occurred_at=T + 1_000)
+    graph = _graph(memory)
+    assert {i for _, i in graph._episodes._held} == set(ids)
+    held = graph._episodes.get("default", ids[2])
+    assert held is not None and held.access_count == 3 and held.last_seen == T + 9_000
+    statements = _statements_run(monkeypatch)
+    assert ids[2] in _by_id(graph.live_episodes("default", ids, NOW))
+    assert graph._q.live_episodes.text not in statements
+    _assert_agrees(memory, ids)
+
+
 def test_expiry_and_archiving_are_seen(memory: Memory) -> None:
     ids = _store(memory, 6)
     expiring = memory.store("Dana moved Kestrel to Berlin for a day.", occurred_at=T, expires_at=T + 60)

@@ -323,7 +323,8 @@ def test_a_query_embeds_beside_the_reads_only_when_that_leaves_a_core_free(
     query_threads: int, at_once: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On every core, the embedding waits for the reads that need only the query's words:
-    beside them, three threads shared two cores and slowed each other."""
+    beside them, three threads shared two cores and slowed each other. It is then computed
+    on the caller's thread, not handed to the pool and back."""
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     settings = Settings(embedder_query_threads=query_threads)
     embedder = MiniLMEmbedder("float32", threads=1, query_threads=query_threads)
@@ -332,5 +333,5 @@ def test_a_query_embeds_beside_the_reads_only_when_that_leaves_a_core_free(
         models = query_models(query, embedder, pool, settings)
         assert pool.submitted == int(at_once)
         vector = models.embedding
-        assert models.embedding == vector and pool.submitted == 1  # computed once
+        assert models.embedding is vector and pool.submitted == int(at_once)  # computed once
     assert sum(a * b for a, b in zip(vector, embedder.embed([query])[0], strict=True)) > 0.99999

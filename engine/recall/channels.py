@@ -227,7 +227,7 @@ def graph_channel(
     # Each episode reached, by the best path to the entity it was reached through (same
     # score): the step onto the episode is taken only for those kept (a hop reaches ~150).
     found: dict[str, Seed] = {}
-    for _hop in range(settings.graph_max_hops):
+    for hop in range(1, settings.graph_max_hops + 1):
         if not frontier:
             break
         # Per entity, every origin path of the best score: which tied path is kept must not
@@ -263,6 +263,8 @@ def graph_channel(
         for episode_id, origin in reached.items():
             if episode_id not in found or found[episode_id].score < origin.score:
                 found[episode_id] = origin
+        if hop == settings.graph_max_hops:
+            break  # no hop after this one: its frontier (~100 paths with ties) goes unused
         fresh = [item for item in reached.items() if item[0] not in expanded]
         keep = top_with_ties([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
         frontier = {i: reached[i].onto(i) for i in keep}

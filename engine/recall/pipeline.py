@@ -48,28 +48,31 @@ _ROUNDING = 1e-9
 class QueryModels:
     """What the models make of a query: computed once, whatever the namespaces searched.
 
-    The embedding is computed on `pool`. With `beside_reads` it starts at once, while the
-    channels that need only the query's words (keyword, entity, recency) ask their stores:
-    ONNX Runtime leaves the GIL while it computes, so a core the embedding leaves free runs
-    the reads. Without, it starts when first asked for, after those reads (~1 ms): an
-    embedding on every core and the reads beside it slow each other, three threads on two
-    cores (8 runs at 10k and 100k, in turn in one process: recall p95 7.4-9.9 ms against
-    7.5-13.5 beside, lower in 7 of them; p50 lower in 6, within 0.03 ms in 2).
+    With `beside_reads` the embedding starts at once on `pool`, while the channels that
+    need only the query's words (keyword, entity, recency) ask their stores: ONNX Runtime
+    leaves the GIL while it computes, so a core the embedding leaves free runs the reads.
+    Without, it is computed when first asked for, after those reads (~1 ms), on the calling
+    thread (a hand-off to the pool and back cost ~0.1 ms for nothing): an embedding on every
+    core and the reads beside it slow each other, three threads on two cores (8 runs at 10k
+    and 100k, in turn in one process: recall p95 7.4-9.9 ms against 7.5-13.5 beside, lower
+    in 7 of them; p50 lower in 6, within 0.03 ms in 2).
     """
 
     def __init__(self, query: str, embedder: Embedder, pool: Executor, *, beside_reads: bool) -> None:
-        self._start: Callable[[], Future[list[list[float]]]] = lambda: pool.submit(
-            embedder.embed, [query]
+        self._query, self._embedder = query, embedder
+        self._started: Future[list[list[float]]] | None = (
+            pool.submit(embedder.embed, [query]) if beside_reads else None
         )
-        self._embedding = self._start() if beside_reads else None
+        self._embedding: list[float] | None = None
         self.terms: QueryTerms = analyze(query)
 
     @property
     def embedding(self) -> list[float]:
         """The query's embedding; computed, or waited for, the first time."""
         if self._embedding is None:
-            self._embedding = self._start()
-        return self._embedding.result()[0]
+            rows = self._started.result() if self._started is not None else self._embedder.embed([self._query])
+            self._embedding = rows[0]
+        return self._embedding
 
 
 def query_models(query: str, embedder: Embedder, pool: Executor, settings: Settings) -> QueryModels:

@@ -3,9 +3,11 @@
 Recall reads its candidate episodes by id once a query (`live_episodes`): on Ladybug a
 statement of ~1 ms plus ~16 us an episode to turn its columns into a model, for episodes
 that the next queries mostly ask for again. An episode changes only by a write, and only
-this process writes an embedded graph: the store evicts an episode when a write it follows
-changes it (a touch, a soft delete or restore), marks it as the access marks it writes do,
-and drops them all on any other write, as it does the MENTIONS index.
+this process writes an embedded graph: the store evicts an episode when a soft delete or
+restore changes it, updates it as the access marks it writes and the touches of its
+duplicates leave it (`marked`, `touched`), and drops them all on any other write, as it does
+the MENTIONS index. (Evicted on a touch, the episodes people repeat most were the ones the
+next recalls had to read from the graph: a fifth of those stored by a bulk store of 10k.)
 
 Held is what the graph held when read: live then. Whether it is still live at another
 `now` is the one thing time alone changes (expiry), and is checked on the way out.
@@ -30,7 +32,28 @@ from collections.abc import Iterable, Sequence
 
 from engine.models import Episode
 
-__all__ = ["EpisodeCache"]
+__all__ = ["EpisodeCache", "touched"]
+
+
+def touched(episode: Episode, at: float, source: str) -> Episode:
+    """An episode as the graph's `touch` statement leaves it (a duplicate of it was stored
+    at `at`, from `source`): seen once more, last seen at the later time, the source added.
+
+    >>> from engine.models import Episode
+    >>> seen = Episode(id="a", namespace="ns", content="x", occurred_at=0, created_at=0,
+    ...                last_seen=50.0, sources=["cli"])
+    >>> again = touched(seen, 20.0, "mcp")
+    >>> again.last_seen, again.access_count, again.sources
+    (50.0, 1, ['cli', 'mcp'])
+    """
+    last = episode.last_seen
+    return episode.model_copy(
+        update={
+            "last_seen": at if last is None or at > last else last,
+            "access_count": episode.access_count + 1,
+            "sources": [*episode.sources, source],
+        }
+    )
 
 
 class EpisodeCache:

@@ -38,7 +38,7 @@ from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.cypher_statements import Statement
-from engine.stores.episode_cache import EpisodeCache
+from engine.stores.episode_cache import EpisodeCache, touched
 from engine.stores.graph_rows import entity_from, episode_from, episode_row, plain
 from engine.stores.mention_index import MentionIndex, NamespaceMentions
 from engine.views import Fact
@@ -209,7 +209,12 @@ class LadybugGraphStore(CypherGraphStore):
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
         with self._lock:
             super().touch(namespace, touches)
-            self._evict(namespace, [episode_id for episode_id, _, _ in touches])
+            if self._episodes is None:
+                return
+            for episode_id, at, source in touches:  # in order: one may be touched twice
+                episode = self._episodes.get(namespace, episode_id)
+                if episode is not None:
+                    self._episodes.put(namespace, [touched(episode, at, source)])
 
     def _mark_held(self, namespace: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """Cached episodes as the marks being written leave them (evicting them would lose
