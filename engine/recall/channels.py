@@ -264,7 +264,7 @@ def graph_channel(
             if episode_id not in found or found[episode_id].score < origin.score:
                 found[episode_id] = origin
         if hop == settings.graph_max_hops:
-            break  # no hop after this one: its frontier (~100 paths with ties) goes unused
+            break  # no hop follows: a frontier (one path per tied episode) would go unused
         fresh = [item for item in reached.items() if item[0] not in expanded]
         keep = top_with_ties([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
         frontier = {i: reached[i].onto(i) for i in keep}
