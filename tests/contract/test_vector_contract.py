@@ -11,7 +11,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
-from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore
+from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore, _links_of
 from tests.contract.conftest import OpenVectors
 
 T = 1_700_000_000.0
@@ -150,7 +150,7 @@ def test_an_older_edge_shard_gets_the_newer_payload_indexes(tmp_path: Path) -> N
         schema = reopened.info().payload_schema
         reopened.close()
         assert set(schema) == set(_PLAIN_INDEXES)
-        adds_links = {field for field, index in schema.items() if getattr(index.params, "enable_hnsw", None) is not False}
+        adds_links = {field for field, index in schema.items() if _links_of(index.params)}
         assert adds_links == {"namespace"}, made_with
 
 
