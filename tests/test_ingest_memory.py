@@ -143,6 +143,24 @@ def test_a_later_decision_on_the_same_subject_supersedes(memory: Memory) -> None
     ]
 
 
+def test_a_decision_supersedes_one_that_fell_to_the_end_of_the_vector_cache(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The short-text vector cache holds two texts; five stores push the first decision to
+    # its oldest end. The new decision (a sentence of a longer turn, so not cached) evicts
+    # down to two: it once evicted the old decision before reading its vector (KeyError).
+    monkeypatch.setattr("engine.ingest.writer._SHORT_VECTOR_CACHE", 2)
+    first = memory.store("We decided to use PostgreSQL for the billing service.")
+    for day in range(4):
+        memory.store(f"Lunch was at noon on day {day}.")
+    second = memory.store(
+        "Quick update from the team meeting. "
+        "We decided to switch the billing service from PostgreSQL to MySQL."
+    )
+    assert second.status == "stored"
+    assert second.superseded == [memory.explain(first.id).decisions[0].id]
+
+
 def test_entities_resolve_by_alias_and_similar_name(memory: Memory) -> None:
     memory.store("I flew to New York for the Atlas offsite.")
     memory.store("New York City hotels are expensive this week.")

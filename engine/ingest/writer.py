@@ -161,11 +161,13 @@ class Writer:
         if missing:
             for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
                 self._short_vectors[text] = np.asarray(vector, dtype=np.float32)
-            while len(self._short_vectors) > _SHORT_VECTOR_CACHE:
-                self._short_vectors.popitem(last=False)
         for text in texts:
             self._short_vectors.move_to_end(text)
-        return [self._short_vectors[t].tolist() for t in texts]
+        vectors = [self._short_vectors[t].tolist() for t in texts]
+        # Only now: the oldest entries may be texts of this call (an old decision, say).
+        while len(self._short_vectors) > _SHORT_VECTOR_CACHE:
+            self._short_vectors.popitem(last=False)
+        return vectors
 
     # -- before the lock: redaction, chunking, models -------------------------------------------
     def _texts(self, requests: Sequence[StoreRequest]) -> list[_Text]:
