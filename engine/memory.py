@@ -44,6 +44,7 @@ from engine.models import (
 )
 from engine.recall.pipeline import card_order, query_models, run_recall, within_budget
 from engine.recall.working import working_cards
+from engine.reflect.run import failed_task_namespaces
 from engine.settings import Settings
 from engine.stores import GraphStore, VectorStore, open_stores
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
@@ -174,7 +175,11 @@ class Memory(Lifecycle):
             "related_ids": None if related_ids is None else list(related_ids),
             "expires_at": expires_at,
         }
-        return self._store_validated([self._validate(item, "")])[0]
+        request = self._validate(item, "")
+        self._check_open()
+        results = self._writer.write([request])
+        self._reflect_on_failed_tasks([request], results)
+        return results[0]
 
     def store_many(
         self, items: Iterable[Mapping[str, Any]], *, progress: Progress | None = None
@@ -202,13 +207,19 @@ class Memory(Lifecycle):
             requests.append(self._validate(dict(item), f"items[{index}]."))
         results: list[StoreResult] = []
         size = self.settings.store_batch_size
-        for start in range(0, len(requests), size):
-            try:
-                results.extend(self._store_validated(requests[start : start + size]))
-            except WriteFailed as exc:
-                raise WriteFailed(f"{exc} ({len(results)} episodes before it are stored)") from exc
-            if progress is not None:
-                progress(len(results))
+        batches = [requests[start : start + size] for start in range(0, len(requests), size)]
+        self._check_open()
+        written = self._writer.write_batches(batches)
+        try:
+            for batch, batch_results in zip(batches, written, strict=True):
+                results.extend(batch_results)
+                self._reflect_on_failed_tasks(batch, batch_results)
+                if progress is not None:
+                    progress(len(results))
+        except WriteFailed as exc:
+            raise WriteFailed(f"{exc} ({len(results)} episodes before it are stored)") from exc
+        finally:
+            written.close()  # a raising callback: the batch embedding ahead is dropped
         if sum(r.status == "stored" for r in results) >= self.settings.index_after_episodes:
             self.optimize()
         return results
@@ -223,19 +234,9 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise _invalid(exc, prefix) from None
 
-    def _store_validated(self, requests: list[StoreRequest]) -> list[StoreResult]:
-        self._check_open()
-        results = self._writer.write(requests)
-        # A failed task is an event worth learning from: reflect on its namespace now.
-        failed = {
-            r.namespace
-            for r, result in zip(requests, results, strict=True)
-            if r.kind == "task" and r.metadata.get("outcome") == "failure"
-            and result.status == "stored"
-        }
-        for namespace in sorted(failed):
+    def _reflect_on_failed_tasks(self, requests: list[StoreRequest], results: list[StoreResult]) -> None:
+        for namespace in failed_task_namespaces(requests, results):
             self.reflect(namespace=namespace)
-        return results
 
     # -- reading --------------------------------------------------------------------------
     def recall(

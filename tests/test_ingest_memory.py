@@ -265,12 +265,13 @@ def test_a_batch_is_embedded_by_the_model_thread_and_by_the_writer_after_its_ner
     """The model thread embeds while NER runs; then the writing thread takes parts too. Each
     episode still gets its own content's vector."""
     from engine.embed import MiniLMEmbedder
-    from engine.ingest import writer
 
     contents = [f"Kestrel milestone {i} ships on day {i * 3 + 1}." for i in range(7)]
     parts: dict[str, list[list[str]]] = {}
     model_thread_embedded, writer_joined = threading.Event(), threading.Event()
-    embed, ner = MiniLMEmbedder.embed, writer.find_entities
+    from engine.ingest import batch_models
+
+    embed, ner = MiniLMEmbedder.embed, batch_models.find_entities
 
     def spied_embed(self: MiniLMEmbedder, texts: list[str]) -> list[list[float]]:
         vectors = embed(self, texts)
@@ -290,7 +291,7 @@ def test_a_batch_is_embedded_by_the_model_thread_and_by_the_writer_after_its_ner
         return ner(texts)
 
     monkeypatch.setattr(MiniLMEmbedder, "embed", spied_embed)
-    monkeypatch.setattr(writer, "find_entities", spied_ner)
+    monkeypatch.setattr(batch_models, "find_entities", spied_ner)
     settings = Settings(data_dir=tmp_path / "data", embed_part_size=2)
     with Memory.open(settings=settings) as memory:
         results = memory.store_many([{"content": text} for text in contents])

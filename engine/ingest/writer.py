@@ -19,15 +19,16 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from concurrent import futures
+from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Executor
+from dataclasses import dataclass, field
 
 import numpy as np
 from pydantic import BaseModel
 
-from engine.embed import Embedder, SharedBatch
+from engine.embed import Embedder
 from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
+from engine.ingest.batch_models import BatchModels
 from engine.ingest.chunk import chunk_text
 from engine.ingest.dedup import Duplicate, content_hash, duplicates_in_batch, near_duplicate
 from engine.ingest.extract import decision_topics, find_decisions, find_numbers, find_todos
@@ -47,7 +48,7 @@ from engine.ingest.supersede import DecisionView, choose_supersessions
 from engine.keyword_keys import keys_in_context, rekey
 from engine.llm import Extractor
 from engine.models import Entity, StoreRequest, StoreResult
-from engine.nlp import RawEntity, find_entities
+from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
 from engine.stores.base import GraphStore, SparseVector, VectorStore
 from engine.text import canonical_name, count_tokens
@@ -76,6 +77,16 @@ class _Text(BaseModel):
     importance: float = 0.0
 
 
+@dataclass
+class _Started:
+    """A batch redacted and chunked, its models begun (`models`), or what failed first."""
+
+    requests: Sequence[StoreRequest]
+    texts: list[_Text] = field(default_factory=list)
+    models: BatchModels | None = None
+    error: Exception | None = None
+
+
 class Writer:
     """Writes batches; owns the write lock and working memory."""
 
@@ -89,6 +100,7 @@ class Writer:
         model_pool: Executor,
         extractor: Extractor | None = None,
     ) -> None:
+        limit_numpy_blas(settings.numpy_blas_threads)  # process-wide: for NER beside the embedder
         self._graph = graph
         self._model_pool = model_pool
         self._vectors = vectors
@@ -120,8 +132,32 @@ class Writer:
             InvalidInput: a related id is not an episode of the namespace; nothing stored.
             WriteFailed: a store failed; nothing of the batch is visible.
         """
-        texts = self._texts(requests)
-        self._run_models(texts)
+        [results] = self.write_batches([requests])
+        return results
+
+    def write_batches(self, batches: Iterable[Sequence[StoreRequest]]) -> Generator[list[StoreResult]]:
+        """Store batches in order, each all-or-nothing, yielding each one's results once it is
+        committed. The next batch starts (its embedding queued, its NER run) before this one
+        is embedded to the end and written, so the model thread never waits for the write
+        (store_many at 10k: see README).
+
+        Raises:
+            as `write`, at the batch that failed; the batches yielded before it are stored.
+        """
+        pending = iter(batches)
+        current, following = self._start(next(pending, None)), None
+        try:
+            while current is not None:
+                following = self._start(next(pending, None))  # its NER while this one embeds
+                texts = self._finish(current)
+                yield self._commit(current.requests, texts)
+                current, following = following, None
+        finally:
+            for started in (current, following):
+                if started is not None and started.models is not None:
+                    started.models.abandon()
+
+    def _commit(self, requests: Sequence[StoreRequest], texts: list[_Text]) -> list[StoreResult]:
         now = time.time()
         results: dict[int, StoreResult] = {}
         promoted: list[WorkingItem] = []
@@ -194,22 +230,28 @@ class Writer:
                     )  # fmt: skip
         return texts
 
-    def _run_models(self, texts: list[_Text]) -> None:
-        contents = [t.request.content for t in texts]
-        # The embedder leaves the GIL while it computes: the model thread embeds while this
-        # one runs NER (and an LLM call), then this one takes a share of what is left, so
-        # both cores work to the end (store_many at 10k: ~110 -> ~155 episodes/s on 2 cores).
-        shared = SharedBatch(self._embedder, contents, self._settings.embed_part_size)
-        helper = self._model_pool.submit(shared.work)
+    def _start(self, requests: Sequence[StoreRequest] | None) -> _Started | None:
+        """Redact and chunk a batch, start its embedding and run its NER; None past the last
+        batch. A failure here waits for the batch's turn: the batches ahead are still written."""
+        if requests is None:
+            return None
+        started = _Started(requests=requests)
         try:
-            found = find_entities(contents)
-            answers = self._extractor.extract(contents) if self._extractor else [None] * len(texts)
-            shared.work()
-        finally:
-            futures.wait([helper])  # never leave the model thread writing into a dead batch
-        helper.result()  # its failure, if it had one
-        vectors = shared.vectors()
-        for text, entities, vector, answer in zip(texts, found, vectors, answers, strict=True):
+            started.texts = self._texts(requests)
+            contents = [t.request.content for t in started.texts]
+            started.models = BatchModels(self._embedder, self._model_pool, contents, self._settings.embed_part_size)
+            started.models.extract(self._extractor)
+        except Exception as exc:
+            started.error = exc
+        return started
+
+    def _finish(self, started: _Started) -> list[_Text]:
+        """The batch's texts with what the models found in them."""
+        if started.error is not None or started.models is None:
+            raise started.error or RuntimeError("a batch started without its models")
+        found = started.models.finish()
+        texts = started.texts
+        for text, entities, vector, answer in zip(texts, found.entities, found.vectors, found.answers, strict=True):
             text.embedding = list(vector)
             if len(text.request.content) <= _SHORT_TEXT_CHARS:
                 # A one-sentence turn is often its own decision: supersession reuses this.
@@ -222,6 +264,7 @@ class Writer:
                 content = text.request.content
                 text.entities = entities
                 text.decisions, text.todos = find_decisions(content), find_todos(content)
+        return texts
 
     # -- under the lock ---------------------------------------------------------------------------
     def _write_locked(

@@ -11,7 +11,7 @@ import time
 import uuid
 
 from engine.ingest.pipeline import entity_id
-from engine.models import Entity, Episode
+from engine.models import Entity, Episode, StoreRequest, StoreResult
 from engine.reflect.cluster import cluster_ids
 from engine.reflect.derive import EntityRef, EpisodeView, derive_facts, merge_paraphrases
 from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, reconcile
@@ -20,7 +20,17 @@ from engine.stores.base import GraphBatch, GraphStore, VectorStore
 from engine.text import canonical_name
 from engine.views import Fact, ReflectionSummary
 
-__all__ = ["reflect_namespace"]
+__all__ = ["failed_task_namespaces", "reflect_namespace"]
+
+
+def failed_task_namespaces(requests: list[StoreRequest], results: list[StoreResult]) -> list[str]:
+    """The namespaces where a failed task was just stored: an event worth learning from at
+    once, so the store reflects on them."""
+    return sorted({
+        r.namespace
+        for r, result in zip(requests, results, strict=True)
+        if r.kind == "task" and r.metadata.get("outcome") == "failure" and result.status == "stored"
+    })  # fmt: skip
 
 
 def reflect_namespace(

@@ -1,0 +1,46 @@
+"""English NER: the trimmed, numpy-backed spaCy pipeline, and numpy's BLAS threads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import spacy
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from engine import Memory, Settings, nlp
+
+TEXTS = [
+    "Alice met Bob in Paris with Project Atlas.",
+    "We booked Room 101 for the review with Dana Scully.",
+    "The Kestrel team moved the GitHub runners to PostgreSQL 16 on Monday.",
+    "New York City hotels are expensive this week, said the Acme Corp. travel desk.",
+    "Thanks! I think the Atlas launch slips to May.",
+]
+
+
+def _blas_threads() -> list[int]:
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_the_trimmed_pipeline_finds_what_spacys_own_pipeline_finds() -> None:
+    # spaCy's pipeline as shipped (blis, the attribute ruler): the same entity spans, and
+    # PROPN exactly where the tag is NNP or NNPS, so reading tags loses no proper noun.
+    reference = spacy.load(nlp.SPACY_MODEL, exclude=["parser", "lemmatizer"])
+    for theirs, ours in zip(reference.pipe(TEXTS), nlp._spacy().pipe(TEXTS), strict=True):
+        assert [(e.text, e.label_) for e in theirs.ents] == [(e.text, e.label_) for e in ours.ents]
+        assert [t.pos_ == "PROPN" for t in theirs] == [t.tag_ in nlp._PROPER_NOUN_TAGS for t in ours]
+    assert "attribute_ruler" not in nlp._spacy().pipe_names
+    found = nlp.find_entities(TEXTS[:2])
+    assert [(e.name, e.type) for e in found[0]] == [
+        ("Alice", "PERSON"), ("Bob", "PERSON"), ("Paris", "PLACE"), ("Project Atlas", "ORG"),
+    ]  # fmt: skip
+    assert "Room 101" in [e.name for e in found[1]]
+
+
+def test_a_memory_holds_numpy_blas_to_its_setting_or_leaves_it(tmp_path: Path) -> None:
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert _blas_threads() and set(_blas_threads()) == {2}
+        with Memory.open(settings=Settings(data_dir=tmp_path / "a", numpy_blas_threads=None)):
+            assert set(_blas_threads()) == {2}
+        with Memory.open(settings=Settings(data_dir=tmp_path / "b")):  # default: one
+            assert set(_blas_threads()) == {1}
