@@ -11,6 +11,8 @@ One batch, in order:
   7. find the active decisions each new decision supersedes;
   8. write the graph and, inside its transaction, the vectors.
 The choices are pure functions in `engine/ingest/`; this module does the lookups and the I/O.
+`write_batches` overlaps batches: steps 1-3 of a batch run (its embedding queued on the model
+thread) before the batch ahead of it is written (`engine/ingest/batch_models.py`).
 """
 
 from __future__ import annotations
