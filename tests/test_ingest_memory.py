@@ -265,12 +265,11 @@ def test_a_batch_is_embedded_by_the_model_thread_and_by_the_writer_after_its_ner
     """The model thread embeds while NER runs; then the writing thread takes parts too. Each
     episode still gets its own content's vector."""
     from engine.embed import MiniLMEmbedder
+    from engine.ingest import batch_models
 
     contents = [f"Kestrel milestone {i} ships on day {i * 3 + 1}." for i in range(7)]
     parts: dict[str, list[list[str]]] = {}
     model_thread_embedded, writer_joined = threading.Event(), threading.Event()
-    from engine.ingest import batch_models
-
     embed, ner = MiniLMEmbedder.embed, batch_models.find_entities
 
     def spied_embed(self: MiniLMEmbedder, texts: list[str]) -> list[list[float]]:
