@@ -64,7 +64,7 @@ def _spacy() -> Any:
     # ruler only maps tags to coarse parts of speech (a quarter of what is left), and the one
     # part we read, PROPN, is exactly the tags NNP and NNPS (`_PROPER_NOUN_TAGS`).
     # numpy's BLAS instead of blis: the blis wheels fall back to their generic kernels on a CPU
-    # they have no configuration for (AMD Zen 4: gemm ~6x slower than numpy's OpenBLAS, which
+    # they have no configuration for (AMD Zen 4: gemm ~7x slower than numpy's OpenBLAS, which
     # picks its kernel at run time). Same entities; the models keep the ops they load with.
     with use_ops("numpy", use_blis=False):
         return spacy.load(SPACY_MODEL, exclude=["parser", "lemmatizer", "attribute_ruler"])

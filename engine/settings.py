@@ -119,7 +119,7 @@ class Settings(BaseSettings):
     # Threads numpy's BLAS (OpenBLAS) may use, set process-wide when a Memory opens; None
     # leaves numpy as the host application set it. hindsight's numpy work is small products
     # (NER's models, similarities), which OpenBLAS would split over every core; its threads
-    # then spin between products against the embedder's: store_many's NER took 20 s for 5k
+    # then spin between products against the embedder's: store_many's NER took 18 s for 5k
     # episodes on 2 cores with two threads, 12 s with one.
     numpy_blas_threads: int | None = Field(1, ge=1, le=256)
     # Worker threads the embedded graph runs a statement on; 0: one per core. Recall's

@@ -249,8 +249,9 @@ class Writer:
 
     def _finish(self, started: _Started) -> list[_Text]:
         """The batch's texts with what the models found in them."""
-        if started.error is not None or started.models is None:
-            raise started.error or RuntimeError("a batch started without its models")
+        if started.error is not None:
+            raise started.error
+        assert started.models is not None  # set whenever nothing failed
         found = started.models.finish()
         texts = started.texts
         for text, entities, vector, answer in zip(texts, found.entities, found.vectors, found.answers, strict=True):
