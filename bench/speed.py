@@ -6,13 +6,14 @@ For each corpus size, in a fresh process (so that peak memory is the size's own)
 synthetic multi-session corpus goes through `store_many`; recall latency (p50/p95/p99, query
 embedding included) is timed for single-hop questions and for questions that need graph
 expansion, and the same questions as a bare Qdrant Edge dense search over the embeddings of
-the episodes hindsight stored (the baseline: same points, HNSW-indexed like hindsight's
-after store_many; it takes turns with recall, ten questions each, so that both see the
-machine at the same speed); then peak RSS, data-directory size, reopen time, the first
-recall after reopening (which loads the embedder and the graph's MENTIONS index) and the MCP
-HTTP server's `retrieve_memory` requests/s with 8 concurrent clients. After the timed
-recalls, `--sustained` more run (default 2,000) and their last quarter is timed as "late":
-what a long-lived process sees once recall's own writes have piled up. `--json` prints one
+the episodes hindsight stored (the baseline: same points, indexed as hindsight's after
+store_many and searched on as many threads, so that the ratio is hindsight's own work; it
+takes turns with recall, ten questions each, so that both see the machine at the same
+speed); then peak RSS, data-directory size, reopen time, the first recall after reopening
+(which loads the embedder and the graph's MENTIONS index) and the MCP HTTP server's
+`retrieve_memory` requests/s with 8 concurrent clients. After the timed recalls,
+`--sustained` more run (default 2,000) and their last quarter is timed as "late": what a
+long-lived process sees once recall's own writes have piled up. `--json` prints one
 object per size.
 """
 
@@ -36,6 +37,7 @@ import anyio
 
 from engine import Memory
 from engine.embed import MiniLMEmbedder
+from engine.settings import Settings
 from engine.stores.base import SparseVector, VectorPayload, VectorPoint
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
@@ -125,8 +127,10 @@ def _paired(
 
 def _baseline(items: list[dict[str, Any]], where: Path, embedder: MiniLMEmbedder) -> QdrantEdgeVectorStore:
     """A bare Qdrant Edge shard holding the embeddings of the episodes hindsight stored
-    (duplicates left out, as hindsight leaves them out), indexed as hindsight's is."""
-    store = QdrantEdgeVectorStore(where, embedder.dimension)
+    (duplicates left out, as hindsight leaves them out), built, optimized and given search
+    threads as hindsight's is."""
+    threads = Settings().vector_search_threads or os.cpu_count()
+    store = QdrantEdgeVectorStore(where, embedder.dimension, search_threads=threads)
     for start in range(0, len(items), 512):
         chunk = items[start : start + 512]
         vectors = embedder.embed([item["content"] for item in chunk])

@@ -127,6 +127,16 @@ class Settings(BaseSettings):
     # (recall's graph reads 31 -> 24 ms at 10k episodes on 2 cores), and the other core is
     # left to the query's embedding.
     graph_threads: int = Field(1, ge=0, le=256)
+    # Threads the embedded vector store searches on; 0: one per core. Qdrant Edge's own
+    # default is four a core, to overlap reads from disk; hindsight's segments are in memory,
+    # and a recall asks the store four times (sparse, latest, count, dense), each call waking
+    # more of the pool, whose threads then took the cores from the query's embedding and the
+    # reads after it. One thread, on 2 cores: those four calls 1.05-1.08 ms against 1.28-1.36
+    # with Qdrant's default at 35k points (HNSW), 1.09-1.19 against 1.28-1.45 at 6k; recall's
+    # p50 at 10k 1.64x a bare search on the default pool, in two runs, against 1.94 and 1.76
+    # on the default itself. Every call holds the store's lock: concurrent recalls never
+    # searched in parallel anyway.
+    vector_search_threads: int = Field(1, ge=0, le=256)
     # The embedded graph keeps the MENTIONS edges of the namespaces it recalls in process, so
     # that graph expansion reads dicts, not statements (at 10k episodes: 8.3 -> 4 statements
     # and 17 -> 6 ms of graph reads per recall; recall p50 43 -> 25 ms in `make bench`), and

@@ -4,6 +4,7 @@ knows which backend runs."""
 from __future__ import annotations
 
 import logging
+import os
 
 from engine.errors import StoreUnavailable
 from engine.settings import Settings
@@ -55,7 +56,9 @@ def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
     if settings.backend == "embedded":
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
-        return QdrantEdgeVectorStore(settings.vectors_dir / name, dimension)
+        return QdrantEdgeVectorStore(
+            settings.vectors_dir / name, dimension, search_threads=settings.vector_search_threads or os.cpu_count()
+        )
     from qdrant_client import QdrantClient
 
     from engine.stores.qdrant_server_vectors import QdrantServerVectorStore

@@ -38,18 +38,23 @@ _INDEXED: dict[str, Any] = {
 class QdrantEdgeVectorStore:
     """`VectorStore` on a Qdrant Edge shard under `directory` (created when missing)."""
 
-    def __init__(self, directory: Path, dimension: int) -> None:
+    def __init__(self, directory: Path, dimension: int, *, search_threads: int | None = None) -> None:
+        """`search_threads`: the shard's search pool (None: Qdrant Edge's, 4 a core; or as
+        an existing shard was last opened with, which its config keeps)."""
         self._lock = threading.RLock()
         self._closed = False
+        config = qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            max_search_threads=search_threads,
+        )
         try:
             if (directory / "edge_config.json").exists() or _has_segments(directory):
-                self._shard = qe.EdgeShard.load(str(directory))
+                # With a config, load checks it against the shard and keeps what it leaves
+                # unset (index and optimizer parameters) as the shard has them.
+                self._shard = qe.EdgeShard.load(str(directory), config if search_threads else None)
             else:
                 directory.mkdir(parents=True, exist_ok=True)
-                config = qe.EdgeConfig(
-                    vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
-                    sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-                )
                 self._shard = qe.EdgeShard.create(str(directory), config)
             self._index_payload()
         except Exception as exc:  # the binding raises plain Exceptions (a locked WAL, say)

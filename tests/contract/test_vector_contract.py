@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
 import random
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -209,3 +212,36 @@ def test_optimize_keeps_every_point_and_every_answer(vectors: VectorStore) -> No
     assert vectors.count("ns") == 3 and vectors.recent("ns", None, 1) == [IDS[2]]
     vectors.upsert([_point(1, [0, 0, 1, 0], [14])])  # writable afterwards
     assert vectors.search_dense("ns", [0, 0, 1, 0], 1)[0].id == IDS[1]
+
+
+# Opens the embedded stores as the settings name them, and prints the size of Qdrant Edge's
+# search pool: its threads are named edge-search-N. In a process of its own, so that no
+# other test's shard (whose threads end a while after it closes) is counted.
+_POOL_SIZE = """
+import os, sys
+from pathlib import Path
+from engine.settings import Settings
+from engine.stores.factory import open_stores
+settings = Settings(data_dir=Path(sys.argv[1]), vector_search_threads=int(sys.argv[2]))
+graph, vectors = open_stores(settings, model="m", dimension=4)
+names = [open(f"/proc/self/task/{t}/comm").read() for t in os.listdir("/proc/self/task")]
+print(sum(name.startswith("edge-search") for name in names))
+vectors.close()
+graph.close()
+"""
+
+
+def test_the_edge_shard_searches_on_the_threads_the_settings_give(tmp_path: Path) -> None:
+    """Qdrant Edge's own pool is four threads a core; the setting sizes it, on a new shard
+    and on one reopened with another count (0: one a core)."""
+
+    def pool(threads: int) -> int:
+        run = subprocess.run(
+            [sys.executable, "-c", _POOL_SIZE, str(tmp_path), str(threads)],
+            capture_output=True, text=True, check=True, timeout=120,
+        )  # fmt: skip
+        return int(run.stdout.split()[-1])
+
+    assert pool(2) == 2
+    assert pool(3) == 3
+    assert pool(0) == os.cpu_count()
