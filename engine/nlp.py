@@ -77,13 +77,13 @@ def _lac() -> Any:
     return LAC()
 
 
-def limit_numpy_blas(threads: int | None) -> None:
-    """Hold numpy's BLAS (OpenBLAS) to `threads` threads, process-wide; None leaves it be.
+def limit_numpy_blas(threads: int) -> None:
+    """Hold numpy's BLAS (OpenBLAS) to `threads` threads, process-wide; 0 leaves it be.
 
     Set once, not per call: OpenBLAS does not reliably honour a limit set and restored from
     different threads.
     """
-    if threads is not None:
+    if threads > 0:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=threads, user_api="blas")

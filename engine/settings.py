@@ -116,12 +116,12 @@ class Settings(BaseSettings):
     # XDG_CACHE_HOME, else ~/.cache/hindsight (default_model_cache()).
     model_cache_dir: Path | None = None
 
-    # Threads numpy's BLAS (OpenBLAS) may use, set process-wide when a Memory opens; None
+    # Threads numpy's BLAS (OpenBLAS) may use, set process-wide when a Memory opens; 0
     # leaves numpy as the host application set it. hindsight's numpy work is small products
     # (NER's models, similarities), which OpenBLAS would split over every core; its threads
     # then spin between products against the embedder's: store_many's NER took 18 s for 5k
     # episodes on 2 cores with two threads, 12 s with one.
-    numpy_blas_threads: int | None = Field(1, ge=1, le=256)
+    numpy_blas_threads: int = Field(1, ge=0, le=256)
     # Worker threads the embedded graph runs a statement on; 0: one per core. Recall's
     # statements are small and many: with one worker each costs less to hand off and wake
     # (recall's graph reads 31 -> 24 ms at 10k episodes on 2 cores), and the other core is

@@ -40,7 +40,7 @@ def test_the_trimmed_pipeline_finds_what_spacys_own_pipeline_finds() -> None:
 def test_a_memory_holds_numpy_blas_to_its_setting_or_leaves_it(tmp_path: Path) -> None:
     with threadpool_limits(limits=2, user_api="blas"):
         assert _blas_threads() and set(_blas_threads()) == {2}
-        with Memory.open(settings=Settings(data_dir=tmp_path / "a", numpy_blas_threads=None)):
+        with Memory.open(settings=Settings(data_dir=tmp_path / "a", numpy_blas_threads=0)):
             assert set(_blas_threads()) == {2}
         with Memory.open(settings=Settings(data_dir=tmp_path / "b")):  # default: one
             assert set(_blas_threads()) == {1}
