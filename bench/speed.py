@@ -129,8 +129,7 @@ def _baseline(items: list[dict[str, Any]], where: Path, embedder: MiniLMEmbedder
     """A bare Qdrant Edge shard holding the embeddings of the episodes hindsight stored
     (duplicates left out, as hindsight leaves them out), built, optimized and given search
     threads as hindsight's is."""
-    threads = Settings().vector_search_threads or os.cpu_count()
-    store = QdrantEdgeVectorStore(where, embedder.dimension, search_threads=threads)
+    store = QdrantEdgeVectorStore(where, embedder.dimension, search_threads=Settings().vector_search_threads)
     for start in range(0, len(items), 512):
         chunk = items[start : start + 512]
         vectors = embedder.embed([item["content"] for item in chunk])

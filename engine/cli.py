@@ -8,13 +8,10 @@ import re
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from engine.cli_admin import register
@@ -28,6 +25,7 @@ from engine.cli_common import (
     fail,
     open_memory,
     print_json,
+    progress_bar,
     short,
 )
 from engine.cli_graph import register as register_graph
@@ -90,7 +88,7 @@ def ingest(
 ) -> None:
     """Store every episode of a JSONL file, in batches, with a progress bar."""
     items, numbers = _read_jsonl(file)
-    with open_memory(data_dir) as memory, _progress(len(items), not as_json) as advance:
+    with open_memory(data_dir) as memory, progress_bar("storing", len(items), not as_json) as advance:
         try:
             results = memory.store_many(items, progress=advance)
         except InvalidInput as exc:
@@ -197,7 +195,7 @@ def demo(
     with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as scratch:
         where = data_dir or Path(scratch)
         with open_memory(where) as memory:
-            with _progress(len(items), not as_json) as advance:
+            with progress_bar("storing", len(items), not as_json) as advance:
                 results = memory.store_many(
                     [{**i, "namespace": "demo"} for i in items], progress=advance
                 )
@@ -403,17 +401,6 @@ def _on_line(exc: InvalidInput, numbers: list[int]) -> InvalidInput:
     if match is None or int(match.group(1)) >= len(numbers):
         return exc
     return InvalidInput(f"line {numbers[int(match.group(1))]}: {match.group(2) or 'item'}", exc.reason)
-
-
-@contextmanager
-def _progress(total: int, visible: bool) -> Iterator[Callable[[int], None]]:
-    progress = Progress(
-        TextColumn("storing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err_console, disable=not visible, transient=True,
-    )
-    with progress:
-        task = progress.add_task("store", total=total)
-        yield lambda done: progress.update(task, completed=done)
 
 
 register(app)

@@ -15,10 +15,13 @@ from engine.cli_common import (
     console,
     day,
     fail,
+    mapped_errors,
     open_memory,
     print_json,
+    progress_bar,
     short,
 )
+from engine.doctor import rebuild_vectors as rebuild_all
 
 __all__ = ["register"]
 
@@ -134,15 +137,27 @@ def audit(
 
 def doctor(
     repair: Annotated[bool, typer.Option("--repair", help="Rebuild the vector mirror from the graph.")] = False,
+    rebuild_vectors: Annotated[bool, typer.Option(
+        "--rebuild-vectors",
+        help="Set the vector store aside (kept under the data directory) and rebuild it all from "
+             "the graph: for one that no longer opens.",
+    )] = False,  # fmt: skip
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
     """Check that graph and vector store agree; exit 1 when they do not (and were not repaired)."""
-    with open_memory(data_dir) as memory:
-        report = memory.doctor(repair=repair)
+    with progress_bar("re-embedding", None, not as_json) as advance:
+        if rebuild_vectors:
+            with mapped_errors():
+                report = rebuild_all(data_dir, progress=advance)
+        else:
+            with open_memory(data_dir) as memory:
+                report = memory.doctor(repair=repair, progress=advance)
     if as_json:
         print_json(report)
     else:
+        if report.set_aside is not None:
+            console.print(f"the old vector store is kept at {report.set_aside}")
         console.print(f"{report.episodes} episodes, {report.vector_points} vector points")
         for label, ids in (("missing vectors", report.missing_vectors),
                            ("orphan vectors", report.orphan_vectors),

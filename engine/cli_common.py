@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from engine.errors import HindsightError, InvalidInput, NotFound
 from engine.memory import Memory
@@ -26,8 +27,10 @@ __all__ = [
     "day",
     "err_console",
     "fail",
+    "mapped_errors",
     "open_memory",
     "print_json",
+    "progress_bar",
     "short",
 ]
 
@@ -48,10 +51,23 @@ def fail(message: str, code: int) -> NoReturn:
 
 
 @contextmanager
-def open_memory(data_dir: Path | None, *, serving: bool = False) -> Iterator[Memory]:
-    """Open the memory and map hindsight's errors to messages and exit codes, in one place.
-    `serving`: for `serve`, the one command that lives long and recalls often."""
+def mapped_errors() -> Iterator[None]:
+    """hindsight's errors as messages and exit codes, in one place."""
     try:
+        yield
+    except InvalidInput as exc:
+        fail(str(exc), 2)
+    except NotFound as exc:
+        fail(str(exc), 3)
+    except HindsightError as exc:
+        fail(str(exc), 1)
+
+
+@contextmanager
+def open_memory(data_dir: Path | None, *, serving: bool = False) -> Iterator[Memory]:
+    """Open the memory, its errors mapped (`mapped_errors`). `serving`: for `serve`, the one
+    command that lives long and recalls often."""
+    with mapped_errors():
         settings = Settings()
         if not serving:
             # A command is a process of its own, with one recall at most: reading the graph's
@@ -61,12 +77,23 @@ def open_memory(data_dir: Path | None, *, serving: bool = False) -> Iterator[Mem
         with Memory.open(data_dir, settings) as memory:
             memory.actor = "cli"
             yield memory
-    except InvalidInput as exc:
-        fail(str(exc), 2)
-    except NotFound as exc:
-        fail(str(exc), 3)
-    except HindsightError as exc:
-        fail(str(exc), 1)
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None, visible: bool) -> Iterator[Callable[..., None]]:
+    """A bar on stderr, gone when done (none when not `visible`, as with --json); yields
+    `advance(done, total=None)`: a total learnt on the way replaces the one given."""
+    bar = Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, disable=not visible, transient=True,
+    )  # fmt: skip
+    with bar:
+        task = bar.add_task(label, total=total)
+
+        def advance(done: int, total: int | None = None) -> None:
+            bar.update(task, completed=done, total=total)  # None leaves the total as it is
+
+        yield advance
 
 
 def print_json(value: BaseModel | list[Any]) -> None:

@@ -5,11 +5,15 @@ The graph is the truth. Every episode should have exactly one point with the rig
 `--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads. Keyword keys
 written under an older recipe (`key_version`) are recomputed, and so are the keys of the
 session tails an orphan (a write cut short before its commit) may have left its words in.
+`rebuild_vectors` sets a vector store that no longer opens aside and rebuilds it all.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -19,7 +23,7 @@ from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
 
-__all__ = ["DoctorReport", "check_and_repair"]
+__all__ = ["DoctorReport", "check_and_repair", "rebuild_vectors"]
 
 # Episodes re-embedded per batch during repair.
 _REPAIR_BATCH = 64
@@ -35,6 +39,7 @@ class DoctorReport(BaseModel):
     wrong_payloads: list[str] = Field(default_factory=list)  # namespace or deleted flag off
     stale_keys: list[str] = Field(default_factory=list)  # keyword keys of an older recipe
     repaired: bool = False
+    set_aside: str | None = None  # where rebuild_vectors moved the old vector store
 
     @property
     def ok(self) -> bool:
@@ -50,8 +55,10 @@ def check_and_repair(
     settings: Settings,
     *,
     repair: bool,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DoctorReport:
-    """Compare the stores; with `repair`, make the mirror agree with the graph."""
+    """Compare the stores; with `repair`, make the mirror agree with the graph, calling
+    `progress(done, total)` after each batch of episodes re-embedded."""
     states = graph.episode_states()
     payloads = vectors.all_payloads()
     report = DoctorReport(
@@ -87,6 +94,7 @@ def check_and_repair(
     by_namespace: dict[str, list[str]] = {}
     for episode_id in rebuild:
         by_namespace.setdefault(states[episode_id][0], []).append(episode_id)
+    done = 0
     for namespace, ids in by_namespace.items():
         for start in range(0, len(ids), _REPAIR_BATCH):
             episodes = graph.get_episodes(namespace, ids[start : start + _REPAIR_BATCH])
@@ -110,7 +118,38 @@ def check_and_repair(
             ]
             vectors.upsert(points)
             rekeyed.setdefault(namespace, []).extend(e.id for e in episodes)
+            done += len(episodes)
+            if progress is not None:
+                progress(done, len(rebuild))
     for namespace, ids in rekeyed.items():
         for start in range(0, len(ids), _REKEY_BATCH):
             rekey(graph, vectors, namespace, ids[start : start + _REKEY_BATCH], settings)
+    if len(rebuild) >= settings.index_after_episodes:
+        vectors.optimize()  # as store_many: else every search stays exhaustive
     return report.model_copy(update={"repaired": True})
+
+
+def rebuild_vectors(
+    path: str | Path | None = None,
+    settings: Settings | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> DoctorReport:
+    """Set the embedded vector store aside (renamed under the data directory, kept) and
+    rebuild it from the graph: for a vector store that no longer opens, or to start it over.
+
+    Raises:
+        InvalidInput: the backend is not the embedded one (delete the Qdrant collection
+            instead, then repair).
+        StoreUnavailable: the graph cannot be opened (another process holds it, say).
+    """
+    from engine.memory import Memory  # the façade imports this module
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    resolved = settings or Settings()
+    if path is not None:
+        resolved = resolved.model_copy(update={"data_dir": Path(path)})
+    aside = resolved.vectors_dir.with_name(f"{resolved.vectors_dir.name}.set-aside-{stamp}")
+    with Memory.open(settings=resolved, vectors_aside=aside) as memory:
+        report = memory.doctor(repair=True, progress=progress)
+    return report.model_copy(update={"set_aside": str(aside) if aside.exists() else None})

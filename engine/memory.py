@@ -98,12 +98,15 @@ class Memory(Lifecycle):
         self._writer.on_stored = lambda namespace, ids: self._log("store", namespace, ids)
 
     @classmethod
-    def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Memory:
+    def open(cls, path: str | Path | None = None, settings: Settings | None = None, *,
+             vectors_aside: Path | None = None) -> Memory:  # fmt: skip
         """Open (or create) the memory stored under `path` (default: settings.data_dir).
 
         Args:
             path: data directory; overrides `settings.data_dir` when given.
             settings: configuration; read from `HINDSIGHT_*` environment variables when None.
+            vectors_aside: move the embedded vector store there first, and start an empty
+                one (`engine.doctor.rebuild_vectors` then rebuilds it from the graph).
         Returns:
             An open `Memory`; close it with `close()` or use it as a context manager.
         Raises:
@@ -119,7 +122,8 @@ class Memory(Lifecycle):
             settings.model_cache_dir,
             settings.embedder_query_threads,
         )
-        graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension)
+        graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension,
+                                     vectors_aside=vectors_aside)  # fmt: skip
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
 
     # -- writing --------------------------------------------------------------------------

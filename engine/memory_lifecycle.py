@@ -8,6 +8,7 @@ concern. Every method is a thin call into `engine/reflect/`, `engine/forget.py`,
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.audit import AuditEntry, AuditLog, acting_as
@@ -181,12 +182,15 @@ class Lifecycle:
         with self._writer.lock:
             self._vectors.optimize()
 
-    def doctor(self, *, repair: bool = False) -> DoctorReport:
-        """Check that the vector mirror agrees with the graph; `repair` rebuilds what differs."""
+    def doctor(
+        self, *, repair: bool = False, progress: Callable[[int, int], None] | None = None
+    ) -> DoctorReport:
+        """Check that the vector mirror agrees with the graph; `repair` rebuilds what differs,
+        calling `progress(done, total)` as episodes are re-embedded."""
         self._check_open()
         with self._writer.lock:
             report = check_and_repair(self._graph, self._vectors, self._embedder, self.settings,
-                                      repair=repair)  # fmt: skip
+                                      repair=repair, progress=progress)  # fmt: skip
         if report.repaired:
             self._log("repair", None, report.missing_vectors + report.orphan_vectors
                       + report.wrong_payloads, "doctor --repair")  # fmt: skip

@@ -128,7 +128,7 @@ class Settings(BaseSettings):
     # left to the query's embedding.
     graph_threads: int = Field(1, ge=0, le=256)
     # Threads the embedded vector store searches on; 0: one per core. Qdrant Edge's own
-    # default is four a core, to overlap reads from disk; hindsight's segments are in memory,
+    # default is four a core, to overlap reads from disk; hindsight's shards are read from memory,
     # and a recall asks the store four times (sparse, latest, count, dense), each call waking
     # more of the pool, whose threads then took the cores from the query's embedding and the
     # reads after it. One thread, on 2 cores: those four calls 1.05-1.08 ms against 1.28-1.36

@@ -194,3 +194,15 @@ def test_serve_keeps_the_mentions_index(tmp_path: Path, monkeypatch: pytest.Monk
     code, _, err = run("serve", "--transport", "stdio", "--data-dir", str(tmp_path / "data"))
     assert code == 0, err
     assert seen == {"index": Settings().graph_index_episodes, "mentions": True}
+
+
+def test_doctor_rebuilds_a_vector_store_that_no_longer_opens(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    _, out, _ = run("store", "Atlas uses Postgres.", "--importance", "high", "--data-dir", str(data), "--json")
+    next((data / "vectors").rglob("edge_config.json")).write_text("{ not json")
+    code, _, err = run("doctor", "--data-dir", str(data))
+    assert code == 1 and "--rebuild-vectors" in err
+    code, report, _ = run("doctor", "--rebuild-vectors", "--data-dir", str(data), "--json")
+    assert code == 0 and json.loads(report)["repaired"] and json.loads(report)["set_aside"]
+    code, cards, _ = run("recall", "Which database does Atlas use?", "--data-dir", str(data), "--json")
+    assert code == 0 and json.loads(cards)[0]["id"] == json.loads(out)["id"]

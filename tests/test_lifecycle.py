@@ -9,9 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import InvalidInput, Memory, NotFound, Settings
+from engine import InvalidInput, Memory, NotFound, Settings, StoreUnavailable
+from engine.doctor import rebuild_vectors
+from engine.embed import MiniLMEmbedder
 from engine.ingest.pipeline import vector_point
 from engine.stores.base import VectorPayload
+from engine.stores.ladybug_graph import LadybugGraphStore
+from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
 QUERIES = ["Which database does Atlas use?", "Who works at Acme?", "When is the Kestrel demo?"]
 
@@ -179,3 +183,53 @@ def test_recall_records_access_and_keeps_accessed_memories(settings: Settings) -
         episode = memory.get(used.id)
         assert episode.access_count == 1 and episode.last_accessed_at is not None
         assert memory.maintain() == [idle.id]  # the one just used stays
+
+
+def test_a_vector_store_that_no_longer_opens_is_set_aside_and_rebuilt(settings: Settings) -> None:
+    with Memory.open(settings=settings) as memory:
+        stored = [memory.store(text, session_id="s1", importance="high").id
+                  for text in ("Atlas uses Postgres.", "Dana works at Acme.", "Kenji owns the budget.")]  # fmt: skip
+        memory.forget(stored[2])
+    config = next(settings.vectors_dir.rglob("edge_config.json"))
+    config.write_text("{ not json")
+    with pytest.raises(StoreUnavailable, match="--rebuild-vectors"):
+        Memory.open(settings=settings)
+    seen: list[tuple[int, int]] = []
+    report = rebuild_vectors(settings=settings, progress=lambda done, total: seen.append((done, total)))
+    assert report.repaired and report.missing_vectors == sorted(stored)
+    assert seen[-1] == (3, 3)
+    assert report.set_aside is not None  # kept, as it was, beside the new one
+    assert (Path(report.set_aside) / config.relative_to(settings.vectors_dir)).read_text() == "{ not json"
+    with Memory.open(settings=settings) as memory:
+        assert memory.doctor().ok
+        assert _ids(memory, "Which database does Atlas use?")[0] == stored[0]
+        assert stored[2] not in _ids(memory, "Who owns the budget?")  # still forgotten
+
+
+def test_only_the_embedded_vector_store_can_be_set_aside(settings: Settings) -> None:
+    server = settings.model_copy(update={"backend": "neo4j"})
+    with pytest.raises(InvalidInput, match="Qdrant server"):
+        rebuild_vectors(settings=server)
+
+
+class _CountingOptimize(QdrantEdgeVectorStore):
+    """The real store, counting index builds."""
+
+    builds = 0
+
+    def optimize(self) -> None:
+        self.builds += 1
+        super().optimize()
+
+
+def test_a_repair_of_many_episodes_builds_the_index_as_store_many_does(settings: Settings) -> None:
+    embedder = MiniLMEmbedder()
+    for after, builds in ((3, 1), (4, 0)):  # index_after_episodes: reached, then not
+        tuned = settings.model_copy(update={"data_dir": settings.data_dir / str(after), "index_after_episodes": after})
+        vectors = _CountingOptimize(tuned.vectors_dir / "v", embedder.dimension)
+        graph = LadybugGraphStore(tuned.graph_path)
+        with Memory(graph=graph, vectors=vectors, embedder=embedder, settings=tuned) as memory:
+            ids = [memory.store(f"Atlas milestone {i} shipped.", importance="high").id for i in range(3)]
+            vectors.delete(ids)
+            assert memory.doctor(repair=True).missing_vectors == sorted(ids)
+            assert (vectors.builds, memory.doctor().ok) == (builds, True)

@@ -4,9 +4,9 @@ knows which backend runs."""
 from __future__ import annotations
 
 import logging
-import os
+from pathlib import Path
 
-from engine.errors import StoreUnavailable
+from engine.errors import InvalidInput, StoreUnavailable
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
 
@@ -15,19 +15,36 @@ __all__ = ["open_stores"]
 log = logging.getLogger(__name__)
 
 
-def open_stores(settings: Settings, *, model: str, dimension: int) -> tuple[GraphStore, VectorStore]:
+def open_stores(
+    settings: Settings, *, model: str, dimension: int, vectors_aside: Path | None = None
+) -> tuple[GraphStore, VectorStore]:
     """Open the graph and vector stores the settings name (creating them when missing).
 
     The vector collection is named with the embedding model and dimension, so switching
-    models starts a new mirror instead of mixing incompatible vectors.
+    models starts a new mirror instead of mixing incompatible vectors. `vectors_aside`: the
+    embedded vector store is moved there, once the graph holds the data directory (so that
+    no other process has it open), and an empty one is started.
     """
+    if vectors_aside is not None and settings.backend != "embedded":
+        raise InvalidInput("vectors_aside", "only the embedded vector store can be set aside; "
+                           "with a Qdrant server, delete the collection and run doctor --repair")  # fmt: skip
     graph = _open_graph(settings)
     try:
+        if vectors_aside is not None and settings.vectors_dir.exists():
+            _set_aside(settings.vectors_dir, vectors_aside)
         vectors = _open_vectors(settings, f"{model}-{dimension}", dimension)
     except StoreUnavailable:
         graph.close()
         raise
     return graph, vectors
+
+
+def _set_aside(directory: Path, target: Path) -> None:
+    try:
+        directory.rename(target)
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot set the vector store aside to {target}: {exc}") from exc
+    log.warning("vector store set aside: %s -> %s", directory, target)
 
 
 def _open_graph(settings: Settings) -> GraphStore:
@@ -57,7 +74,7 @@ def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
         return QdrantEdgeVectorStore(
-            settings.vectors_dir / name, dimension, search_threads=settings.vector_search_threads or os.cpu_count()
+            settings.vectors_dir / name, dimension, search_threads=settings.vector_search_threads
         )
     from qdrant_client import QdrantClient
 

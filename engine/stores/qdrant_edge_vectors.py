@@ -6,6 +6,7 @@ vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -39,26 +40,30 @@ class QdrantEdgeVectorStore:
     """`VectorStore` on a Qdrant Edge shard under `directory` (created when missing)."""
 
     def __init__(self, directory: Path, dimension: int, *, search_threads: int | None = None) -> None:
-        """`search_threads`: the shard's search pool (None: Qdrant Edge's, 4 a core; or as
-        an existing shard was last opened with, which its config keeps)."""
+        """`search_threads`: the shard's search pool; 0: one thread per core; None: Qdrant
+        Edge's own (four a core), or what an existing shard was last opened with."""
         self._lock = threading.RLock()
         self._closed = False
+        threads = (os.cpu_count() or 1) if search_threads == 0 else search_threads
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            max_search_threads=search_threads,
+            max_search_threads=threads,
         )
         try:
             if (directory / "edge_config.json").exists() or _has_segments(directory):
                 # With a config, load checks it against the shard and keeps what it leaves
                 # unset (index and optimizer parameters) as the shard has them.
-                self._shard = qe.EdgeShard.load(str(directory), config if search_threads else None)
+                self._shard = qe.EdgeShard.load(str(directory), config if threads is not None else None)
             else:
                 directory.mkdir(parents=True, exist_ok=True)
                 self._shard = qe.EdgeShard.create(str(directory), config)
             self._index_payload()
         except Exception as exc:  # the binding raises plain Exceptions (a locked WAL, say)
-            raise StoreUnavailable(f"cannot open the vector store at {directory}: {exc}") from exc
+            raise StoreUnavailable(
+                f"cannot open the vector store at {directory}: {exc} (it mirrors the graph: "
+                "`hindsight doctor --rebuild-vectors` sets it aside and rebuilds it)"
+            ) from exc
 
     def _index_payload(self) -> None:
         """Also on load: a shard from an older version may lack a newer index, or have one
