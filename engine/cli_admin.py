@@ -146,7 +146,7 @@ def doctor(
     as_json: AsJson = False,
 ) -> None:
     """Check that graph and vector store agree; exit 1 when they do not (and were not repaired)."""
-    with progress_bar("re-embedding", None, not as_json) as advance:
+    with progress_bar("re-embedding", None, (repair or rebuild_vectors) and not as_json) as advance:
         if rebuild_vectors:
             with mapped_errors():
                 report = rebuild_all(data_dir, progress=advance)
