@@ -29,7 +29,6 @@ from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.forget import Archive
 from engine.ingest.writer import Writer
-from engine.keyword_keys import refresh_around
 from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.memory_lifecycle import Lifecycle
@@ -500,32 +499,6 @@ class Memory(Lifecycle):
             offset=offset,
             include_deleted=include_deleted,
         )
-
-    def forget(self, id: str, *, namespace: str = "default") -> Episode:
-        """Soft-delete an episode: it is kept for audit (`deleted_at`) and never recalled.
-
-        Returns:
-            The episode as it is now.
-        Raises:
-            NotFound: no live episode has that id in the namespace.
-        """
-        self._scope(namespace, id)
-        with self._writer.lock:
-            if self._writer.working.remove(namespace, id):
-                # Working memory is in process only: forgetting it leaves nothing behind.
-                return Episode(id=id, namespace=namespace, content="", layer="working",
-                               occurred_at=time.time(), created_at=time.time(),
-                               deleted_at=time.time())  # fmt: skip
-            if not self._graph.soft_delete(namespace, id, time.time()):
-                raise NotFound("live episode", id)
-            try:
-                self._vectors.mark_deleted([id])
-                # Its words leave its neighbours' keyword keys too.
-                refresh_around(self._graph, self._vectors, namespace, [id], self.settings)
-            except StoreUnavailable:
-                pass  # the graph is the truth: recall ignores the id; doctor rekeys
-        self._log("forget", namespace, [id])
-        return self.get(id, namespace=namespace)
 
     def stats(self, *, namespace: str | None = None) -> Stats:
         """Counts of live episodes, entities, active decisions and facts."""

@@ -1,8 +1,8 @@
 """The façade's lifecycle half: reflection, forgetting, audit, repair and backup.
 
 `Memory` inherits these methods; they live here to keep each module one screenful of
-concern. Every method is a thin call into `engine/reflect/`, `engine/forget.py`,
-`engine/doctor.py` or `engine/backup.py`.
+concern (`forget` sits with `restore` and `purge`). Every method is a thin call into
+`engine/reflect/`, `engine/forget.py`, `engine/doctor.py` or `engine/backup.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from engine.audit import AuditEntry, AuditLog, acting_as
 from engine.backup import BackupSummary, export_memory, import_memory
 from engine.doctor import DoctorReport, check_and_repair
 from engine.embed import Embedder
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, NotFound, StoreUnavailable
 from engine.forget import (
     Archive,
     PurgeReport,
@@ -53,6 +53,9 @@ class Lifecycle:
     actor: str
 
     def _check_open(self) -> None: ...
+
+    def get(self, id: str, *, namespace: str = "default") -> Episode:
+        raise NotImplementedError  # Memory's, reading the episode in any state
 
     def _scope(self, namespace: str, *ids: object) -> None:
         """Check the memory is open, the namespace valid and each episode id a plausible id
@@ -115,6 +118,32 @@ class Lifecycle:
         for reason in sorted({r for _, r in chosen}):
             self._log("archive", namespace, [i for i, r in chosen if r == reason], reason)
         return ids
+
+    def forget(self, id: str, *, namespace: str = "default") -> Episode:
+        """Soft-delete an episode: it is kept for audit (`deleted_at`) and never recalled.
+
+        Returns:
+            The episode as it is now.
+        Raises:
+            NotFound: no live episode has that id in the namespace.
+        """
+        self._scope(namespace, id)
+        with self._writer.lock:
+            if self._writer.working.remove(namespace, id):
+                # Working memory is in process only: forgetting it leaves nothing behind.
+                return Episode(id=id, namespace=namespace, content="", layer="working",
+                               occurred_at=time.time(), created_at=time.time(),
+                               deleted_at=time.time())  # fmt: skip
+            if not self._graph.soft_delete(namespace, id, time.time()):
+                raise NotFound("live episode", id)
+            try:
+                self._vectors.mark_deleted([id])
+                # Its words leave its neighbours' keyword keys too.
+                refresh_around(self._graph, self._vectors, namespace, [id], self.settings)
+            except StoreUnavailable:
+                pass  # the graph is the truth: recall ignores the id; doctor rekeys
+        self._log("forget", namespace, [id])
+        return self.get(id, namespace=namespace)
 
     def restore(self, id: str, *, namespace: str = "default") -> Episode:
         """Undo `forget` (soft delete), or bring an archived episode back.
