@@ -13,6 +13,7 @@ import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
+from engine.recall.channels import Seed, graph_channel, specificity
 from engine.recall.pipeline import query_models
 from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
@@ -84,6 +85,25 @@ def test_two_hop_recall_through_an_entity(memory: Memory) -> None:
     for each in cards:
         visited = [n.id for n in each.trace.path.nodes] if each.trace.path else []
         assert len(visited) == len(set(visited)), each.trace.path
+
+
+def test_expansion_takes_a_second_hop_from_what_the_first_reached(memory: Memory) -> None:
+    start = memory.store("Alice leads Project Atlas.", occurred_at=NOW)
+    middle = memory.store("Project Atlas hired Dana Whitfield.", occurred_at=NOW)
+    far = memory.store("Dana Whitfield moved to Reykjavik.", occurred_at=NOW)
+    graph, settings = memory._graph, memory.settings
+    hits, reached = graph_channel(
+        graph, "default", {start.id: Seed.at(1.0, start.id)}, NOW.timestamp(), settings, max_degree=10
+    )
+    scores = {hit.id: hit.score for hit in hits}
+    assert {middle.id, far.id} <= scores.keys() and start.id not in scores  # no walking back
+    path = reached[far.id].onto(far.id).path()
+    assert [n.id for n in path.nodes if n.label == "Episode"] == [start.id, middle.id, far.id]
+    assert [n.name for n in path.nodes if n.label == "Entity"] == ["Project Atlas", "Dana Whitfield"]
+    assert path.relationships == ["MENTIONS"] * 4
+    # Each hop: parent score x specificity (both entities are mentioned twice) x hop decay.
+    hop = specificity(2) * settings.graph_hop_decay
+    assert scores[middle.id] == pytest.approx(hop) and scores[far.id] == pytest.approx(hop * hop)
 
 
 def test_decay_orders_equal_hits_by_age(settings: Settings) -> None:

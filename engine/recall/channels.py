@@ -230,16 +230,22 @@ def graph_channel(
     for hop in range(1, settings.graph_max_hops + 1):
         if not frontier:
             break
+        # The seeds' paths end at their episodes; a later frontier's end at the entity each
+        # episode was reached through, and step onto it only for a link that is followed:
+        # ~100 tied episodes a hop, most of whose links lead back to that entity.
+        onto = hop > 1
         # Per entity, every origin path of the best score: which tied path is kept must not
         # decide what can be reached (a path may not walk back to its own start).
         via: dict[str, list[Seed]] = {}
         for link in graph.entity_links(namespace, list(frontier), now, max_degree):
             parent = frontier[link.episode_id]
-            if link.entity_id in parent.ids:
+            if link.entity_id in parent.ids:  # an entity's id is never an episode's
                 continue
             score = parent.score * specificity(link.degree) * settings.graph_hop_decay
             if _loses(via, link.entity_id, score):
                 continue
+            if onto:
+                parent = parent.onto(link.episode_id)
             out = parent.then(score, Step(link.entity_id, "Entity", link.entity_name), "MENTIONS")
             _keep_best(via, link.entity_id, out)
         if not via:
@@ -256,10 +262,14 @@ def graph_channel(
             current = reached.get(link.episode_id)
             if current is not None and current.score >= via[link.entity_id][0].score:
                 continue
-            origins = [o for o in via[link.entity_id] if link.episode_id not in o.ids]
-            if not origins:
-                continue  # no walking back to where the path came from
-            reached[link.episode_id] = origins[0] if len(origins) == 1 else min(origins, key=_path_key)
+            origins = via[link.entity_id]
+            if len(origins) == 1:  # most entities: one path, and no list made per link
+                if link.episode_id not in origins[0].ids:  # no walking back to where it came from
+                    reached[link.episode_id] = origins[0]
+                continue
+            open_paths = [o for o in origins if link.episode_id not in o.ids]
+            if open_paths:
+                reached[link.episode_id] = min(open_paths, key=_path_key)
         for episode_id, origin in reached.items():
             if episode_id not in found or found[episode_id].score < origin.score:
                 found[episode_id] = origin
@@ -267,7 +277,7 @@ def graph_channel(
             break  # no hop follows: a frontier (one path per tied episode) would go unused
         fresh = [item for item in reached.items() if item[0] not in expanded]
         keep = top_with_ties([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
-        frontier = {i: reached[i].onto(i) for i in keep}
+        frontier = {i: reached[i] for i in keep}
         expanded.update(frontier)
     kept = top_with_ties([(i, origin.score) for i, origin in found.items()], settings.channel_candidates)
     return [Scored(id=i, score=found[i].score) for i in kept], {i: found[i] for i in kept}

@@ -118,7 +118,9 @@ def fuse(
     [1.0, 0.25, 0.0]
     """
     total_weight = sum(w for w in weights.values() if w > 0) or 1.0
-    fused: dict[str, tuple[float, list[RankedHit]]] = {}
+    # Summed apart and paired at the end: a recall fuses ~230 hits.
+    sums: dict[str, float] = {}
+    ranked: dict[str, list[RankedHit]] = {}
     for channel, hits in channels.items():
         weight = weights.get(channel, 0.0)
         if weight <= 0 or not hits:
@@ -131,18 +133,21 @@ def fuse(
             else 0.0
         )
         span = top - floor
+        flat = 1.0 if top > 0 else 0.0  # every hit's normalised score when they are all equal
         for scored, rank in competition_ranks(hits):
-            normalised = min(1.0, (scored.score - floor) / span) if span > 0 else 1.0 if top > 0 else 0.0
+            normalised = (scored.score - floor) / span if span > 0 else flat
+            if normalised > 1.0:
+                normalised = 1.0
             rrf = (rrf_k + 1) / (rrf_k + rank)
             contribution = weight * (rrf_share * rrf + (1 - rrf_share) * normalised)
             hit = RankedHit(channel, rank, scored.score)
-            known = fused.get(scored.id)
-            if known is None:
-                fused[scored.id] = (contribution / total_weight, [hit])
+            if scored.id in sums:
+                sums[scored.id] += contribution / total_weight
+                ranked[scored.id].append(hit)
             else:
-                known[1].append(hit)
-                fused[scored.id] = (known[0] + contribution / total_weight, known[1])
-    return fused
+                sums[scored.id] = contribution / total_weight
+                ranked[scored.id] = [hit]
+    return {i: (total, ranked[i]) for i, total in sums.items()}
 
 
 def decay_factor(age_seconds: float, *, half_life_days: float, floor: float) -> float:

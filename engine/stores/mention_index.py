@@ -153,6 +153,16 @@ class NamespaceMentions:
             entity.episodes.append(episode_id)
         return True
 
+    def _newest_edges(self, entity_ids: list[str]) -> Iterator[tuple[str, str]]:
+        """The entities' edges newest first, ties by episode id then entity id, as
+        (episode id, entity id)."""
+        if len(entity_ids) == 1:  # most hops cross one entity: its list is in that order
+            entity_id = entity_ids[0]
+            return ((episode_id, entity_id) for episode_id in self.entities[entity_id].episodes)
+        # Each entity's edges come newest first: merged, they come in the answer's order.
+        merged = heapq.merge(*(self._edges(entity_id) for entity_id in entity_ids))
+        return ((episode_id, entity_id) for _, episode_id, entity_id in merged)
+
     def _edges(self, entity_id: str) -> Iterator[tuple[float, str, str]]:
         """An entity's edges newest first, as (-occurred_at, episode id, entity id)."""
         for episode_id in self.entities[entity_id].episodes:
@@ -171,7 +181,8 @@ class NamespaceMentions:
             for entity_id in episode.entities:
                 entity = self.entities[entity_id]
                 if entity.degree <= max_degree:
-                    links.append(_link(episode_id, entity_id, entity))
+                    # Built in place, by position: a recall makes a few hundred.
+                    links.append(EntityLink(episode_id, entity_id, entity.name, entity.degree))
         return links
 
     def episodes_mentioning(self, entity_ids: Sequence[str], now: float, limit: int) -> list[EntityLink]:
@@ -180,16 +191,14 @@ class NamespaceMentions:
         Ties in time go by episode id, then entity id: the statement leaves them to the
         store's order, which no caller may depend on.
         """
-        # Each entity's edges come newest first: merged, they come in the answer's order.
-        edges = heapq.merge(
-            *(self._edges(entity_id) for entity_id in dict.fromkeys(entity_ids) if entity_id in self.entities)
-        )
+        known = [entity_id for entity_id in dict.fromkeys(entity_ids) if entity_id in self.entities]
         links: list[EntityLink] = []
-        for _, episode_id, entity_id in edges:
+        for episode_id, entity_id in self._newest_edges(known):
             if len(links) >= limit:
                 break
             if self.episodes[episode_id].live(now):
-                links.append(_link(episode_id, entity_id, self.entities[entity_id]))
+                entity = self.entities[entity_id]
+                links.append(EntityLink(episode_id, entity_id, entity.name, entity.degree))
         return links
 
     def find_entities(self, names: Iterable[str]) -> list[Entity]:
@@ -212,11 +221,6 @@ class NamespaceMentions:
             if live:
                 found[digest] = min(live)[1]
         return found
-
-
-def _link(episode_id: str, entity_id: str, entity: _Entity) -> EntityLink:
-    # By position: a recall makes a few hundred, and keywords cost a third more.
-    return EntityLink(episode_id, entity_id, entity.name, entity.degree)
 
 
 class MentionIndex:
