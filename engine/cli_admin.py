@@ -149,7 +149,7 @@ def doctor(
     with progress_bar("re-embedding", None, (repair or rebuild_vectors) and not as_json) as advance:
         if rebuild_vectors:
             with mapped_errors():
-                report = rebuild_all(data_dir, progress=advance)
+                report = rebuild_all(data_dir, progress=advance, actor="cli")
         else:
             with open_memory(data_dir) as memory:
                 report = memory.doctor(repair=repair, progress=advance)

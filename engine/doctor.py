@@ -134,9 +134,11 @@ def rebuild_vectors(
     settings: Settings | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    actor: str = "api",
 ) -> DoctorReport:
     """Set the embedded vector store aside (renamed under the data directory, kept) and
     rebuild it from the graph: for a vector store that no longer opens, or to start it over.
+    The audit log records the repair as done by `actor` (as `Memory.actor`).
 
     Raises:
         InvalidInput: the backend is not the embedded one (delete the Qdrant collection
@@ -151,5 +153,6 @@ def rebuild_vectors(
         resolved = resolved.model_copy(update={"data_dir": Path(path)})
     aside = resolved.vectors_dir.with_name(f"{resolved.vectors_dir.name}.set-aside-{stamp}")
     with Memory.open(settings=resolved, vectors_aside=aside) as memory:
+        memory.actor = actor
         report = memory.doctor(repair=True, progress=progress)
     return report.model_copy(update={"set_aside": str(aside) if aside.exists() else None})

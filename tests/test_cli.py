@@ -206,3 +206,5 @@ def test_doctor_rebuilds_a_vector_store_that_no_longer_opens(tmp_path: Path) -> 
     assert code == 0 and json.loads(report)["repaired"] and json.loads(report)["set_aside"]
     code, cards, _ = run("recall", "Which database does Atlas use?", "--data-dir", str(data), "--json")
     assert code == 0 and json.loads(cards)[0]["id"] == json.loads(out)["id"]
+    code, log, _ = run("audit", "--data-dir", str(data), "--json")
+    assert code == 0 and [(e["action"], e["actor"]) for e in json.loads(log)][0] == ("repair", "cli")
