@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point
 from engine.keyword_keys import KEY_VERSION, rekey
-from engine.settings import Settings
+from engine.settings import Settings, settings_at
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
 
 __all__ = ["DoctorReport", "check_and_repair", "rebuild_vectors"]
@@ -148,9 +148,7 @@ def rebuild_vectors(
     from engine.memory import Memory  # the façade imports this module
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    resolved = settings or Settings()
-    if path is not None:
-        resolved = resolved.model_copy(update={"data_dir": Path(path)})
+    resolved = settings_at(path, settings)
     aside = resolved.vectors_dir.with_name(f"{resolved.vectors_dir.name}.set-aside-{stamp}")
     with Memory.open(settings=resolved, vectors_aside=aside) as memory:
         memory.actor = actor

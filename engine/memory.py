@@ -44,7 +44,7 @@ from engine.models import (
 from engine.recall.pipeline import card_order, query_models, run_recall, within_budget
 from engine.recall.working import working_cards
 from engine.reflect.run import failed_task_namespaces
-from engine.settings import Settings
+from engine.settings import Settings, settings_at
 from engine.stores import GraphStore, VectorStore, open_stores
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
 from engine.working import working_episode
@@ -111,9 +111,7 @@ class Memory(Lifecycle):
         Raises:
             StoreUnavailable: a store cannot be opened (locked by another process, corrupt).
         """
-        settings = settings or Settings()
-        if path is not None:
-            settings = settings.model_copy(update={"data_dir": Path(path)})
+        settings = settings_at(path, settings)
         embedder = embedder_for(
             settings.embedder,
             settings.embedder_precision,

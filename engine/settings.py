@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["ChannelWeights", "ImportanceWeights", "Settings", "default_model_cache"]
+__all__ = ["ChannelWeights", "ImportanceWeights", "Settings", "default_model_cache", "settings_at"]
 
 
 def _env(name: str) -> AliasChoices:
@@ -435,3 +435,10 @@ class Settings(BaseSettings):
     @property
     def vectors_dir(self) -> Path:
         return self.data_dir / "vectors"
+
+
+def settings_at(path: str | Path | None, settings: Settings | None) -> Settings:
+    """`settings` (from the environment when None), with `path` as the data directory when
+    given: how `Memory.open` and the doctor's rebuild read their two arguments."""
+    resolved = settings or Settings()
+    return resolved if path is None else resolved.model_copy(update={"data_dir": Path(path)})
