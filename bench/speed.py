@@ -129,7 +129,11 @@ def _baseline(items: list[dict[str, Any]], where: Path, embedder: MiniLMEmbedder
     """A bare Qdrant Edge shard holding the embeddings of the episodes hindsight stored
     (duplicates left out, as hindsight leaves them out), built, optimized and given search
     threads as hindsight's is."""
-    store = QdrantEdgeVectorStore(where, embedder.dimension, search_threads=Settings().vector_search_threads)
+    defaults = Settings()
+    store = QdrantEdgeVectorStore(
+        where, embedder.dimension, search_threads=defaults.vector_search_threads,
+        index_threshold_kb=defaults.vector_index_threshold_kb,
+    )  # fmt: skip
     for start in range(0, len(items), 512):
         chunk = items[start : start + 512]
         vectors = embedder.embed([item["content"] for item in chunk])

@@ -74,7 +74,10 @@ def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
         return QdrantEdgeVectorStore(
-            settings.vectors_dir / name, dimension, search_threads=settings.vector_search_threads
+            settings.vectors_dir / name,
+            dimension,
+            search_threads=settings.vector_search_threads,
+            index_threshold_kb=settings.vector_index_threshold_kb,
         )
     from qdrant_client import QdrantClient
 

@@ -39,22 +39,41 @@ _INDEXED: dict[str, Any] = {
 class QdrantEdgeVectorStore:
     """`VectorStore` on a Qdrant Edge shard under `directory` (created when missing)."""
 
-    def __init__(self, directory: Path, dimension: int, *, search_threads: int | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        dimension: int,
+        *,
+        search_threads: int | None = None,
+        index_threshold_kb: int | None = None,
+    ) -> None:
         """`search_threads`: the shard's search pool; 0: one thread per core; None: Qdrant
-        Edge's own (four a core), or what an existing shard was last opened with."""
+        Edge's own (four a core), or what an existing shard was last opened with.
+        `index_threshold_kb`: a segment, or the points a filter leaves, with more vectors
+        than this (in KB) is searched through the HNSW graph, which `optimize` builds; with
+        fewer, exhaustively. None: Qdrant's own (10 MB), or what the shard has."""
         self._lock = threading.RLock()
         self._closed = False
         threads = (os.cpu_count() or 1) if search_threads == 0 else search_threads
+        indexing: dict[str, Any] = {}
+        if index_threshold_kb is not None:
+            indexing = {
+                "optimizers": qe.EdgeOptimizersConfig(indexing_threshold=index_threshold_kb),
+                # m and ef_construct as Qdrant's defaults; only the threshold is ours.
+                "hnsw_config": qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=index_threshold_kb),
+            }
         config = qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             max_search_threads=threads,
+            **indexing,
         )
         try:
             if (directory / "edge_config.json").exists() or _has_segments(directory):
                 # With a config, load checks it against the shard and keeps what it leaves
-                # unset (index and optimizer parameters) as the shard has them.
-                self._shard = qe.EdgeShard.load(str(directory), config if threads is not None else None)
+                # unset as the shard has it; what it sets, the next `optimize` converges to.
+                given = threads is not None or indexing
+                self._shard = qe.EdgeShard.load(str(directory), config if given else None)
             else:
                 directory.mkdir(parents=True, exist_ok=True)
                 self._shard = qe.EdgeShard.create(str(directory), config)

@@ -13,7 +13,9 @@ from typing import Any
 
 import qdrant_edge as qe
 
+from engine.settings import Settings
 from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
+from engine.stores.factory import open_stores
 from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore, _links_of
 from tests.contract.conftest import OpenVectors
 
@@ -191,16 +193,57 @@ def test_only_the_namespace_index_adds_hnsw_links(tmp_path: Path) -> None:
     lean.upsert(points)
     lean.optimize()
 
-    def links(name: str) -> int:
-        return sum(f.stat().st_size for f in (tmp_path / name).rglob("links_compressed.bin"))
-
-    assert 0 < links("lean") < 0.6 * links("plain")
+    assert 0 < _link_bytes(tmp_path / "lean") < 0.6 * _link_bytes(tmp_path / "plain")
     found = 0
     for _ in range(20):
         query = [rng.gauss(0, 1) for _ in range(dimension)]
         nearest = max(points, key=lambda p: sum(a * b for a, b in zip(p.dense, query, strict=True)) / math.hypot(*p.dense))
         found += lean.search_dense("ns", query, 1)[0].id == nearest.id
     lean.close()
+    assert found >= 18
+
+
+def _link_bytes(directory: Path) -> int:
+    """The size of the HNSW graphs' links under a shard's directory (0: no graph built)."""
+    return sum(f.stat().st_size for f in directory.rglob("links_compressed.bin"))
+
+
+def test_the_settings_index_threshold_decides_what_optimize_indexes(tmp_path: Path) -> None:
+    """3,000 points of 16 dimensions are ~190 KB of vectors: scanned under a 1 MB threshold,
+    put on an HNSW graph under 50 KB, which a shard left unindexed converges to once reopened
+    with it. On the graph, the nearest point is still found."""
+    dimension, rng = 16, random.Random(5)
+    points = [
+        VectorPoint(
+            id=str(uuid.UUID(int=i + 1)), dense=[rng.gauss(0, 1) for _ in range(dimension)],
+            sparse=SparseVector(indices=[], values=[]),
+            payload=VectorPayload(namespace="ns", session_id=None, kind="message", layer="episodic",
+                                  importance=0.5, created_at=T, occurred_at=T + i, entities=[]),
+        )  # fmt: skip
+        for i in range(3000)
+    ]
+
+    def optimized(where: Path, threshold_kb: int, fill: bool) -> VectorStore:
+        settings = Settings(data_dir=where, vector_index_threshold_kb=threshold_kb)
+        graph, vectors = open_stores(settings, model="m", dimension=dimension)
+        graph.close()
+        if fill:
+            vectors.upsert(points)
+        vectors.optimize()
+        return vectors
+
+    optimized(tmp_path / "scanned", 1000, fill=True).close()
+    assert _link_bytes(tmp_path / "scanned") == 0
+    optimized(tmp_path / "indexed", 50, fill=True).close()
+    assert _link_bytes(tmp_path / "indexed") > 0
+    converged = optimized(tmp_path / "scanned", 50, fill=False)
+    assert _link_bytes(tmp_path / "scanned") > 0
+    found = 0
+    for _ in range(20):
+        query = [rng.gauss(0, 1) for _ in range(dimension)]
+        nearest = max(points, key=lambda p: sum(a * b for a, b in zip(p.dense, query, strict=True)) / math.hypot(*p.dense))
+        found += converged.search_dense("ns", query, 1)[0].id == nearest.id
+    converged.close()
     assert found >= 18
 
 
