@@ -194,13 +194,19 @@ def test_only_the_namespace_index_adds_hnsw_links(tmp_path: Path) -> None:
     lean.optimize()
 
     assert 0 < _link_bytes(tmp_path / "lean") < 0.6 * _link_bytes(tmp_path / "plain")
-    found = 0
-    for _ in range(20):
-        query = [rng.gauss(0, 1) for _ in range(dimension)]
-        nearest = max(points, key=lambda p: sum(a * b for a, b in zip(p.dense, query, strict=True)) / math.hypot(*p.dense))
-        found += lean.search_dense("ns", query, 1)[0].id == nearest.id
+    found = _nearest_found(lean, points, rng)
     lean.close()
     assert found >= 18
+
+
+def _nearest_found(store: VectorStore, points: list[VectorPoint], rng: random.Random) -> int:
+    """Of 20 random queries, how many the store answers with the exact nearest point."""
+    found = 0
+    for _ in range(20):
+        query = [rng.gauss(0, 1) for _ in range(len(points[0].dense))]
+        nearest = max(points, key=lambda p: sum(a * b for a, b in zip(p.dense, query, strict=True)) / math.hypot(*p.dense))
+        found += store.search_dense("ns", query, 1)[0].id == nearest.id
+    return found
 
 
 def _link_bytes(directory: Path) -> int:
@@ -238,11 +244,7 @@ def test_the_settings_index_threshold_decides_what_optimize_indexes(tmp_path: Pa
     assert _link_bytes(tmp_path / "indexed") > 0
     converged = optimized(tmp_path / "scanned", 50, fill=False)
     assert _link_bytes(tmp_path / "scanned") > 0
-    found = 0
-    for _ in range(20):
-        query = [rng.gauss(0, 1) for _ in range(dimension)]
-        nearest = max(points, key=lambda p: sum(a * b for a, b in zip(p.dense, query, strict=True)) / math.hypot(*p.dense))
-        found += converged.search_dense("ns", query, 1)[0].id == nearest.id
+    found = _nearest_found(converged, points, rng)
     converged.close()
     assert found >= 18
 
