@@ -106,6 +106,29 @@ def test_expansion_takes_a_second_hop_from_what_the_first_reached(memory: Memory
     assert scores[middle.id] == pytest.approx(hop) and scores[far.id] == pytest.approx(hop * hop)
 
 
+def test_expansion_cuts_a_tie_newest_first(memory: Memory) -> None:
+    """Six episodes reached through one entity tie; the hits keep the newest
+    `channel_candidates` of them, and the second hop starts from the newest `graph_seeds`."""
+    start = memory.store("Alice leads Project Atlas.", occurred_at=NOW - timedelta(days=30))
+    people = ["Dana Whitfield", "Omar Haddad", "Priya Raman", "Kenji Watanabe", "Sofia Marquez", "Marco Bellini"]
+    tied, far = [], []
+    for day, person in enumerate(people, start=1):  # the last is the newest
+        tied.append(memory.store(f"Project Atlas hired {person}.", occurred_at=NOW - timedelta(days=20 - day)).id)
+        far.append(memory.store(f"{person} moved to Reykjavik.", occurred_at=NOW - timedelta(days=20 - day)).id)
+    graph, now = memory._graph, NOW.timestamp()
+
+    def expanded(**tuning: int) -> dict[str, float]:
+        settings = memory.settings.model_copy(update=tuning)
+        hits, _ = graph_channel(graph, "default", {start.id: Seed.at(1.0, start.id)}, now, settings, max_degree=10)
+        return {hit.id: hit.score for hit in hits}
+
+    assert expanded(channel_candidates=3, graph_max_hops=1).keys() == set(tied[-3:])
+    hits = expanded(channel_candidates=50, graph_seeds=1)
+    assert hits.keys() == {*tied, far[-1]}  # only the newest tied episode was expanded
+    tie = specificity(len(people) + 1) * memory.settings.graph_hop_decay  # Project Atlas: 7 mentions
+    assert all(hits[i] == pytest.approx(tie) for i in tied)
+
+
 def test_decay_orders_equal_hits_by_age(settings: Settings) -> None:
     # Without the recency channel the two identical episodes fuse to the same score,
     # so decay alone must order them.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.models import Entity, GraphPath, PathNode
-from engine.recall.fusion import Scored, top_with_ties
+from engine.recall.fusion import Scored, top_in_order
 from engine.settings import Settings
 from engine.stores.base import EntityLink, GraphStore, SparseVector, VectorStore
 from engine.text import bm25_query
@@ -219,20 +219,26 @@ def graph_channel(
     per hop, keeping its best path; hub entities (degree over the limit) are not crossed.
 
     Returns the hits and, per hit, its best path up to the entity it was reached through:
-    `Seed.onto(episode_id)` takes the last step, for the few cards shown (the channel keeps
-    ~50-120 hits).
+    `Seed.onto(episode_id)` takes the last step, for the few cards shown.
+
+    At most `graph_seeds` of a hop's episodes are the next hop's frontier, and at most
+    `channel_candidates` are hits: equal scores are cut in the order reached, by hop, then
+    newest first (the order the mention reads return, whose own limit cuts so, as the entity
+    channel's does). Kept whole, one entity of ~190 mentions tied ~190 episodes, every one
+    a hit and in the second hop's frontier.
     """
     frontier = dict(seeds)
     expanded = set(seeds)
     # Each episode reached, by the best path to the entity it was reached through (same
-    # score): the step onto the episode is taken only for those kept (a hop reaches ~150).
+    # score), in the order first reached: the step onto the episode is taken only for those
+    # kept (a hop reaches ~110-190 on the speed bench).
     found: dict[str, Seed] = {}
     for hop in range(1, settings.graph_max_hops + 1):
         if not frontier:
             break
         # The seeds' paths end at their episodes; a later frontier's end at the entity each
-        # episode was reached through, and step onto it only for a link that is followed:
-        # ~100 tied episodes a hop, most of whose links lead back to that entity.
+        # episode was reached through, and step onto it only for a link that is followed
+        # (most of its links lead back to that entity).
         onto = hop > 1
         # Per entity, every origin path of the best score: which tied path is kept must not
         # decide what can be reached (a path may not walk back to its own start).
@@ -276,8 +282,8 @@ def graph_channel(
         if hop == settings.graph_max_hops:
             break  # no hop follows: a frontier (one path per tied episode) would go unused
         fresh = [item for item in reached.items() if item[0] not in expanded]
-        keep = top_with_ties([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
+        keep = top_in_order([(i, origin.score) for i, origin in fresh], max(1, settings.graph_seeds))
         frontier = {i: reached[i] for i in keep}
         expanded.update(frontier)
-    kept = top_with_ties([(i, origin.score) for i, origin in found.items()], settings.channel_candidates)
+    kept = top_in_order([(i, origin.score) for i, origin in found.items()], settings.channel_candidates)
     return [Scored(id=i, score=found[i].score) for i in kept], {i: found[i] for i in kept}

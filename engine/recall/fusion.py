@@ -68,20 +68,17 @@ def _best_first(items: Iterable[T], by_id: Callable[[T], str], by_score: Callabl
     return ordered
 
 
-def top_with_ties(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
-    """The ids of the `count` best, plus any tied with the last one kept.
+def top_in_order(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
+    """The ids of the `count` best; among equal scores, those listed first.
 
-    A cut inside a tie would pick by an arbitrary order (store order, random ids), and the
-    same memories stored twice would then be recalled differently.
+    For a list whose order means something (graph expansion's: by hop, then newest first),
+    so that a tie as long as the list is cut there, not kept whole.
 
-    >>> top_with_ties([("a", 3.0), ("b", 2.0), ("c", 2.0), ("d", 1.0)], 2)
-    ['a', 'b', 'c']
+    >>> top_in_order([("a", 1.0), ("b", 2.0), ("c", 2.0), ("d", 2.0)], 2)
+    ['b', 'c']
     """
-    ordered = _best_first(scored, itemgetter(0), itemgetter(1))
-    if len(ordered) <= count:
-        return [i for i, _ in ordered]
-    floor = ordered[count - 1][1] if count > 0 else math.inf
-    return [i for i, score in ordered if score > floor or math.isclose(score, floor, rel_tol=1e-9)]
+    # A sort is stable, reversed too: equal scores keep the list's order.
+    return [i for i, _ in sorted(scored, key=itemgetter(1), reverse=True)[: max(0, count)]]
 
 
 def fuse(
