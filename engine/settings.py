@@ -201,9 +201,9 @@ class Settings(BaseSettings):
     # builds and searches an HNSW graph, for a segment or for the points a namespace filter
     # leaves; below, it scans them, exactly. Qdrant's own 10 MB kept a store of 6k episodes
     # exhaustive: a filtered search for 50 took 1.4 ms against 0.76 on the graph, with 99.98%
-    # of the same top 50 and the same top 5 (0.6 s more indexing at store_many's end); recall
-    # p50 in the bench's flow went from 9.7-12.3 to 7.8-10.1 ms. Lower indexes smaller
-    # namespaces, higher keeps more of them exact.
+    # of the same top 50 and the same top 5, and recall p50 in the bench's flow went from
+    # 9.7-12.3 to 7.8-10.1 ms; the build adds 0.6-1.0 s to store_many's end (1.6% of it at
+    # 10k). Lower indexes smaller namespaces, higher keeps more of them exact.
     vector_index_threshold_kb: int = Field(1_000, gt=0)
 
     # -- PII redaction ------------------------------------------------------------------------
