@@ -72,7 +72,7 @@ class QdrantEdgeVectorStore:
             if (directory / "edge_config.json").exists() or _has_segments(directory):
                 # With a config, load checks it against the shard and keeps what it leaves
                 # unset as the shard has it; what it sets, the next `optimize` converges to.
-                given = threads is not None or indexing
+                given = threads is not None or bool(indexing)
                 self._shard = qe.EdgeShard.load(str(directory), config if given else None)
             else:
                 directory.mkdir(parents=True, exist_ok=True)
