@@ -18,13 +18,17 @@ import os
 import tempfile
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DIMENSION", "EXPORT_FORMAT", "OnnxMiniLM", "cache_file", "export_minilm"]
+__all__ = [
+    "DIMENSION", "EXPORT_FORMAT", "EXPORT_MIN_COSINE", "INPUTS", "OnnxMiniLM", "cache_file",
+    "embed_sorted", "encode", "export_minilm", "sentence_model", "tokenizer",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +38,8 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 DIMENSION = 384
 # An export whose vector for this text is further than this from torch's is refused.
 EXPORT_MIN_COSINE = 0.9999
+# Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
+BATCH_SIZE = 64
 
 
 def _model_dir() -> Path:
@@ -64,44 +70,28 @@ class OnnxMiniLM:
     runs, they spin with a backoff, which leaves more to any work beside it.
     """
 
-    batch_size = 64
-
     def __init__(self, cache_dir: Path, threads: int, query_threads: int | None = None) -> None:
         self._cache_dir = cache_dir
         self._threads = threads
         self._query_threads = threads if query_threads is None else query_threads
         self._lock = threading.Lock()  # the first use of each session loads (or exports) once
         self._sessions: dict[int, Any] = {}  # by thread count
-        self._tokenizer: Any = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors, one row per text, in order. Texts of like length are batched
-        together so that little is padded."""
-        session, tokenizer = self.loaded(self._query_threads if len(texts) == 1 else self._threads)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows = np.empty((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            chosen = order[start : start + self.batch_size]
-            encoded = tokenizer.encode_batch([texts[i] for i in chosen])
-            feed = {
-                name: np.array([getattr(e, field) for e in encoded], dtype=np.int64)
-                for name, field in zip(INPUTS, ("ids", "attention_mask", "type_ids"), strict=True)
-            }
-            rows[chosen] = session.run(None, feed)[0]
-        return rows
+        """Unit vectors, one row per text, in order."""
+        session = self.loaded(self._query_threads if len(texts) == 1 else self._threads)
+        return embed_sorted(texts, tokenizer(), lambda feed: session.run(None, feed)[0])
 
-    def loaded(self, threads: int) -> tuple[Any, Any]:
-        """The ONNX Runtime session computing on `threads` cores, and the tokenizer, loaded
-        (or exported) on first use."""
+    def loaded(self, threads: int) -> Any:
+        """The ONNX Runtime session computing on `threads` cores, loaded (or exported) on
+        first use."""
         session = self._sessions.get(threads)
         if session is None:
             with self._lock:
-                if self._tokenizer is None:
-                    self._tokenizer = _tokenizer()
                 session = self._sessions.get(threads)  # another thread may have loaded it
                 if session is None:
                     session = self._sessions[threads] = self._session(threads)
-        return session, self._tokenizer
+        return session
 
     def _session(self, threads: int) -> Any:
         import onnxruntime
@@ -130,16 +120,41 @@ class OnnxMiniLM:
         return load(model)
 
 
-def _tokenizer() -> Any:
+def embed_sorted(
+    texts: Sequence[str], tokens: Any, forward: Callable[[dict[str, np.ndarray]], np.ndarray]
+) -> np.ndarray:
+    """Unit vectors, one row per text, in order, from `forward` on batches of token arrays.
+    Texts of like length are batched together so that little is padded."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    rows = np.empty((len(texts), DIMENSION), dtype=np.float32)
+    for start in range(0, len(order), BATCH_SIZE):
+        chosen = order[start : start + BATCH_SIZE]
+        rows[chosen] = forward(encode(tokens, [texts[i] for i in chosen]))
+    return rows
+
+
+def encode(tokens: Any, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """The model's inputs for `texts`, padded to the longest."""
+    encoded = tokens.encode_batch(list(texts))
+    return {
+        name: np.array([getattr(e, field) for e in encoded], dtype=np.int64)
+        for name, field in zip(INPUTS, ("ids", "attention_mask", "type_ids"), strict=True)
+    }
+
+
+@lru_cache(maxsize=1)
+def tokenizer() -> Any:
+    """The model's tokenizer, cutting and padding as sentence-transformers does; safe to use
+    from several threads at once."""
     from tokenizers import Tokenizer
 
     directory = _model_dir()
-    tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    tokens = Tokenizer.from_file(str(directory / "tokenizer.json"))
     # sentence-transformers' length for this model, not the file's fixed 128 padding.
     longest = json.loads((directory / "sentence_bert_config.json").read_text())["max_seq_length"]
-    tokenizer.enable_truncation(longest)
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a token, no secret
-    return tokenizer
+    tokens.enable_truncation(longest)
+    tokens.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106 - a token, no secret
+    return tokens
 
 
 def export_minilm() -> bytes:
@@ -150,12 +165,10 @@ def export_minilm() -> bytes:
     from engine.embed import _minilm
 
     model = _minilm()
-    sentence = _sentence_model(model[0].auto_model).eval()
+    sentence = sentence_model(model[0].auto_model).eval()
     sample = "Priya moved the Atlas database to PostgreSQL on Tuesday."
-    encoded = _tokenizer().encode(sample)
-    args = tuple(
-        torch.tensor([getattr(encoded, field)]) for field in ("ids", "attention_mask", "type_ids")
-    )
+    feed = encode(tokenizer(), [sample])
+    args = tuple(torch.from_numpy(feed[name]) for name in INPUTS)
     buffer = io.BytesIO()
     with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
         warnings.simplefilter("ignore")  # the tracer's notes on Python branches it froze
@@ -166,18 +179,14 @@ def export_minilm() -> bytes:
             dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in INPUTS}, "embedding": {0: "batch"}},
         )  # fmt: skip
     exported = buffer.getvalue()
-    _check(exported, model.encode([sample], normalize_embeddings=True)[0], encoded)
+    _check(exported, model.encode([sample], normalize_embeddings=True)[0], feed)
     return exported
 
 
-def _check(exported: bytes, expected: np.ndarray, encoded: Any) -> None:
+def _check(exported: bytes, expected: np.ndarray, feed: dict[str, np.ndarray]) -> None:
     import onnxruntime
 
     session = onnxruntime.InferenceSession(exported, providers=["CPUExecutionProvider"])
-    feed = {
-        name: np.array([getattr(encoded, field)], dtype=np.int64)
-        for name, field in zip(INPUTS, ("ids", "attention_mask", "type_ids"), strict=True)
-    }
     cosine = float(session.run(None, feed)[0][0] @ expected)
     if cosine < EXPORT_MIN_COSINE:
         raise RuntimeError(f"the ONNX export of MiniLM disagrees with torch (cosine {cosine:.6f})")
@@ -196,7 +205,7 @@ def _save(path: Path, model: bytes) -> None:
         log.warning("cannot cache the embedding model at %s (%s): it is exported again next time", path, exc)
 
 
-def _sentence_model(bert: Any) -> Any:
+def sentence_model(bert: Any) -> Any:
     """The module exported: built here so that importing this module imports no torch."""
     import torch
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import embed_onnx
+from engine import embed_onnx, embed_torch
 from engine.embed import MiniLMEmbedder, SharedBatch, _minilm, embedder_for
 from engine.embed_onnx import cache_file
 from engine.settings import Settings
@@ -33,6 +33,79 @@ def test_bfloat16_vectors_match_float32() -> None:
     assert cosines.min() > 0.9999, cosines
     # The nearest neighbours do not change: each query finds the same text first.
     assert ((half @ half.T).argsort(axis=1)[:, -2] == (full @ full.T).argsort(axis=1)[:, -2]).all()
+
+
+def _eager_bfloat16(texts: list[str]) -> np.ndarray:
+    """sentence-transformers itself under autocast: what bf16 batches gave before the trace."""
+    import torch
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return np.asarray(_minilm().encode(texts, batch_size=64, normalize_embeddings=True))
+
+
+def test_bfloat16_batches_match_float32_at_every_length() -> None:
+    """The trace is made on two short texts: batches of other sizes and lengths (more texts
+    than a forward pass takes, a text cut at the model's limit, one word) still give float32's
+    vectors, in order."""
+    texts = [f"{text} " * (1 + i % 7) for i, text in enumerate(TEXTS * 40)]  # 160 texts
+    texts += [" ".join(["the Atlas migration slipped again"] * 200), "ok"]
+    half = np.array(MiniLMEmbedder("bfloat16").embed(texts))
+    full = np.array(MiniLMEmbedder("float32").embed(texts))
+    cosines = (half * full).sum(axis=1)
+    assert cosines.min() > 0.9999, cosines.min()
+
+
+def test_two_threads_embed_bfloat16_batches_at_once() -> None:
+    embedder = MiniLMEmbedder("bfloat16")
+    parts = [[f"{text} (part {p})" for text in TEXTS] * (1 + p % 3) for p in range(12)]
+    alone = [embedder.embed(part) for part in parts]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(embedder.embed, parts))
+    assert together == alone  # the same floats: the module keeps no state between calls
+
+
+def test_a_trace_that_disagrees_is_not_used(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A trace that froze a shape wrongly would store wrong vectors for ever: it is checked
+    against eager torch, and batches embed eagerly instead."""
+    import torch
+
+    class Constant(torch.nn.Module):
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor
+        ) -> torch.Tensor:
+            return torch.nn.functional.normalize(torch.ones(input_ids.shape[0], 384), dim=1)
+
+    monkeypatch.setattr(embed_torch, "_loaded", {})
+    monkeypatch.setattr(embed_torch, "_trace", lambda sentence: Constant())
+    vectors = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
+    assert "disagrees" in caplog.text
+    assert (vectors * _eager_bfloat16(TEXTS)).sum(axis=1).min() > 0.99999
+
+
+def test_a_model_torch_cannot_trace_embeds_eagerly(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    def fails(sentence: object) -> object:
+        raise RuntimeError("unsupported operator")
+
+    monkeypatch.setattr(embed_torch, "_loaded", {})
+    monkeypatch.setattr(embed_torch, "_trace", fails)
+    vectors = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
+    assert "cannot trace" in caplog.text and "unsupported operator" in caplog.text
+    assert (vectors * _eager_bfloat16(TEXTS)).sum(axis=1).min() > 0.99999
+
+
+def test_the_first_bfloat16_batch_sets_torchs_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    monkeypatch.setattr(embed_torch, "_loaded", {})
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        MiniLMEmbedder("bfloat16", threads=1).embed(TEXTS)
+        assert torch.get_num_threads() == 1
+        MiniLMEmbedder("bfloat16", threads=2).embed(TEXTS)  # loaded: the first one's count holds
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_precision_comes_from_the_settings() -> None:
@@ -121,7 +194,7 @@ def test_threads_come_from_the_settings() -> None:
     many = np.array(chosen.embed(TEXTS))
     assert set(chosen._onnx._sessions) == {1, 2}
     for threads in (1, 2):
-        options = chosen._onnx.loaded(threads)[0].get_session_options()
+        options = chosen._onnx.loaded(threads).get_session_options()
         assert options.intra_op_num_threads == threads
         assert options.get_session_config_entry("session.force_spinning_stop") == "1"
         assert options.get_session_config_entry("session.intra_op.spin_backoff_max") == "8"
