@@ -43,7 +43,7 @@ _CHECK_TEXTS = [
 # the trace froze wrongly (padding, the mask) is off by far more.
 _TRACE_MIN_COSINE = 0.999
 _loading = threading.Lock()
-_loaded: dict[str, Forward] = {}  # one module a process: every embedder shares it
+_loaded: dict[str, Forward] = {}  # "bf16": one module a process, shared by every embedder
 
 
 class TorchMiniLM:
@@ -57,10 +57,11 @@ class TorchMiniLM:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors, one row per text, in order."""
-        return embed_sorted(texts, tokenizer(), self.forward())
+        return embed_sorted(texts, tokenizer(), self.loaded())
 
-    def forward(self) -> Forward:
-        """The forward pass from a feed of token arrays to vectors, loaded on first use."""
+    def loaded(self) -> Forward:
+        """The forward pass from a feed of token arrays to vectors, loaded (and traced) on
+        first use."""
         forward = _loaded.get("bf16")
         if forward is None:
             with _loading:
