@@ -90,7 +90,7 @@ def _load() -> Forward:
 
     def forward(feed: dict[str, np.ndarray]) -> np.ndarray:
         with torch.no_grad():
-            return traced(*(torch.from_numpy(feed[name]) for name in INPUTS)).numpy()  # type: ignore[no-any-return]
+            return traced(*_tensors(feed)).numpy()  # type: ignore[no-any-return]
 
     expected = embed_sorted(_CHECK_TEXTS, tokenizer(), eager)
     cosine = float((embed_sorted(_CHECK_TEXTS, tokenizer(), forward) * expected).sum(axis=1).min())
@@ -103,8 +103,7 @@ def _load() -> Forward:
 def _trace(sentence: Any) -> Any:
     import torch
 
-    feed = encode(tokenizer(), _TRACE_TEXTS)
-    args = tuple(torch.from_numpy(feed[name]) for name in INPUTS)
+    args = _tensors(encode(tokenizer(), _TRACE_TEXTS))
     with warnings.catch_warnings(), torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
         # The tracer's notes on Python branches it froze, and TorchScript's deprecation: a
         # torch without it raises here, and batches embed eagerly.
@@ -121,8 +120,14 @@ def _eager(sentence: Any) -> Forward:
     lock = threading.Lock()
 
     def forward(feed: dict[str, np.ndarray]) -> np.ndarray:
-        args = (torch.from_numpy(feed[name]) for name in INPUTS)
         with lock, torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
-            return sentence(*args).float().numpy()  # type: ignore[no-any-return]
+            return sentence(*_tensors(feed)).float().numpy()  # type: ignore[no-any-return]
 
     return forward
+
+
+def _tensors(feed: dict[str, np.ndarray]) -> tuple[Any, ...]:
+    """The model's inputs as tensors, in its argument order (sharing the arrays' memory)."""
+    import torch
+
+    return tuple(torch.from_numpy(feed[name]) for name in INPUTS)
