@@ -27,10 +27,10 @@ class Writes:
         marks = {graph._q.mark_accessed.text, graph._q.mark_accessed_rows.text}
         execute = graph._execute
 
-        def counting(query: str, params: object) -> list[list[object]]:
+        def counting(query: str, params: object, *, write: bool = True) -> list[list[object]]:
             self.count += query in marks
             self.checkpoints += query == "CHECKPOINT"
-            return execute(query, params)  # type: ignore[arg-type]
+            return execute(query, params, write=write)  # type: ignore[arg-type]
 
         graph._execute = counting  # type: ignore[method-assign]
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
-from engine import Memory
+from engine import Memory, Settings
 from engine.cli import app
 from engine.errors import ReadOnlyViolation
 from graph_schema import NODES, RELATIONSHIPS
 from graph_schema.saved import saved_queries
+from tests.backends import BACKENDS, backend_env, open_settings
 
 GRASS = Path(__file__).parent.parent / "graph_schema" / "browser.grass"
 HISTORY = [
@@ -26,19 +29,35 @@ HISTORY = [
 ]
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@dataclass(frozen=True)
+class Analyst:
+    """A memory holding HISTORY on one backend, and how the CLI opens it again."""
+
+    data_dir: Path
+    settings: Settings
+    env: dict[str, str]
+
+    def open(self) -> Memory:
+        return Memory.open(settings=self.settings)
+
+    def cli(self, *args: str) -> Result:
+        return CliRunner(env=self.env).invoke(app, [*args, "--data-dir", str(self.data_dir)])
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def analyst(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Analyst:
     data = tmp_path_factory.mktemp("analyst")
-    with Memory.open(data) as memory:
+    opened = Analyst(data, open_settings(request.param, data), backend_env(request.param, data))
+    with opened.open() as memory:
         for day, (session, role, content) in enumerate(HISTORY, start=1):
             memory.store(content, session_id=session, role=role, importance=0.8,
                          occurred_at=f"2026-11-0{day}T10:00:00Z")  # fmt: skip
         memory.reflect()
-    return data
+    return opened
 
 
-def _rows(data_dir: Path, name: str, **params: object) -> list[dict[str, object]]:
-    with Memory.open(data_dir) as memory:
+def _rows(analyst: Analyst, name: str, **params: object) -> list[dict[str, object]]:
+    with analyst.open() as memory:
         result = memory.cypher(saved_queries()[name].text, params)
     return [dict(zip(result.columns, row, strict=True)) for row in result.rows]
 
@@ -52,50 +71,47 @@ def test_every_saved_query_declares_namespace_and_a_description() -> None:
         assert used == set(query.params), query.name
 
 
-def test_entity_timeline_is_oldest_first_and_follows_aliases(data_dir: Path) -> None:
-    rows = _rows(data_dir, "entity_timeline", entity="atlas")
+def test_entity_timeline_is_oldest_first_and_follows_aliases(analyst: Analyst) -> None:
+    rows = _rows(analyst, "entity_timeline", entity="atlas")
     assert len(rows) == 5
     assert [r["occurred_at"] for r in rows] == sorted(r["occurred_at"] for r in rows)  # type: ignore[type-var]
     assert rows[0]["content"] == HISTORY[0][2] and rows[0]["session"] == "s1"
 
 
-def test_decisions_facts_sessions_and_hubs(data_dir: Path) -> None:
-    decisions = _rows(data_dir, "entity_decisions", entity="atlas")
+def test_decisions_facts_sessions_and_hubs(analyst: Analyst) -> None:
+    decisions = _rows(analyst, "entity_decisions", entity="atlas")
     assert decisions and "MySQL" in str(decisions[0]["decision"])
-    facts = _rows(data_dir, "entity_facts", entity="atlas")
+    facts = _rows(analyst, "entity_facts", entity="atlas")
     assert any(f["subject"] == "Atlas" and f["object"] == "Postgres" for f in facts)
     assert all(0 < float(f["confidence"]) <= 1 for f in facts)  # type: ignore[arg-type]
-    mentions = _rows(data_dir, "session_mentions", session="s1")
+    mentions = _rows(analyst, "session_mentions", session="s1")
     assert {(m["speaker"], m["entity"]) for m in mentions} >= {("user", "Atlas"), ("assistant", "Atlas")}
-    top = _rows(data_dir, "most_connected", limit=1)
+    top = _rows(analyst, "most_connected", limit=1)
     assert top == [{"entity": "Atlas", "type": top[0]["type"], "episodes": 5}]
 
 
-def test_saved_queries_see_only_their_namespace(data_dir: Path) -> None:
-    with Memory.open(data_dir) as memory:
+def test_saved_queries_see_only_their_namespace(analyst: Analyst) -> None:
+    with analyst.open() as memory:
         result = memory.cypher(saved_queries()["entity_timeline"].text, {"entity": "atlas"},
                                namespace="elsewhere")  # fmt: skip
     assert result.rows == []
 
 
-def test_cli_cypher_prints_rows_as_objects_and_refuses_writes(data_dir: Path) -> None:
-    runner = CliRunner()
-    done = runner.invoke(app, ["cypher", "most_connected", "--param", "limit=2",
-                               "--data-dir", str(data_dir), "--json"])  # fmt: skip
+def test_cli_cypher_prints_rows_as_objects_and_refuses_writes(analyst: Analyst) -> None:
+    done = analyst.cli("cypher", "most_connected", "--param", "limit=2", "--json")
     assert done.exit_code == 0, done.output
     rows = json.loads(done.stdout)
     assert rows[0]["entity"] == "Atlas" and set(rows[0]) == {"entity", "type", "episodes"}
-    done = runner.invoke(app, ["cypher", "MATCH (e:Episode) WHERE e.namespace = $namespace "
-                               "RETURN count(e) AS n", "--data-dir", str(data_dir)])  # fmt: skip
+    done = analyst.cli("cypher", "MATCH (e:Episode) WHERE e.namespace = $namespace "
+                       "RETURN count(e) AS n")  # fmt: skip
     assert done.exit_code == 0 and "5" in done.stdout
-    done = runner.invoke(app, ["cypher", "MATCH (e:Episode) WHERE e.namespace = $namespace "
-                               "DETACH DELETE e", "--data-dir", str(data_dir)])  # fmt: skip
+    done = analyst.cli("cypher", "MATCH (e:Episode) WHERE e.namespace = $namespace DETACH DELETE e")
     assert done.exit_code == 1 and "read-only" in done.stderr
-    done = runner.invoke(app, ["cypher", "--list"])
+    done = CliRunner().invoke(app, ["cypher", "--list"])
     assert done.exit_code == 0 and "entity_timeline" in done.stdout
-    done = runner.invoke(app, ["cypher", "x", "--param", "novalue", "--data-dir", str(data_dir)])
+    done = analyst.cli("cypher", "x", "--param", "novalue")
     assert done.exit_code == 2 and "name=value" in done.stderr
-    with Memory.open(data_dir) as memory, pytest.raises(ReadOnlyViolation):
+    with analyst.open() as memory, pytest.raises(ReadOnlyViolation):
         memory.cypher("MATCH (e:Episode) WHERE e.namespace = $namespace SET e.importance = 1")
 
 
@@ -124,18 +140,17 @@ def test_the_style_sheet_styles_and_captions_every_label_and_type() -> None:
     assert fact["caption"] == "'{predicate}'" and int(fact["shaft-width"].rstrip("px")) >= 3
 
 
-def test_cli_graph_draws_the_neighbourhood_as_html_and_png(data_dir: Path, tmp_path: Path) -> None:
-    runner = CliRunner()
+def test_cli_graph_draws_the_neighbourhood_as_html_and_png(analyst: Analyst, tmp_path: Path) -> None:
     page = tmp_path / "atlas.html"
-    done = runner.invoke(app, ["graph", "Atlas", "--out", str(page), "--data-dir", str(data_dir)])
+    done = analyst.cli("graph", "Atlas", "--out", str(page))
     assert done.exit_code == 0, done.output
     text = page.read_text(encoding="utf-8")
     assert "<svg" in text and "<script" not in text and "http://" not in text.split("<svg", 1)[0]
     assert "Atlas" in text and "MySQL" in text  # the entity and its decision
     png = tmp_path / "atlas.png"
-    assert runner.invoke(app, ["graph", "atlas", "-o", str(png), "--data-dir", str(data_dir)]).exit_code == 0
+    assert analyst.cli("graph", "atlas", "-o", str(png)).exit_code == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    bad = runner.invoke(app, ["graph", "Atlas", "--out", str(tmp_path / "a.gif"), "--data-dir", str(data_dir)])
+    bad = analyst.cli("graph", "Atlas", "--out", str(tmp_path / "a.gif"))
     assert bad.exit_code == 2 and "--out" in bad.stderr
-    missing = runner.invoke(app, ["graph", "Nobody", "--out", str(page), "--data-dir", str(data_dir)])
+    missing = analyst.cli("graph", "Nobody", "--out", str(page))
     assert missing.exit_code == 3

@@ -61,9 +61,9 @@ def _statements_run(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     statements: list[str] = []
     execute = LadybugGraphStore._execute
 
-    def counted(self: LadybugGraphStore, query: str, params: object) -> object:
+    def counted(self: LadybugGraphStore, query: str, params: object, *, write: bool = True) -> object:
         statements.append(query)
-        return execute(self, query, params)  # type: ignore[arg-type]
+        return execute(self, query, params, write=write)  # type: ignore[arg-type]
 
     monkeypatch.setattr(LadybugGraphStore, "_execute", counted)
     return statements

@@ -89,9 +89,9 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory, monkeypatc
     statements: list[str] = []
     execute = graph._execute
 
-    def counted(query: str, params: object) -> object:
+    def counted(query: str, params: object, *, write: bool = True) -> object:
         statements.append(query)
-        return execute(query, params)
+        return execute(query, params, write=write)  # type: ignore[arg-type]
 
     monkeypatch.setattr(graph, "_execute", counted)
     memory.store_many(_items(10, start=30))

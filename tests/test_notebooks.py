@@ -1,4 +1,5 @@
-"""The notebooks run top to bottom on the embedded backend, and are committed without outputs."""
+"""The notebooks run top to bottom (the analyst one on Neo4j too), and are committed without
+outputs."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from tests.backends import backend_env, open_settings
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
@@ -23,8 +26,18 @@ def test_notebook_is_committed_without_outputs(path: Path) -> None:
             assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: strip outputs"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path: Path, tmp_path: Path) -> None:
+RUNS = [pytest.param(p, "embedded", id=p.stem) for p in NOTEBOOKS] + [
+    pytest.param(p, "neo4j", id=f"{p.stem}-neo4j", marks=pytest.mark.neo4j)
+    for p in NOTEBOOKS if p.stem == "analyst"
+]
+
+
+@pytest.mark.parametrize(("path", "backend"), RUNS)
+def test_notebook_runs(path: Path, backend: str, tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    open_settings(backend, tmp_path)  # on Neo4j: an empty database
+    for name, value in backend_env(backend, tmp_path).items():
+        monkeypatch.setenv(name, value)  # the kernel's Memory.open reads them
     book = nbformat.read(path, as_version=4)
     NotebookClient(book, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip

@@ -41,13 +41,16 @@ class CypherGraphStore(CypherAdmin):
     def __init__(self, dialect: Dialect) -> None:
         self._q = GraphStatements(dialect)
 
-    def _execute(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+    def _execute(
+        self, query: str, params: Mapping[str, Any], *, write: bool = True
+    ) -> list[list[Any]]:
+        """Run one statement; `write=False` promises it changes nothing."""
         raise NotImplementedError
 
     def _run(self, statement: Statement, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         given = dict(params or {})
         statement.check(list(given))
-        return self._execute(statement.text, given)
+        return self._execute(statement.text, given, write=statement.writes)
 
     # -- writes ---------------------------------------------------------------------------
     def write(self, batch: GraphBatch) -> None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from engine.cypher_guard import check_read_only
+from engine.errors import ReadOnlyViolation
 from engine.stores.base import SESSION_WINDOW
 from engine.stores.cypher_dialect import Dialect
 from graph_schema.definitions import (
@@ -26,13 +29,28 @@ from graph_schema.definitions import (
     RelType,
 )
 
-__all__ = ["GraphStatements", "Statement", "episode_columns"]
+__all__ = ["GraphStatements", "Statement", "episode_columns", "may_write"]
+
+
+@lru_cache(maxsize=1024)
+def may_write(query: str) -> bool:
+    """Whether a statement may change the graph: whatever the analyst check would refuse."""
+    try:
+        check_read_only(query)
+    except ReadOnlyViolation:
+        return True
+    return False
 
 
 @dataclass(frozen=True)
 class Statement:
     text: str
     params: frozenset[str]
+
+    @property
+    def writes(self) -> bool:
+        """Whether it may change the graph (Neo4j runs the others in READ mode)."""
+        return may_write(self.text)
 
     def check(self, given: Sequence[str]) -> None:
         """Refuse a call that passes other parameters than the statement takes (a bug)."""

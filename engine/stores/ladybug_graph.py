@@ -21,7 +21,6 @@ evict it, and any write the index does not follow drops them all.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -30,14 +29,13 @@ from typing import Any
 
 import ladybug
 
-from engine.cypher_guard import check_read_only
-from engine.errors import ReadOnlyViolation, StoreUnavailable, WriteFailed
+from engine.errors import StoreUnavailable, WriteFailed
 from engine.models import Entity, Episode
 from engine.stores.access_log import AccessLog, marked
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
-from engine.stores.cypher_statements import Statement
+from engine.stores.cypher_statements import Statement, may_write
 from engine.stores.episode_cache import EpisodeCache, touched
 from engine.stores.graph_rows import entity_from, episode_from, episode_row, plain
 from engine.stores.mention_index import MentionIndex, NamespaceMentions
@@ -45,16 +43,6 @@ from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, ladybug_migrations
 
 __all__ = ["LadybugGraphStore"]
-
-
-@functools.lru_cache(maxsize=512)
-def _writes(query: str) -> bool:
-    """Whether a statement may change the graph: whatever the analyst check would refuse."""
-    try:
-        check_read_only(query)
-    except ReadOnlyViolation:
-        return True
-    return False
 
 
 class LadybugGraphStore(CypherGraphStore):
@@ -126,11 +114,13 @@ class LadybugGraphStore(CypherGraphStore):
         }
 
     # -- plumbing -------------------------------------------------------------------------
-    def _execute(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+    def _execute(
+        self, query: str, params: Mapping[str, Any], *, write: bool = True
+    ) -> list[list[Any]]:
         with self._lock:
             if query not in self._blind_to_access:
                 self._write_access()
-            if not self._caller_keeps_index and query not in self._keeps_index and _writes(query):
+            if not self._caller_keeps_index and query not in self._keeps_index and may_write(query):
                 self._drop_held()
             try:
                 result = self._conn.execute(query, dict(params))

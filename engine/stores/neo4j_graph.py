@@ -6,6 +6,11 @@ outside `transaction()` runs in its own transaction, retried with backoff (tenac
 transient errors and lost connections; work inside `transaction()` shares one explicit
 transaction per thread and is not retried (its caller's block cannot be replayed), so a
 failure there rolls back and surfaces as `WriteFailed`.
+
+Statements that change nothing run in READ-mode transactions, so that a routing `neo4j://`
+URI sends them to a cluster's followers. Recall's access marks are held in process and
+written by a background thread after the answer, so that recall neither waits on a write nor
+goes to the leader; any other read writes the held marks first, and reads what they say.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import neo4j.exceptions as neo4j_errors
 from neo4j.graph import Node, Path, Relationship
 
 from engine.errors import StoreUnavailable, WriteFailed
+from engine.models import Episode
+from engine.stores.access_log import AccessLog
 from engine.stores.base import CypherRows
 from engine.stores.cypher_dialect import NEO4J
 from engine.stores.cypher_graph import CypherGraphStore
@@ -62,8 +69,31 @@ class Neo4jGraphStore(CypherGraphStore):
         self._database = database
         self._retry = Retry(_RETRYABLE, attempts, max_wait)
         self._local = threading.local()
+        q = self._q
+        # Recall's reads: they read no access field (`live_episodes` overlays the held marks).
+        self._blind_to_access = frozenset(
+            s.text
+            for s in (
+                q.find_entities, q.facts_about, q.count_facts, q.paths_to_entities,
+                q.paths_from_episodes, q.live_episodes, q.mark_accessed_rows,
+            )
+        )  # fmt: skip
+        self._access = AccessLog(flush_episodes=1)
+        self._access_held = threading.Lock()  # guards the log
+        self._access_writing = threading.RLock()  # held while marks are drained and written
+        self._access_due = threading.Event()
+        self._closed = threading.Event()
         try:
-            self._driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))
+            # A statement naming a property no node has yet (`archived_at` on a new database)
+            # draws an UNRECOGNIZED notification on every call: expected, so not asked for.
+            # Performance, deprecation and the other classifications still reach the log.
+            self._driver = neo4j.GraphDatabase.driver(
+                uri,
+                auth=(user, password),
+                notifications_disabled_classifications=[
+                    neo4j.NotificationDisabledClassification.UNRECOGNIZED
+                ],
+            )
         except (*_DRIVER_ERRORS, ValueError) as exc:
             raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {exc}") from exc
         try:
@@ -71,17 +101,27 @@ class Neo4jGraphStore(CypherGraphStore):
             apply_schema(self._execute)
         except (StoreUnavailable, *_DRIVER_ERRORS) as exc:
             self._driver.close()
-            raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {exc}") from exc
+            raise StoreUnavailable(
+                f"cannot reach Neo4j at {uri}: {exc} (check that the server runs and listens "
+                "there, and NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE)"
+            ) from exc
+        self._marker = threading.Thread(
+            target=self._write_marks_when_due, name="hindsight-neo4j-access-marks", daemon=True
+        )
+        self._marker.start()
 
     # -- plumbing -------------------------------------------------------------------------
     def _session(self, mode: str = neo4j.WRITE_ACCESS) -> neo4j.Session:
         return self._driver.session(database=self._database, default_access_mode=mode)
 
-    def _in_own_transaction(self, work: Callable[[neo4j.Transaction], _T]) -> _T:
+    def _in_own_transaction(
+        self, work: Callable[[neo4j.Transaction], _T], write: bool = True
+    ) -> _T:
         """Run `work` in a new transaction, committed at the end and retried when transient."""
+        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
 
         def attempt() -> _T:
-            with self._session() as session, session.begin_transaction() as tx:
+            with self._session(mode) as session, session.begin_transaction() as tx:
                 result = work(tx)
                 tx.commit()
                 return result
@@ -91,10 +131,15 @@ class Neo4jGraphStore(CypherGraphStore):
         except _DRIVER_ERRORS as exc:
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
 
-    def _execute(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+    def _execute(
+        self, query: str, params: Mapping[str, Any], *, write: bool = True
+    ) -> list[list[Any]]:
         tx: neo4j.Transaction | None = getattr(self._local, "tx", None)
+        if tx is None and query not in self._blind_to_access:
+            # Not inside a caller's transaction: its locks would make the marks' own wait.
+            self._write_marks()
         if tx is None:
-            return self._in_own_transaction(lambda own: _rows(own.run(query, dict(params))))
+            return self._in_own_transaction(lambda own: _rows(own.run(query, dict(params))), write)
         try:
             return _rows(tx.run(query, dict(params)))
         except _DRIVER_ERRORS as exc:
@@ -168,7 +213,47 @@ class Neo4jGraphStore(CypherGraphStore):
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
         return CypherRows(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
 
+    # -- access marks --------------------------------------------------------------------
+    def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
+        with self._access_held:
+            self._access.add(namespace, ids, at)
+        self._access_due.set()
+
+    def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
+        episodes = super().live_episodes(namespace, ids, now)
+        with self._access_held:
+            return self._access.overlay(namespace, episodes)
+
+    def _write_marks(self) -> None:
+        """Write the held marks, if any, in their own transaction (never the caller's)."""
+        with self._access_writing:
+            with self._access_held:
+                if not self._access:
+                    return
+                drained = self._access.drain()
+            text = self._q.mark_accessed_rows.text
+
+            def work(tx: neo4j.Transaction) -> None:
+                for namespace, rows in drained.items():
+                    tx.run(text, {"rows": rows, "ns": namespace}).consume()
+
+            try:
+                self._in_own_transaction(work)
+            except StoreUnavailable:
+                pass  # bookkeeping only: recall never waits on it
+
+    def _write_marks_when_due(self) -> None:
+        while not self._closed.is_set():
+            self._access_due.wait()
+            self._access_due.clear()
+            if not self._closed.is_set():
+                self._write_marks()
+
     def close(self) -> None:
+        self._closed.set()
+        self._access_due.set()
+        self._marker.join(timeout=10)
+        self._write_marks()
         self._driver.close()
 
 

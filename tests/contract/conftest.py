@@ -2,8 +2,8 @@
 
 The embedded backends and qdrant-client's local mode run everywhere. Neo4j runs when
 NEO4J_URI is set, a Qdrant server when QDRANT_URL is set; otherwise those cases are reported
-as skipped with the reason. `make test-neo4j` sets HINDSIGHT_REQUIRE_LIVE=1, which turns a
-missing variable into a failure, and an unreachable server fails on its own.
+as skipped with the reason. CI and `make test-neo4j` set HINDSIGHT_REQUIRE_LIVE=neo4j, which
+turns a missing NEO4J_URI into a failure, and an unreachable server fails on its own.
 
 The Neo4j cases empty hindsight's labels in the database they are given: point them at a
 test database.
@@ -20,7 +20,8 @@ from typing import Protocol
 import pytest
 
 from engine.stores.base import GraphStore, VectorStore
-from graph_schema import NODES
+from tests.backends import live as _live
+from tests.backends import wipe_neo4j as _wipe_neo4j
 
 DIMENSION = 4
 
@@ -32,40 +33,6 @@ class OpenGraph(Protocol):
 
 
 OpenVectors = Callable[[], VectorStore]
-
-
-def _live(variable: str, what: str) -> str:
-    value = os.environ.get(variable)
-    if value:
-        return value
-    reason = f"{variable} is not set: no {what} to run these cases against"
-    if os.environ.get("HINDSIGHT_REQUIRE_LIVE"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-_UNREACHABLE: dict[str, str] = {}  # uri -> why: fail every later case at once
-
-
-def _wipe_neo4j(uri: str) -> None:
-    import neo4j
-
-    if uri in _UNREACHABLE:
-        pytest.fail(_UNREACHABLE[uri])
-    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
-    with neo4j.GraphDatabase.driver(
-        uri, auth=auth, connection_timeout=10, max_transaction_retry_time=10
-    ) as driver:
-        try:
-            driver.verify_connectivity()
-        except Exception as exc:
-            _UNREACHABLE[uri] = f"Neo4j at {uri} is unreachable: {exc}"
-            pytest.fail(_UNREACHABLE[uri])
-        labels = " OR ".join(f"n:{label}" for label in [*(n.label for n in NODES), "SchemaVersion"])
-        driver.execute_query(
-            f"MATCH (n) WHERE {labels} DETACH DELETE n",
-            database_=os.environ.get("NEO4J_DATABASE", "neo4j"),
-        )
 
 
 # "ladybug-statements" runs Ladybug without its MENTIONS index or episode cache and writes access marks at

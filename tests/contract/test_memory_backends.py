@@ -6,23 +6,18 @@ set, else qdrant-client's local mode under the data directory).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from engine import Memory, Settings
 from engine.errors import StoreUnavailable
-from tests.contract.conftest import _live, _wipe_neo4j
+from tests.backends import BACKENDS, open_settings
 
 
-@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+@pytest.fixture(params=BACKENDS)
 def backend_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
-    if request.param == "neo4j":
-        _wipe_neo4j(_live("NEO4J_URI", "Neo4j server"))
-        collection = f"t{os.getpid()}"
-        return Settings(data_dir=tmp_path, backend="neo4j", qdrant_collection_prefix=collection)
-    return Settings(data_dir=tmp_path)
+    return open_settings(request.param, tmp_path)
 
 
 def test_store_recall_explain_forget_and_doctor(backend_settings: Settings) -> None:
@@ -72,3 +67,35 @@ def test_an_unreachable_qdrant_is_a_clear_store_error() -> None:
     client = QdrantClient(url="http://127.0.0.1:9", check_compatibility=False)
     with pytest.raises(StoreUnavailable, match="Qdrant unavailable after retries"):
         QdrantServerVectorStore(client, "unreachable", 4, attempts=2)
+
+
+def test_statements_that_change_nothing_are_read_and_every_write_is_a_write() -> None:
+    from engine.stores.cypher_dialect import NEO4J
+    from engine.stores.cypher_statements import GraphStatements
+
+    q = GraphStatements(NEO4J)
+    writes = {name for name, statement in q.every() if statement.writes}
+    for read in ("live_episodes", "find_entities", "facts_about", "paths_to_entities",
+                 "paths_from_episodes", "get_episodes", "list_episodes", "count_episodes"):  # fmt: skip
+        assert read not in writes, read
+    for write in ("create_episodes", "merge_entities", "mark_accessed", "mark_accessed_rows",
+                  "soft_delete", "create_facts", "links.mentions"):  # fmt: skip
+        assert write in writes, write
+
+
+@pytest.mark.neo4j
+def test_neo4j_logs_no_notification_noise_and_writes_marks_after_recall(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = open_settings("neo4j", tmp_path)
+    with caplog.at_level("WARNING", logger="neo4j"), Memory.open(settings=settings) as memory:
+        stored = memory.store("We decided to use Postgres for Atlas.", importance=0.9)
+        cards = memory.recall("Which database for Atlas?", top_k=1)
+        assert cards[0].id == stored.id
+        assert memory.get(stored.id).access_count == 1  # a read writes the held marks first
+        memory.recall("Atlas database", top_k=1)
+    with Memory.open(settings=open_settings("neo4j", tmp_path, wipe=False)) as memory:
+        assert memory.get(stored.id).access_count == 2  # written by close at the latest
+    # A database without `archived_at` yet draws a WARNING per statement unless filtered.
+    noise = [r.getMessage() for r in caplog.records if r.name.startswith("neo4j.notifications")]
+    assert noise == []

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 
-from engine import Memory, Settings
+from engine import Memory
 from mcp_server.server import build_server
+from tests.backends import BACKENDS, backend_env, open_settings
 from tests.reliability.load import Tally, plan, run_async
 from tests.serving import free_port, served
 
@@ -42,8 +44,9 @@ def _check(memory: Memory, namespace: str, tallies: list[Tally]) -> None:
     assert report.ok, report
 
 
-def test_eight_threads_on_one_memory(tmp_path: Path) -> None:
-    with Memory.open(settings=Settings(data_dir=tmp_path / "data")) as memory:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eight_threads_on_one_memory(backend: str, tmp_path: Path) -> None:
+    with Memory.open(settings=open_settings(backend, tmp_path / "data")) as memory:
 
         def client(number: int) -> Tally:
             async def call(tool: str, arguments: dict[str, Any]) -> Any:
@@ -60,10 +63,12 @@ def test_eight_threads_on_one_memory(tmp_path: Path) -> None:
         _check(memory, "load", tallies)
 
 
-def test_eight_processes_through_the_mcp_http_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eight_processes_through_the_mcp_http_server(backend: str, tmp_path: Path) -> None:
     port = free_port()
     data = tmp_path / "served"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    settings = open_settings(backend, data)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", **backend_env(backend, data)}
     with served(["--port", str(port), "--data-dir", str(data)], env, tmp_path / "server.log", port) as base:
         children = [
             subprocess.Popen([sys.executable, "-m", "tests.reliability.mcp_load_child", base, str(n),
@@ -73,5 +78,5 @@ def test_eight_processes_through_the_mcp_http_server(tmp_path: Path) -> None:
         outputs = [child.communicate(timeout=1800)[0] for child in children]
         assert [child.returncode for child in children] == [0] * CLIENTS
     tallies = [Tally(**{k: v for k, v in json.loads(out).items() if k != "reads"}) for out in outputs]
-    with Memory.open(data) as memory:  # the server is gone: what it acknowledged is on disk
+    with Memory.open(settings=settings) as memory:  # what the server acknowledged is stored
         _check(memory, "load", tallies)

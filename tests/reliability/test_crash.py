@@ -12,18 +12,21 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from engine import Memory
+from tests.backends import BACKENDS, backend_env, open_settings
 
 ROOT = Path(__file__).parent.parent.parent
 RUNS = 4
 
 
-def _run_and_kill(data_dir: Path, run: int, rng: random.Random) -> list[str]:
+def _run_and_kill(data_dir: Path, run: int, rng: random.Random, env: dict[str, str]) -> list[str]:
     """Start the child, let it acknowledge a few batches, kill it mid-work; the ids it acked."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.reliability.crash_child", str(data_dir), str(run)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "HF_HUB_OFFLINE": "1", **env},
     )  # fmt: skip
     assert process.stdout is not None
     assert process.stdout.readline().strip() == "ready"
@@ -41,13 +44,15 @@ def _run_and_kill(data_dir: Path, run: int, rng: random.Random) -> list[str]:
     return acknowledged
 
 
-def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigkill_at_random_points_loses_nothing_acknowledged(backend: str, tmp_path: Path) -> None:
     rng = random.Random(7)
     data_dir = tmp_path / "data"
+    settings = open_settings(backend, data_dir)
     acknowledged: list[str] = []
     for run in range(RUNS):
-        acknowledged += _run_and_kill(data_dir, run, rng)
-        with Memory.open(data_dir) as memory:
+        acknowledged += _run_and_kill(data_dir, run, rng, backend_env(backend, data_dir))
+        with Memory.open(settings=settings) as memory:
             report = memory.doctor()
             if not report.ok:  # a batch cut off between graph and vectors: repair, then agree
                 memory.doctor(repair=True)

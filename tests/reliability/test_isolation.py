@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -17,6 +18,7 @@ from mcp import Client
 from engine import Memory
 from engine.errors import InvalidInput, NotFound
 from mcp_server.server import build_server
+from tests.backends import BACKENDS, open_settings
 
 # What each namespace talks about. Queries from A use B's words to try to surface B; what must
 # never come back is B's secret code (stored in B's content only, never asked for) or B's ids.
@@ -105,8 +107,12 @@ async def _through_mcp(memory: Memory, b_ids: list[str]) -> list[Any]:
           ("store", "b", 1, True), ("reflect", "a", 0, False)])  # fmt: skip
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(operation, min_size=1, max_size=12))
-def test_nothing_of_b_is_ever_seen_from_a(ops: list[tuple[str, str, int, bool]]) -> None:
-    with tempfile.TemporaryDirectory() as data_dir, Memory.open(Path(data_dir)) as memory:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nothing_of_b_is_ever_seen_from_a(backend: str, ops: list[tuple[str, str, int, bool]]) -> None:
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        Memory.open(settings=open_settings(backend, Path(data_dir))) as memory,
+    ):
         ids = _apply(memory, ops)
         b_ids = ids["b"]
         seen: list[Any] = []
