@@ -36,12 +36,12 @@ _WRITE_KEYWORDS = frozenset(
         "DENY", "TERMINATE", "START", "STOP", "RENAME", "UPDATE", "INSERT",
     }  # fmt: skip
 )
-# Procedures an analyst may CALL: they only describe the database.
+# Procedures an analyst may CALL: they only describe the schema. The full-text index is not
+# among them: its scores count the words of every namespace.
 READ_ONLY_PROCEDURES = frozenset(
     {
         "show_tables", "table_info", "show_connection", "db.labels",
         "db.relationshiptypes", "db.propertykeys", "db.schema.visualization",
-        "db.index.fulltext.querynodes",
     }  # fmt: skip
 )
 

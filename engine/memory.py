@@ -415,10 +415,10 @@ class Memory(Lifecycle):
     ) -> CypherResult:
         """Run a read-only Cypher query for analysis; `$namespace` is bound to `namespace`.
 
-        The query must filter on `$namespace` (a CALL of a schema procedure needs not): each
-        MATCH pattern must be tied to it (`engine.cypher_scope`), so that no count or property
-        of another namespace leaks; and every node it returns must belong to that namespace or
-        the shared one.
+        The query must filter on `$namespace` (a CALL of a schema procedure needs not): every
+        pattern of every clause and subquery must be tied to it (`engine.cypher_scope`, on
+        Neo4j's Cypher grammar), so that no count, EXISTS or property of another namespace
+        leaks; and every node it returns must belong to that namespace or the shared one.
 
         Raises:
             ReadOnlyViolation: the query writes, or is more than one statement.
@@ -443,8 +443,9 @@ class Memory(Lifecycle):
         if unscoped:
             raise InvalidInput(
                 "cypher",
-                f"every MATCH must be tied to $namespace, and {unscoped[0]} is not: put "
-                "WHERE <var>.namespace = $namespace right after it (no top-level OR)",
+                f"refused: {unscoped[0]}. Every pattern needs a node pinned by "
+                "WHERE <var>.namespace = $namespace (a top-level AND) or "
+                "{namespace: $namespace}, or bound to one by an earlier pattern",
             )
         rows = self._graph.read_cypher(
             statement,

@@ -1,11 +1,12 @@
 // name: search_text
-// Full-text search over episode content and summaries (the episode_text index), best first.
-// Neo4j only: the embedded backend has no full-text index (recall's keyword channel is BM25
-// in the vector store on every backend).
-// backends: neo4j
-// params: namespace, text (Lucene syntax: words, "a phrase", postgres~ for fuzzy)
-CALL db.index.fulltext.queryNodes('episode_text', $text) YIELD node, score
+// Episodes whose content or summary contains a word or phrase (any case), newest first.
+// It reads the namespace's episodes only: the full-text index is not offered to analysts,
+// because its scores (and the order of its rows) count the words of every namespace.
+// params: namespace, text (a word or phrase, e.g. postgres)
+MATCH (node:Episode)
 WHERE node.namespace = $namespace AND node.deleted_at IS NULL
-RETURN node.occurred_at AS occurred_at, node.role AS role, node.content AS content, score
-ORDER BY score DESC
+  AND (toLower(node.content) CONTAINS toLower($text)
+       OR toLower(coalesce(node.summary, '')) CONTAINS toLower($text))
+RETURN node.occurred_at AS occurred_at, node.role AS role, node.content AS content
+ORDER BY occurred_at DESC
 LIMIT 50
