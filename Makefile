@@ -5,13 +5,16 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 LINTER := tools/cypher-lint/node_modules/.installed
+BROWSER := tools/browser-check/node_modules/.installed
 
 .PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	# torch first: 2.13.0 is the CPU build; letting a resolver choose pulls a CUDA build.
+	# torch first and pinned, so that a resolver does not pick another. PyPI's 2.13.0 for Linux
+	# is the CUDA build (~4 GB of NVIDIA libraries unused on a CPU); the CPU-only wheel is on
+	# PyTorch's own index, which these machines do not reach.
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
@@ -21,12 +24,17 @@ $(LINTER): tools/cypher-lint/package-lock.json
 	cd tools/cypher-lint && npm ci --no-audit --no-fund --loglevel=error
 	touch $(LINTER)
 
-install: $(STAMP) $(LINTER)
+# playwright-core, which drives Debian's Chromium through Neo4j Browser (tests/test_neo4j_browser.py).
+$(BROWSER): tools/browser-check/package-lock.json
+	cd tools/browser-check && npm ci --no-audit --no-fund --loglevel=error
+	touch $(BROWSER)
+
+install: $(STAMP) $(LINTER) $(BROWSER)
 
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/hindsight demo
 
-test: $(STAMP) $(LINTER)
+test: $(STAMP) $(LINTER) $(BROWSER)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 # A test Neo4j 5.26 Community on loopback, from its jars on Maven Central (needs Java 17 and
@@ -73,4 +81,5 @@ locomo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo
 
 clean:
-	rm -rf $(VENV) hindsight-data tools/cypher-lint/node_modules tools/neo4j/target
+	rm -rf $(VENV) hindsight-data tools/cypher-lint/node_modules tools/neo4j/target \
+		tools/browser-check/node_modules tools/browser-check/target

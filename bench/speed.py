@@ -1,6 +1,10 @@
-"""Speed of the embedded default, measured against a bare vector search in the same run.
+"""Speed of recall and store_many, measured against a bare vector search in the same run.
 
-    python -m bench.speed [--episodes 10000,100000] [--queries 100] [--json]
+    python -m bench.speed [--episodes 10000,100000] [--backend embedded,neo4j] [--json]
+
+`--backend neo4j` runs the same measures with the graph on the Neo4j server at NEO4J_URI
+(an empty test database: `make neo4j-up`) and the vectors in Qdrant Edge, as the embedded
+rows have them, so that the two rows differ only by the graph store.
 
 For each corpus size, in a fresh process (so that peak memory is the size's own): a seeded
 synthetic multi-session corpus goes through `store_many`; recall latency (p50/p95/p99, query
@@ -149,7 +153,7 @@ def _baseline(items: list[dict[str, Any]], where: Path, embedder: MiniLMEmbedder
     return store
 
 
-def _mcp_requests_per_second(data_dir: Path, queries: list[str], seconds: float) -> float:
+def _mcp_requests_per_second(data_dir: Path, queries: list[str], seconds: float, backend: str) -> float:
     """`hindsight serve` on the data directory; 8 clients call retrieve_memory for `seconds`."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -158,6 +162,8 @@ def _mcp_requests_per_second(data_dir: Path, queries: list[str], seconds: float)
 
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if backend == "neo4j":
+        env |= {"HINDSIGHT_BACKEND": "neo4j", "HINDSIGHT_VECTOR_STORE": "edge"}
     with tempfile.TemporaryDirectory() as logs, served(
         ["--port", str(port), "--data-dir", str(data_dir)], env, Path(logs) / "server.log", port
     ) as base:
@@ -192,14 +198,26 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_blocks * 512 for f in path.rglob("*") if f.is_file())
 
 
-def measure(episodes: int, query_count: int, mcp_seconds: float, sustained: int) -> dict[str, Any]:
+def _settings(backend: str, data_dir: Path) -> Settings:
+    if backend == "embedded":
+        return Settings(data_dir=data_dir)
+    return Settings(data_dir=data_dir, backend="neo4j", vector_store="edge")
+
+
+def measure(
+    episodes: int, query_count: int, mcp_seconds: float, sustained: int, backend: str = "embedded"
+) -> dict[str, Any]:
     items = corpus(episodes)
     asked = questions(query_count)
     all_questions = asked["single_hop"] + asked["graph"]
     embedder = MiniLMEmbedder()
     with tempfile.TemporaryDirectory(prefix="hindsight-speed-") as where:
         data_dir = Path(where) / "data"
-        with Memory.open(data_dir) as memory:
+        settings = _settings(backend, data_dir)
+        with Memory.open(settings=settings) as memory:
+            if memory.stats().episodes:
+                raise SystemExit(f"bench.speed --backend {backend} needs an empty database; "
+                                 "point NEO4J_URI at a test server (make neo4j-up)")  # fmt: skip
             memory.recall("warm up the models")
             start = time.perf_counter()
             results = memory.store_many(items)  # its vector index is built at the end
@@ -217,7 +235,7 @@ def measure(episodes: int, query_count: int, mcp_seconds: float, sustained: int)
             cycled = [all_questions[i % len(all_questions)] for i in range(sustained)]
             late = _timed(lambda q: memory.recall(q, top_k=5), cycled)[-max(1, sustained // 4) :]
         start = time.perf_counter()
-        reopened = Memory.open(data_dir)
+        reopened = Memory.open(settings=settings)
         reopen_seconds = time.perf_counter() - start
         # The first recall of a process loads the embedder and reads the namespace's
         # MENTIONS index from the graph: what a one-shot CLI recall pays.
@@ -228,10 +246,14 @@ def measure(episodes: int, query_count: int, mcp_seconds: float, sustained: int)
         reopened.close()
         reopen_seconds += time.perf_counter() - start
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        data_mb = _size(data_dir) / 2**20
-        mcp_rps = _mcp_requests_per_second(data_dir, all_questions, mcp_seconds) if mcp_seconds else None
+        data_mb = _size(data_dir) / 2**20  # on Neo4j: the vectors, the archive and the logs
+        mcp_rps = (
+            _mcp_requests_per_second(data_dir, all_questions, mcp_seconds, backend)
+            if mcp_seconds else None
+        )  # fmt: skip
     every = recall["single_hop"] + recall["graph"]
     row: dict[str, Any] = {
+        "backend": backend,
         "episodes": episodes,
         "store_many_eps_per_s": round(episodes / store_seconds, 1),
         "stored_after_dedup": len(stored),
@@ -262,8 +284,9 @@ def measure(episodes: int, query_count: int, mcp_seconds: float, sustained: int)
 def _table(rows: list[dict[str, Any]]) -> str:
     keys = list(rows[0])
     width = max(len(k) for k in keys)
-    lines = [f"{'':<{width}}  " + "  ".join(f"{r['episodes']:>10,}" for r in rows)]
-    for key in keys[1:]:
+    lines = [f"{'':<{width}}  " + "  ".join(f"{r['backend']:>10}" for r in rows)]
+    lines.append(f"{'episodes':<{width}}  " + "  ".join(f"{r['episodes']:>10,}" for r in rows))
+    for key in keys[2:]:
         cells = "  ".join(f"{'-' if r[key] is None else r[key]:>10}" for r in rows)
         target = TARGETS.get(key)
         mark = ""
@@ -277,6 +300,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--episodes", default="10000,100000", help="comma-separated corpus sizes")
+    parser.add_argument("--backend", default="embedded",
+                        help="comma-separated: embedded, neo4j (the server at NEO4J_URI)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=100, help="questions of each kind")
     parser.add_argument("--mcp-seconds", type=float, default=20.0, help="0 skips the MCP load")
     parser.add_argument(
@@ -286,22 +311,26 @@ def main() -> None:
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child measuring one size
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one, args.queries, args.mcp_seconds, args.sustained)))
+        print(json.dumps(measure(args.one, args.queries, args.mcp_seconds, args.sustained,
+                                 args.backend)))  # fmt: skip
         return
     rows = []
-    for size in (int(s) for s in args.episodes.split(",")):
-        print(f"measuring {size:,} episodes...", file=sys.stderr, flush=True)
+    runs = [(b, int(s)) for s in args.episodes.split(",") for b in args.backend.split(",")]
+    for backend, size in runs:
+        print(f"measuring {size:,} episodes on {backend}...", file=sys.stderr, flush=True)
         child = subprocess.run(
             [sys.executable, "-m", "bench.speed", "--one", str(size), "--queries", str(args.queries),
-             "--mcp-seconds", str(args.mcp_seconds), "--sustained", str(args.sustained)],
+             "--mcp-seconds", str(args.mcp_seconds), "--sustained", str(args.sustained),
+             "--backend", backend],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
         if args.json:
             print(json.dumps(rows[-1]), flush=True)
     if not args.json:
-        print("hindsight speed (embedded: Ladybug + Qdrant Edge, MiniLM on CPU; baseline: bare "
-              "Qdrant Edge dense search, query embedding included, same run)")  # fmt: skip
+        print("hindsight speed (embedded: Ladybug + Qdrant Edge; neo4j: Neo4j + Qdrant Edge; "
+              "MiniLM on CPU; baseline: bare Qdrant Edge dense search, query embedding "
+              "included, same run)")  # fmt: skip
         print(_table(rows))
 
 

@@ -85,6 +85,11 @@ class Settings(BaseSettings):
     # embedded: Ladybug + Qdrant Edge under data_dir, one process, nothing to run beside it.
     # neo4j: Neo4j 5 (NEO4J_*) + a Qdrant server (QDRANT_*), for many processes and scale-out.
     backend: Literal["embedded", "neo4j"] = "embedded"
+    # Where the vectors live. auto: Qdrant Edge under data_dir with the embedded backend, a
+    # Qdrant server with neo4j (QDRANT_URL; unset: qdrant-client's local mode). edge: Qdrant
+    # Edge with either graph (one process; how bench.speed compares the two graphs). qdrant:
+    # a Qdrant server (or local mode) with either graph.
+    vector_store: Literal["auto", "edge", "qdrant"] = "auto"
     # minilm: all-MiniLM-L6-v2, 384-d, English only, on ONNX Runtime (exported once from the
     # packaged torch weights, see model_cache_dir).
     embedder: Literal["minilm"] = "minilm"

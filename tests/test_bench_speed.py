@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench.speed import _table, corpus, questions
+from tests.backends import BACKENDS, open_settings
 
 ROOT = Path(__file__).parent.parent
 
@@ -19,15 +22,19 @@ def test_corpus_and_questions_are_seeded() -> None:
     assert questions(4) == questions(4) and set(questions(4)) == {"single_hop", "graph"}
 
 
-def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets(
+    backend: str, tmp_path: Path
+) -> None:
+    open_settings(backend, tmp_path)  # on Neo4j: the empty database the bench asks for
     done = subprocess.run(
         [sys.executable, "-m", "bench.speed", "--episodes", "150", "--queries", "3",
-         "--mcp-seconds", "1", "--sustained", "8", "--json"],
+         "--mcp-seconds", "1", "--sustained", "8", "--json", "--backend", backend],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=True,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )  # fmt: skip
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [row["episodes"] for row in rows] == [150]
+    assert [(row["backend"], row["episodes"]) for row in rows] == [(backend, 150)]
     for row in rows:
         assert {"episodes", "store_many_eps_per_s", "recall_p50_ms", "recall_p95_ms",
                 "baseline_p95_ms", "peak_rss_mb"} <= set(row)  # fmt: skip

@@ -25,7 +25,7 @@ def open_stores(
     embedded vector store is moved there, once the graph holds the data directory (so that
     no other process has it open), and an empty one is started.
     """
-    if vectors_aside is not None and settings.backend != "embedded":
+    if vectors_aside is not None and not _on_edge(settings):
         raise InvalidInput("vectors_aside", "only the embedded vector store can be set aside; "
                            "with a Qdrant server, delete the collection and run doctor --repair")  # fmt: skip
     graph = _open_graph(settings)
@@ -69,8 +69,14 @@ def _open_graph(settings: Settings) -> GraphStore:
     )
 
 
+def _on_edge(settings: Settings) -> bool:
+    if settings.vector_store == "auto":
+        return settings.backend == "embedded"
+    return settings.vector_store == "edge"
+
+
 def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
-    if settings.backend == "embedded":
+    if _on_edge(settings):
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
         return QdrantEdgeVectorStore(

@@ -168,10 +168,11 @@ class Neo4jGraphStore(CypherGraphStore):
         if getattr(self._local, "tx", None) is not None:  # nested: the outer one decides
             yield
             return
+        session = self._session()
         try:
-            session = self._session()
             tx = session.begin_transaction()
         except _DRIVER_ERRORS as exc:
+            _quietly(session.close)
             raise StoreUnavailable(f"cannot begin a Neo4j transaction: {exc}") from exc
         self._local.tx = tx
         try:

@@ -8,6 +8,7 @@ import org.neo4j.configuration.connectors.HttpConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
+import org.neo4j.server.configuration.ServerSettings;
 
 /**
  * Neo4j Community for the tests: the harness's in-process server on loopback, Bolt and HTTP
@@ -31,6 +32,10 @@ public class Neo4jServer {
                 .withConfig(HttpConnector.enabled, true)
                 .withConfig(HttpConnector.listen_address, new SocketAddress("127.0.0.1", httpPort))
                 .withConfig(GraphDatabaseSettings.auth_enabled, false)
+                // Nothing leaves the machine: no usage reports, no Browser telemetry or remote guides.
+                .withConfig(GraphDatabaseSettings.udc_enabled, false)
+                .withConfig(ServerSettings.allow_telemetry, false)
+                .withConfig(ServerSettings.browser_remote_content_hostname_whitelist, "")
                 // A test database: a small page cache leaves the machine's memory to the tests.
                 .withConfig(GraphDatabaseSettings.pagecache_memory, 128L * 1024 * 1024)
                 .build();
