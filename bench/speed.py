@@ -57,7 +57,7 @@ TEMPLATES = [
     "ok thanks {p}",
     "{p} thinks {t} is blocked by the {j} vendor contract.",
 ]
-# Targets of issue 8 on this 2-core machine (embedded default).
+# Targets on a 2-core machine, for the embedded default.
 TARGETS = {"recall_p50_ms": 20.0, "recall_p95_ms": 50.0, "store_many_eps_per_s": 150.0,
            "recall_vs_baseline_p95": 2.0}  # fmt: skip
 CLIENTS = 8
@@ -290,9 +290,12 @@ def _table(rows: list[dict[str, Any]]) -> str:
         cells = "  ".join(f"{'-' if r[key] is None else r[key]:>10}" for r in rows)
         target = TARGETS.get(key)
         mark = ""
-        if target is not None:
-            ok = all((r[key] >= target) if key == "store_many_eps_per_s" else (r[key] <= target) for r in rows)
-            mark = f"  target {'>=' if key == 'store_many_eps_per_s' else '<='} {target:g}: {'met' if ok else 'MISSED'}"
+        embedded = [r for r in rows if r["backend"] == "embedded"]  # the targets are its own
+        if target is not None and embedded:
+            ok = all((r[key] >= target) if key == "store_many_eps_per_s" else (r[key] <= target)
+                     for r in embedded)  # fmt: skip
+            mark = (f"  embedded target {'>=' if key == 'store_many_eps_per_s' else '<='} "
+                    f"{target:g}: {'met' if ok else 'MISSED'}")  # fmt: skip
         lines.append(f"{key:<{width}}  {cells}{mark}")
     return "\n".join(lines)
 
@@ -322,8 +325,10 @@ def main() -> None:
             [sys.executable, "-m", "bench.speed", "--one", str(size), "--queries", str(args.queries),
              "--mcp-seconds", str(args.mcp_seconds), "--sustained", str(args.sustained),
              "--backend", backend],
-            capture_output=True, text=True, check=True,
+            capture_output=True, text=True,
         )  # fmt: skip
+        if child.returncode:
+            sys.exit(f"bench.speed: measuring {size:,} on {backend} failed:\n{child.stderr[-3000:]}")
         rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
         if args.json:
             print(json.dumps(rows[-1]), flush=True)

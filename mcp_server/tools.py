@@ -238,9 +238,10 @@ GET_ENTITY = """Everything memory knows about one entity (a person, project, pro
 the entity with its aliases, its facts, the decisions about it and its latest episodes. Call it
 when the question is about a named thing. Example: {"name": "Atlas"}"""
 
-QUERY_GRAPH = """Run a read-only Cypher query on the memory graph, for analysis. The query must
-filter on $namespace (bound to your namespace); writes (CREATE, MERGE, SET, DELETE...) are
-refused. Labels: Episode, Entity, Decision, Session; relationships: MENTIONS, DECIDED, ABOUT,
+QUERY_GRAPH = """Run a read-only Cypher query on the memory graph, for analysis. $namespace is
+bound to your namespace, and every pattern (in subqueries, COUNT {} and EXISTS {} too) needs a
+node pinned by WHERE v.namespace = $namespace or reached from one; other queries, writes and
+procedures other than the schema ones are refused with the reason. Labels: Episode, Entity, Decision, Session; relationships: MENTIONS, DECIDED, ABOUT,
 IN_SESSION, NEXT, SUPERSEDES, PART_OF, FACT. Nodes come back as property maps.
 Example: {"cypher": "MATCH (e:Entity) WHERE e.namespace = $namespace RETURN e.name,
 e.mention_count ORDER BY e.mention_count DESC LIMIT $n", "params": {"n": 5}}"""

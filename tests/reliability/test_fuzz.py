@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 from mcp import Client
 from typer.testing import CliRunner
 
-from engine import Memory, Settings
+from engine import Memory
 from engine.cli import app
 from engine.errors import InvalidInput, NotFound
 from mcp_server.server import build_server
+from tests.backends import BACKENDS, open_settings
 
 INJECTION = [
     "'}) MATCH (n) DETACH DELETE n //", "\"; DROP TABLE Episode; --", "$namespace", "}{", "'",
@@ -94,9 +95,9 @@ def _named(exc: InvalidInput) -> None:
     assert root in FIELDS and exc.reason, (exc.field, exc.reason)
 
 
-@pytest.fixture(scope="module")
-def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
-    with Memory.open(settings=Settings(data_dir=tmp_path_factory.mktemp("fuzz"))) as opened:
+@pytest.fixture(scope="module", params=BACKENDS)
+def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+    with Memory.open(settings=open_settings(request.param, tmp_path_factory.mktemp("fuzz"))) as opened:
         yield opened
         _stores_are_whole(opened)
 
