@@ -19,7 +19,8 @@ from __future__ import annotations
 import logging
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -108,8 +109,24 @@ def _trace(sentence: Any) -> Any:
         # The tracer's notes on Python branches it froze, and TorchScript's deprecation: a
         # torch without it raises here, and batches embed eagerly.
         warnings.simplefilter("ignore")
-        traced = torch.jit.trace(sentence, args, check_trace=False)  # type: ignore[no-untyped-call]
+        with _transformers_quiet():
+            traced = torch.jit.trace(sentence, args, check_trace=False)  # type: ignore[no-untyped-call]
         return torch.jit.freeze(traced)
+
+
+@contextmanager
+def _transformers_quiet() -> Iterator[None]:
+    """Tracing reads every attribute of the BERT module, and transformers logs "loss_type=None
+    ... unrecognized" for one of them: nothing a user can act on, on every command that embeds
+    a batch. Its errors still show."""
+    from transformers.utils import logging as transformers_logging
+
+    verbosity = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        transformers_logging.set_verbosity(verbosity)
 
 
 def _eager(sentence: Any) -> Forward:

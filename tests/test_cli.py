@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -208,3 +211,13 @@ def test_doctor_rebuilds_a_vector_store_that_no_longer_opens(tmp_path: Path) -> 
     assert code == 0 and json.loads(cards)[0]["id"] == json.loads(out)["id"]
     code, log, _ = run("audit", "--data-dir", str(data), "--json")
     assert code == 0 and [(e["action"], e["actor"]) for e in json.loads(log)][0] == ("repair", "cli")
+
+
+def test_tracing_the_model_prints_no_third_party_warning(tmp_path: Path) -> None:
+    # What every command that embeds a batch in torch (store_many, ingest, demo) runs first.
+    done = subprocess.run(
+        [sys.executable, "-c", "from engine.embed_torch import _load; _load()"],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "[transformers]" not in done.stderr and "Warning" not in done.stderr, done.stderr
