@@ -24,7 +24,6 @@ __all__ = [
     "check_read_only",
     "foreign_namespaces",
     "references_parameter",
-    "visible_text",
 ]
 
 # Clauses that change the graph, the schema, files or the database's configuration.
@@ -54,10 +53,6 @@ _COMMENTS_AND_LITERALS = re.compile(
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _CALL = re.compile(r"\bCALL\s+([A-Za-z_][A-Za-z_0-9.]*)", re.IGNORECASE)
 
-
-def visible_text(query: str) -> str:
-    """The query with comments and string literals blanked: what Cypher reads as code."""
-    return _COMMENTS_AND_LITERALS.sub(" ", query)
 
 
 def check_read_only(query: str) -> str:

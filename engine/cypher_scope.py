@@ -115,6 +115,14 @@ def _bare_variable(expression: ParserRuleContext) -> str | None:
         node = children[0]
 
 
+def _item_names(item: ParserRuleContext) -> tuple[str | None, str | None]:
+    """(the name a WITH or RETURN item projects, the variable it projects alone, if any)."""
+    expression = _first(item, "expression")
+    source = _bare_variable(expression) if expression is not None else None
+    alias = _first(item, "variable")
+    return (_variable_name(alias.getText()) if alias is not None else source), source
+
+
 def _conjuncts(expression: ParserRuleContext) -> list[str]:
     """The texts of the top-level AND conjuncts; none when an OR or XOR sits at the top."""
     if rule_name(expression) == "whereClause":
@@ -221,12 +229,9 @@ class _Checker:
         projected = set(scoped) if items is not None and _has_token(items, "*") else set()
         for item in _all(items, "returnItem") if items is not None else []:
             expression = _first(item, "expression")
-            if expression is None:
-                continue
-            self.expression(expression, scoped)
-            alias = _first(item, "variable")
-            source = _bare_variable(expression)
-            name = _variable_name(alias.getText()) if alias is not None else source
+            if expression is not None:
+                self.expression(expression, scoped)
+            name, source = _item_names(item)
             if name is None:
                 continue
             projected.discard(name)
@@ -289,27 +294,16 @@ class _Checker:
         return set()
 
     def returned_names(self, query: ParserRuleContext) -> set[str]:
+        """Every name the RETURN clauses of a subquery's branches project."""
         names = set()
         for single in _all(query, "singleQuery"):
             for clause in _all(single, "clause"):
                 inner = next(_rules(clause))
-                if rule_name(inner) != "returnClause":
-                    continue
-                names |= self._items(inner)
-        return names
-
-    def _items(self, clause: ParserRuleContext) -> set[str]:
-        names = set()
-        body = _first(clause, "returnBody")
-        items = _first(body, "returnItems") if body is not None else None
-        for item in _all(items, "returnItem") if items is not None else []:
-            alias = _first(item, "variable")
-            expression = _first(item, "expression")
-            name = _variable_name(alias.getText()) if alias is not None else (
-                _bare_variable(expression) if expression is not None else None
-            )
-            if name is not None:
-                names.add(name)
+                body = _first(inner, "returnBody") if rule_name(inner) == "returnClause" else None
+                items = _first(body, "returnItems") if body is not None else None
+                for item in _all(items, "returnItem") if items is not None else []:
+                    if (name := _item_names(item)[0]) is not None:
+                        names.add(name)
         return names
 
     # Patterns

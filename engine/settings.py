@@ -101,8 +101,7 @@ class Settings(BaseSettings):
     embedder_precision: Literal["auto", "float32", "bfloat16"] = "auto"
     # Cores a batch computes on, ONNX Runtime's in float32 and torch's in bf16; 0: all. One,
     # because a batch always has other work beside it: store_many embeds its parts on two
-    # threads at once, and runs spaCy's NER meanwhile. In bf16 on 2 cores, store_many of 10k
-    # episodes ran at 227-235/s on one core and 213-241 on both (in turn, three rounds).
+    # threads at once, and runs spaCy's NER meanwhile, so more cores gained nothing on two.
     # torch's count is process-wide, set by the first bf16 batch.
     embedder_threads: int = Field(1, ge=0, le=256)
     # Cores ONNX Runtime computes one text on (a recall's query, a single store); 0: all. On

@@ -40,6 +40,16 @@ class CypherGraphStore(CypherAdmin):
 
     def __init__(self, dialect: Dialect) -> None:
         self._q = GraphStatements(dialect)
+        q = self._q
+        # Recall's reads: none reads an access field (`live_episodes` overlays held marks), so
+        # a backend holding access marks in process need not write them first.
+        self._recall_reads = frozenset(
+            s.text
+            for s in (
+                q.find_entities, q.facts_about, q.count_facts, q.paths_to_entities,
+                q.paths_from_episodes, q.live_episodes, q.mark_accessed_rows,
+            )
+        )  # fmt: skip
 
     def _execute(
         self, query: str, params: Mapping[str, Any], *, write: bool = True

@@ -84,14 +84,9 @@ class LadybugGraphStore(CypherGraphStore):
         # first: recall's reads, which read no access field (`live_episodes` overlays them).
         self._access = AccessLog(access_batch) if access_batch > 1 else None
         q = self._q
-        self._blind_to_access = frozenset(
-            s.text
-            for s in (
-                q.find_entities, q.facts_about, q.count_facts, q.paths_to_entities,
-                q.paths_from_episodes, q.index_episodes, q.index_entities, q.index_mentions,
-                q.live_episodes, q.mark_accessed_rows,
-            )
-        ) | {"CHECKPOINT"}  # fmt: skip
+        self._blind_to_access = self._recall_reads | {
+            q.index_episodes.text, q.index_entities.text, q.index_mentions.text, "CHECKPOINT"
+        }
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = ladybug.Database(str(path), max_num_threads=threads)

@@ -69,15 +69,6 @@ class Neo4jGraphStore(CypherGraphStore):
         self._database = database
         self._retry = Retry(_RETRYABLE, attempts, max_wait)
         self._local = threading.local()
-        q = self._q
-        # Recall's reads: they read no access field (`live_episodes` overlays the held marks).
-        self._blind_to_access = frozenset(
-            s.text
-            for s in (
-                q.find_entities, q.facts_about, q.count_facts, q.paths_to_entities,
-                q.paths_from_episodes, q.live_episodes, q.mark_accessed_rows,
-            )
-        )  # fmt: skip
         self._access = AccessLog(flush_episodes=1)
         self._access_held = threading.Lock()  # guards the log
         self._access_writing = threading.RLock()  # held while marks are drained and written
@@ -135,7 +126,7 @@ class Neo4jGraphStore(CypherGraphStore):
         self, query: str, params: Mapping[str, Any], *, write: bool = True
     ) -> list[list[Any]]:
         tx: neo4j.Transaction | None = getattr(self._local, "tx", None)
-        if tx is None and query not in self._blind_to_access:
+        if tx is None and query not in self._recall_reads:
             # Not inside a caller's transaction: its locks would make the marks' own wait.
             self._write_marks()
         if tx is None:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start or stop the test Neo4j (5.26 LTS Community, from Maven Central) on loopback.
-#   tools/neo4j/neo4j.sh up     resolve the jars (first time: ~240 MB into ~/.m2), start, wait for Bolt
+#   tools/neo4j/neo4j.sh up     resolve the jars (first time: ~165 MB of jars into ~/.m2), start, wait for Bolt
 #   tools/neo4j/neo4j.sh down   stop the server started by `up` (by its pid file)
 #   tools/neo4j/neo4j.sh env    print the variables the tests read, for `eval`
 # Ports: NEO4J_BOLT_PORT (7687), NEO4J_HTTP_PORT (7474). Data and logs: tools/neo4j/target/.
