@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,16 @@ def turns_of(sample: dict[str, Any]) -> list[dict[str, Any]]:
                 }
             )
     return items
+
+
+@contextmanager
+def scratch_memory(prefix: str) -> Iterator[Memory]:
+    """A fresh memory in a temporary directory that keeps every turn: a benchmark turn
+    skipped as small talk could never be found."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        settings = Settings(data_dir=Path(scratch), importance_threshold=0.0, track_access=False)
+        with Memory.open(settings=settings) as memory:
+            yield memory
 
 
 def recall_at(found: list[str], evidence: list[str], k: int) -> float:
@@ -104,44 +116,41 @@ def run(data: Path, ks: list[int], conversations: int | None) -> dict[str, Any]:
     latencies: dict[str, list[float]] = {"system": [], "bm25": [], "dense": []}
     stored = 0
     ingest_seconds = 0.0
-    with tempfile.TemporaryDirectory(prefix="hindsight-locomo-") as scratch:
-        # Every turn is kept: a benchmark turn skipped as small talk could never be found.
-        settings = Settings(data_dir=Path(scratch), importance_threshold=0.0, track_access=False)
-        with Memory.open(settings=settings) as memory:
-            for number, sample in enumerate(samples):
-                namespace = f"locomo-{number}"
-                items = turns_of(sample)
+    with scratch_memory("hindsight-locomo-") as memory:
+        for number, sample in enumerate(samples):
+            namespace = f"locomo-{number}"
+            items = turns_of(sample)
+            started = time.perf_counter()
+            results = memory.store_many([{**i, "namespace": namespace} for i in items])
+            ingest_seconds += time.perf_counter() - started
+            stored += len(items)
+            dia_of = {r.id: i["metadata"]["dia_id"] for r, i in zip(results, items, strict=True)}
+            dia_ids = [i["metadata"]["dia_id"] for i in items]
+            texts = [i["content"] for i in items]
+            bm25 = BM25(texts)
+            vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+            last = max(datetime.fromisoformat(i["occurred_at"].rstrip("Z")) for i in items)
+            asked_at = (last + timedelta(days=1)).isoformat() + "Z"
+            for qa in sample["qa"]:
+                evidence = list(qa.get("evidence") or [])
+                category = int(qa["category"])
                 started = time.perf_counter()
-                results = memory.store_many([{**i, "namespace": namespace} for i in items])
-                ingest_seconds += time.perf_counter() - started
-                stored += len(items)
-                dia_of = {r.id: i["metadata"]["dia_id"] for r, i in zip(results, items, strict=True)}
-                dia_ids = [i["metadata"]["dia_id"] for i in items]
-                texts = [i["content"] for i in items]
-                bm25 = BM25(texts)
-                vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
-                last = max(datetime.fromisoformat(i["occurred_at"].rstrip("Z")) for i in items)
-                asked_at = (last + timedelta(days=1)).isoformat() + "Z"
-                for qa in sample["qa"]:
-                    evidence = list(qa.get("evidence") or [])
-                    category = int(qa["category"])
-                    started = time.perf_counter()
-                    cards = memory.recall(qa["question"], namespace=namespace, top_k=kmax, now=asked_at)
-                    latencies["system"].append((time.perf_counter() - started) * 1000)
-                    found = [dia_of.get(c.id) or str(c.metadata.get("dia_id", "")) for c in cards]
-                    scores["system"].append((category, {k: recall_at(found, evidence, k) for k in ks}))
-                    started = time.perf_counter()
-                    lexical = [dia_ids[i] for i in bm25.top(qa["question"], kmax)]
-                    latencies["bm25"].append((time.perf_counter() - started) * 1000)
-                    scores["bm25"].append((category, {k: recall_at(lexical, evidence, k) for k in ks}))
-                    started = time.perf_counter()
-                    query = np.asarray(embedder.embed([qa["question"]])[0], dtype=np.float32)
-                    nearest = np.argsort(-(vectors @ query))[:kmax]
-                    latencies["dense"].append((time.perf_counter() - started) * 1000)
-                    semantic = [dia_ids[int(i)] for i in nearest]
-                    scores["dense"].append((category, {k: recall_at(semantic, evidence, k) for k in ks}))
-                print(f"conversation {number + 1}/{len(samples)}: {len(items)} turns, "
-                      f"{len(sample['qa'])} questions", file=sys.stderr)  # fmt: skip
+                cards = memory.recall(qa["question"], namespace=namespace, top_k=kmax, now=asked_at)
+                latencies["system"].append((time.perf_counter() - started) * 1000)
+                found = [dia_of.get(c.id) or str(c.metadata.get("dia_id", "")) for c in cards]
+                scores["system"].append((category, {k: recall_at(found, evidence, k) for k in ks}))
+                started = time.perf_counter()
+                lexical = [dia_ids[i] for i in bm25.top(qa["question"], kmax)]
+                latencies["bm25"].append((time.perf_counter() - started) * 1000)
+                scores["bm25"].append((category, {k: recall_at(lexical, evidence, k) for k in ks}))
+                started = time.perf_counter()
+                query = np.asarray(embedder.embed([qa["question"]])[0], dtype=np.float32)
+                nearest = np.argsort(-(vectors @ query))[:kmax]
+                latencies["dense"].append((time.perf_counter() - started) * 1000)
+                semantic = [dia_ids[int(i)] for i in nearest]
+                scores["dense"].append((category, {k: recall_at(semantic, evidence, k) for k in ks}))
+            print(f"conversation {number + 1}/{len(samples)}: {len(items)} turns, "
+                  f"{len(sample['qa'])} questions", file=sys.stderr)  # fmt: skip
 
     def summary(rows: list[tuple[int, dict[int, float]]]) -> dict[str, Any]:
         out: dict[str, Any] = {f"R@{k}": round(100 * statistics.fmean(r[k] for _, r in rows), 1) for k in ks}

@@ -31,7 +31,7 @@ from engine.cli_common import (
 from engine.cli_graph import register as register_graph
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput
-from engine.models import GraphPath, MemoryCard, check_namespace
+from engine.models import GraphPath, MemoryCard, Trace, check_namespace
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
@@ -343,12 +343,23 @@ def cards_table(query: str, cards: list[MemoryCard]) -> Table:
         table.add_row(
             str(position),
             f"{card.score:.3f}",
-            f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]",
+            f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]"
+            + _update_note(trace),
             channels,
             "" if trace is None else _path_text(trace.path, card.id),
             "" if trace is None else f"{trace.decay:.2f}",
         )
     return table
+
+
+def _update_note(trace: Trace | None) -> str:
+    if trace is None:
+        return ""
+    if trace.superseded_by:
+        return f"\n[dim]superseded by {trace.superseded_by[:8]}[/dim]"
+    if trace.supersedes:
+        return f"\n[dim]updates {', '.join(i[:8] for i in trace.supersedes)}[/dim]"
+    return ""
 
 
 def _path_text(path: GraphPath | None, card_id: str) -> str:

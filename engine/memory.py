@@ -86,12 +86,13 @@ class Memory(Lifecycle):
         # Counted once: afterwards only this process's writes (the writer keeps track) can fill
         # the shared namespace, as one process owns the stores. It saves a count per recall.
         self._shared_had_episodes = vectors.count(settings.shared_namespace) > 0
+        self._extractor = extractor_for(settings)
         self._writer = Writer(
             graph=graph,
             vectors=vectors,
             embedder=embedder,
             settings=settings,
-            extractor=extractor_for(settings),
+            extractor=self._extractor,
             model_pool=self._model_pool,
         )
         self._writer.on_stored = lambda namespace, ids: self._log("store", namespace, ids)
@@ -536,6 +537,8 @@ class Memory(Lifecycle):
             self._closed = True
             try:
                 self._model_pool.shutdown(wait=True)
+                if self._extractor is not None:
+                    self._extractor.close()
                 self._vectors.close()
             finally:
                 self._graph.close()

@@ -26,6 +26,7 @@ from engine.forget import (
 )
 from engine.ingest.writer import Writer
 from engine.keyword_keys import refresh_around
+from engine.llm import Extractor
 from engine.lookup import one_entity
 from engine.models import Entity, Episode, check_namespace
 from engine.reflect.run import reflect_namespace
@@ -47,6 +48,7 @@ class Lifecycle:
     _vectors: VectorStore
     _embedder: Embedder
     _writer: Writer
+    _extractor: Extractor | None
     _archive: Archive
     _audit: AuditLog
     settings: Settings
@@ -92,6 +94,7 @@ class Lifecycle:
                 namespace,
                 now=time.time(),
                 from_start=force,
+                extractor=self._extractor,
             )
         if summary.status == "done":
             self._log("reflect", namespace, [summary.id],

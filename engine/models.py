@@ -371,6 +371,10 @@ class Trace(BaseModel):
     author_factor: float = 1.0
     time_factor: float = 1.0
     final: float
+    # A knowledge update (recall/updates.py): the older cards this one replaces, or the newer
+    # card that replaced this one.
+    supersedes: list[str] = Field(default_factory=list)
+    superseded_by: str | None = None
 
 
 class MemoryCard(BaseModel):

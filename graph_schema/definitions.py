@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 4  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
-# 4: FACT.id, negated; Reflection counts
+SCHEMA_VERSION = 5  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
+# 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id
 
 # The version node every backend keeps, so that a later change can migrate.
 VERSION_READ = "MATCH (v:SchemaVersion {id: 'graph'}) RETURN v.version"
@@ -109,6 +109,7 @@ REFLECTION = NodeType(
         ("facts_reinforced", "INT64"),
         ("facts_closed", "INT64"),
         ("until", "DOUBLE"),  # created_at of the last episode this run read
+        ("until_id", "STRING"),  # and its id, since a store_many's episodes share created_at
     ),
 )
 
@@ -135,6 +136,7 @@ RELATIONSHIPS: tuple[RelType, ...] = (
             ("support", "INT64"),
             ("valid_from", "DOUBLE"),
             ("valid_to", "DOUBLE"),
+            ("refers_to", "DOUBLE"),  # the time the statement names ("last year"), if any
             ("source_episode_ids", "STRING[]"),
             ("reflection_id", "STRING"),
             ("invalidated_by", "STRING"),

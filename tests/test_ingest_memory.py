@@ -330,3 +330,37 @@ def test_a_failed_embedding_stores_nothing_of_its_batch(
     monkeypatch.undo()
     assert memory.stats().episodes == 1
     assert memory._vectors.count("default") == 1
+
+
+def test_llm_statements_feed_reflection_and_fall_back_to_the_parse(
+    llm_stub: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path / "d", llm_base_url=llm_stub, llm_model="stub-1")
+    with Memory.open(settings=settings) as memory:
+        _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.8}
+        memory.store("Caroline: honestly the group thing yesterday was a lot", role="Caroline")
+        _Stub.answer = {"statements": [
+            {"subject": "I", "predicate": "attended", "object": "support group"},
+            {"subject": "Bob", "predicate": "likes", "object": "chess", "hedged": True},
+        ]}  # fmt: skip
+        memory.reflect()
+        prompt = _Stub.seen[-1]["body"]["messages"][0]["content"]
+        assert "statements" in prompt and "honestly the group thing" in prompt
+        assert "Caroline:" not in prompt.split("Text:")[-1]  # the transcript's name prefix goes
+        rows = memory.cypher(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace "
+            "RETURN a.name, f.predicate, b.name", namespace="default",
+        ).rows  # fmt: skip
+        # "Bob" is no entity of the episode: a named subject must be one
+        assert rows == [["Caroline", "attended", "support group"]]
+
+        # A wrong shape (a predicate that is no snake_case word): the parse instead.
+        _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.8}
+        memory.store("I work at Acme.", role="Dana")
+        _Stub.answer = {"statements": [{"subject": "I", "predicate": "Works At!", "object": "Acme"}]}
+        memory.reflect()
+        rows = memory.cypher(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace AND "
+            "a.name = 'Dana' RETURN f.predicate, b.name", namespace="default",
+        ).rows  # fmt: skip
+        assert rows == [["works_at", "Acme"]]

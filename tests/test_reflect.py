@@ -7,8 +7,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine import Memory
+from engine import Memory, Settings
 from engine.reflect.derive import EntityRef, EpisodeView, derive_facts
+from engine.reflect.run import statements_of
 
 HISTORY: list[tuple[str, str, str, str, dict[str, Any]]] = [
     # content, when, role, kind, metadata
@@ -47,17 +48,19 @@ def test_reflection_writes_expected_facts_in_confidence_order(memory: Memory) ->
     assert (summary.status, summary.episodes_seen) == ("done", len(HISTORY))
     facts = {(a, p, n, b): (support, conf) for a, p, n, b, support, conf, _ in _facts(memory)}
     assert set(facts) == {
-        ("Atlas", "use", False, "Postgres"),  # three episodes
-        ("Dana", "work", False, "Acme"),  # two
-        ("user", "prefers", False, "Python"),  # stated once: explicit
+        ("Atlas", "uses", False, "Postgres"),  # three episodes
+        ("Dana", "works_at", False, "Acme"),  # two
+        ("user", "prefers", False, "Python"),  # stated once
+        ("Bob", "meet", False, "Carol"),  # stated once
         ("deploy", "fixed_with", False, "Sentinel"),  # the fix after a failure
     }
-    assert facts[("Atlas", "use", False, "Postgres")][0] == 3
+    assert facts[("Atlas", "uses", False, "Postgres")][0] == 3
     assert [row[:4] for row in _facts(memory)][:2] == [
-        ["Atlas", "use", False, "Postgres"],
-        ["Dana", "work", False, "Acme"],
+        ["Atlas", "uses", False, "Postgres"],
+        ["Dana", "works_at", False, "Acme"],
     ]
-    # "Bob met Carol" was said once: not a fact yet.
+    # Said once, kept at the confidence one episode gives.
+    assert facts[("Bob", "meet", False, "Carol")][1] < facts[("Dana", "works_at", False, "Acme")][1]
     assert memory.reflect().status == "nothing_new"
     assert memory.entity("Atlas").facts[0].statement.startswith("Atlas uses Postgres")
 
@@ -82,8 +85,8 @@ def test_seen_again_reinforces_and_contradiction_closes(memory: Memory) -> None:
     rows = _facts(memory)
     closed = [r for r in rows if not r[6]]
     active = [r for r in rows if r[6]]
-    assert [r[:4] for r in closed] == [["Atlas", "use", False, "Postgres"]]  # kept, closed
-    assert [r[:4] for r in active] == [["Atlas", "use", True, "Postgres"]]
+    assert [r[:4] for r in closed] == [["Atlas", "uses", False, "Postgres"]]  # kept, closed
+    assert [r[:4] for r in active] == [["Atlas", "uses", True, "Postgres"]]
     invalidated = memory.cypher(
         "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $namespace AND "
         "f.valid_to IS NOT NULL RETURN f.invalidated_by", namespace="default"
@@ -109,7 +112,7 @@ def test_failed_task_triggers_reflection(memory: Memory) -> None:
     assert _facts(memory) == []
     memory.store("nightly import of Acme data failed", kind="task",
                  metadata={"outcome": "failure"}, importance=0.9)  # fmt: skip
-    assert [r[:4] for r in _facts(memory)] == [["Dana", "work", False, "Acme"]]
+    assert [r[:4] for r in _facts(memory)] == [["Dana", "works_at", False, "Acme"]]
 
 
 def test_recall_uses_facts_as_cards_and_paths(memory: Memory) -> None:
@@ -117,7 +120,7 @@ def test_recall_uses_facts_as_cards_and_paths(memory: Memory) -> None:
     memory.reflect()
     cards = memory.recall("Which database does Atlas use?", top_k=8)
     semantic = [c for c in cards if c.layer == "semantic"]
-    assert semantic and semantic[0].metadata["predicate"] == "use"
+    assert semantic and semantic[0].metadata["predicate"] == "uses"
     assert semantic[0].trace is not None and semantic[0].trace.path is not None
     assert semantic[0].trace.path.relationships == ["FACT"]
     assert len(semantic[0].related_ids) == 3  # cites its three episodes
@@ -132,10 +135,12 @@ def test_recall_uses_facts_as_cards_and_paths(memory: Memory) -> None:
 
 def test_derive_reads_negation_and_needs_a_stated_relation() -> None:
     a, b = EntityRef(id="a", name="Atlas"), EntityRef(id="p", name="Postgres")
-    view = EpisodeView(id="e1", content="Atlas doesn't use Postgres. Atlas and Postgres.",
-                       occurred_at=1.0, kind="message", entities=[a, b])  # fmt: skip
+    content = "Atlas doesn't use Postgres. Atlas and Postgres."
+    [stated] = statements_of([content], [None])
+    view = EpisodeView(id="e1", content=content, occurred_at=1.0, kind="message",
+                       entities=[a, b], statements=stated)  # fmt: skip
     [fact] = derive_facts([view])
-    assert (fact.predicate, fact.negated, fact.subject.id, fact.object.id) == ("use", True, "a", "p")
+    assert (fact.predicate, fact.negated, fact.subject.id, fact.object.id) == ("uses", True, "a", "p")
 
 
 def test_maintenance_loop_reflects_and_archives_as_maintenance(memory: Memory) -> None:
@@ -152,5 +157,25 @@ def test_maintenance_loop_reflects_and_archives_as_maintenance(memory: Memory) -
     finally:
         loop.stop()
     assert loop.rounds >= 1
-    assert _facts(memory)[0][:4] == ["Atlas", "use", False, "Postgres"]
+    assert _facts(memory)[0][:4] == ["Atlas", "uses", False, "Postgres"]
     assert [(e.action, e.actor) for e in memory.audit(limit=1)] == [("reflect", "maintenance")]
+
+
+def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) -> None:
+    """A store_many batch's episodes share one created_at; reflection pages through them by
+    (created_at, id), so runs of `reflection_batch_size` read each episode exactly once."""
+    count = 25
+    small = settings.model_copy(update={"reflection_batch_size": 10})
+    assert small.store_batch_size >= count  # one batch: one created_at
+    with Memory.open(settings=small) as memory:
+        memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana",
+                            "importance": 0.8} for n in range(count)])  # fmt: skip
+        seen = []
+        while (summary := memory.reflect()).status == "done":
+            seen.append(summary.episodes_seen)
+        assert seen == [10, 10, 5]
+        [[support]] = memory.cypher(
+            "MATCH (a:Entity {name: 'Ana'})-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace "
+            "RETURN f.support", namespace="default",
+        ).rows  # fmt: skip
+        assert support == count  # every episode supports "Ana -adopt-> dog number"

@@ -66,6 +66,7 @@ def fact_cards(
                     "subject": fact.subject,
                     "object": fact.object,
                     "support": fact.support,
+                    "refers_to": from_epoch(fact.refers_to).isoformat() if fact.refers_to else None,
                 },
                 trace=trace,
             )

@@ -31,6 +31,7 @@ from engine.recall.rerank import (
     reranker_for,
 )
 from engine.recall.time_query import time_query
+from engine.recall.updates import mark_updates
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
 from engine.text import count_tokens
@@ -52,10 +53,8 @@ class QueryModels:
     need only the query's words (keyword, entity, recency) ask their stores: ONNX Runtime
     leaves the GIL while it computes, so a core the embedding leaves free runs the reads.
     Without, it is computed when first asked for, after those reads (~1 ms), on the calling
-    thread (a hand-off to the pool and back cost ~0.1 ms for nothing): an embedding on every
-    core and the reads beside it slow each other, three threads on two cores (8 runs at 10k
-    and 100k, in turn in one process: recall p95 7.4-9.9 ms against 7.5-13.5 beside, lower
-    in 7 of them; p50 lower in 6, within 0.03 ms in 2).
+    thread: an embedding on every core and reads beside it only slow each other down, and
+    recall's p95 is lower that way.
     """
 
     def __init__(self, query: str, embedder: Embedder, pool: Executor, *, beside_reads: bool) -> None:
@@ -205,7 +204,7 @@ def run_recall(
         )
         for _, episode, trace in top
     ]
-    return sorted(episodic + semantic, key=card_order)[: request.top_k]
+    return sorted(mark_updates(episodic) + semantic, key=card_order)[: request.top_k]
 
 
 def _entity_names(graph: GraphStore, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
 
-__all__ = ["TimeQuery", "has_time_expression", "time_query"]
+__all__ = ["TimeQuery", "date_window", "has_time_expression", "time_query"]
 
 _MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
@@ -95,7 +95,7 @@ def _span(start: datetime, *, day: bool, month: bool) -> tuple[float, float]:
     return _epoch(start), _epoch(end)
 
 
-def _window(query: str, now: datetime) -> tuple[float, float] | None:
+def date_window(query: str, now: datetime) -> tuple[float, float] | None:
     """The first date the query names, as a [start, end) window."""
     if match := _ISO_DATE.search(query):
         found = _latest(int(match["year"]), int(match["month"]), int(match["day"]), now)
@@ -147,5 +147,5 @@ def time_query(query: str, now: float) -> TimeQuery:
     return TimeQuery(
         asks_when=_ASKS_WHEN.search(query) is not None,
         wants_latest=_WANTS_LATEST.search(query) is not None,
-        window=_window(query, moment),
+        window=date_window(query, moment),
     )

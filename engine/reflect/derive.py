@@ -1,11 +1,15 @@
 """Candidate facts from episodes, by rules. Pure; no LLM.
 
-Four kinds of evidence, each a relation between two entities:
-- co-mention: two entities of one sentence joined by a short phrase ("Atlas uses Postgres"
-  gives Atlas -use-> Postgres; "Dana doesn't work at Acme" the same, negated);
-- decisions: a decision naming two entities ("use Postgres for Atlas"), predicate from the
-  words between them or "decided";
-- stated preferences: "I prefer / like / hate X", "我喜欢X" (the speaker's role is the subject);
+Three kinds of evidence:
+- statements: what the episode's sentences state about a subject ("I went to an LGBTQ support
+  group" said by Caroline: Caroline -attended-> LGBTQ support group), from the parse
+  (`engine.reflect.statements`, `engine.reflect.statements_zh`); an object that is no named
+  entity becomes a CONCEPT entity keyed by its lemmas, so it links the episodes that state it.
+  What a speaker says of themselves or of a named subject is a fact from one episode; what
+  they say of the other party ("you have two kids") is second hand, and needs the support of
+  `fact_min_support` episodes of one reflection run, the other party's own words among them
+  or not;
+- decisions: the speaker decided each entity a decision names;
 - tool failures and their fixes: a failed tool call about X (tool -failed_on-> X), and the
   entities of the next successful call of that tool (tool -fixed_with-> Y).
 Support is counted later, over distinct episodes.
@@ -15,26 +19,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 
-from engine.text import has_negation, split_sentences, tokenize
+from engine.ingest.pipeline import entity_id
+from engine.recall.time_query import date_window
+from engine.reflect.vocabulary import Statement
+from engine.text import canonical_name
+from engine.time_phrases import relative_time
 
 __all__ = ["CandidateFact", "EntityRef", "EpisodeView", "derive_facts", "merge_paraphrases"]
 
-# Words that only negate: they set `negated` and leave the predicate.
-_NEGATIONS = frozenset(
-    {"not", "no", "never", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "wont",
-     "cant", "cannot", "anymore", "longer", "不", "没", "没有", "别", "不再"}
-)  # fmt: skip
-_MAX_PREDICATE_TOKENS = 3
-_PREFERENCE = re.compile(
-    r"\b(?:i|we)\s+(?:really\s+|much\s+|strongly\s+)?"
-    r"(?P<verb>prefer|like|love|enjoy|hate|dislike|don't like|do not like|can't stand)\b"
-    r"|我们?(?:很|非常|更|比较)?(?P<zh>喜欢|偏好|更喜欢|爱|讨厌|不喜欢)",
-    re.IGNORECASE,
-)
-_NEGATIVE_PREFERENCE = re.compile(r"hate|dislike|don't like|do not like|can't stand|讨厌|不喜欢")
+CONCEPT = "CONCEPT"
+HEDGED_WEIGHT = 0.5  # a hedged statement ("maybe", "I think") counts half
 _FAILURE = re.compile(r"\b(?:fail(?:ed|s|ure)?|error|exception|crash(?:ed)?|timed? out)\b|失败|报错|异常|超时", re.I)
 _SUCCESS = re.compile(r"\b(?:fixed|resolved|succeeded|success(?:ful)?|worked|passed)\b|修复|解决|成功", re.I)
 
@@ -42,12 +40,15 @@ _SUCCESS = re.compile(r"\b(?:fixed|resolved|succeeded|success(?:ful)?|worked|pas
 class EntityRef(BaseModel):
     id: str
     name: str
+    type: str | None = None  # set for an entity reflection creates (CONCEPT, PERSON, TOOL)
+    canonical: str | None = None
 
 
 class EpisodeView(BaseModel):
     """What reflection reads of an episode."""
 
     id: str
+    namespace: str = "default"
     content: str
     occurred_at: float
     kind: str
@@ -55,8 +56,10 @@ class EpisodeView(BaseModel):
     metadata: dict[str, object] = Field(default_factory=dict)
     entities: list[EntityRef]
     decisions: list[str] = Field(default_factory=list)
-    speaker: EntityRef | None = None  # the role as an entity, for preferences
+    speaker: EntityRef | None = None  # the role as an entity
+    other: EntityRef | None = None  # the other party of a two-party session: "you"
     tool: EntityRef | None = None  # the tool of a tool call, as an entity
+    statements: list[Statement] = Field(default_factory=list)
 
 
 class CandidateFact(BaseModel):
@@ -67,7 +70,9 @@ class CandidateFact(BaseModel):
     statement: str
     episode_id: str
     at: float
-    explicit: bool = False  # a decision or a stated preference: one episode is enough
+    explicit: bool = False  # stated, decided or a fix: one episode is enough
+    weight: float = 1.0  # HEDGED_WEIGHT for a hedged statement
+    refers_to: float | None = None  # the time the statement names, if any
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -78,11 +83,8 @@ def derive_facts(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
     """Every candidate fact the episodes state, one per (episode, relation)."""
     found: list[CandidateFact] = []
     for episode in sorted(episodes, key=lambda e: e.occurred_at):
-        decisions = set(episode.decisions)
-        for sentence in split_sentences(episode.content):
-            is_decision = sentence in decisions
-            found += _co_mentions(episode, sentence, is_decision)
-            found += _preferences(episode, sentence)
+        found += _stated(episode)
+        found += _decided(episode)
     found += _tool_outcomes(episodes)
     unique: dict[tuple[str, str, str, bool, str], CandidateFact] = {}
     for fact in found:
@@ -90,62 +92,69 @@ def derive_facts(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
     return list(unique.values())
 
 
-def _positions(sentence: str, entities: Sequence[EntityRef]) -> list[tuple[int, int, EntityRef]]:
-    lowered = sentence.casefold()
-    spans = []
+def _named(name: str, entities: Sequence[EntityRef]) -> EntityRef | None:
+    """The episode's entity a phrase names: same canonical name, or the phrase ends with it
+    ("the Python language" is not Python, "Project Atlas" is Atlas)."""
+    wanted = canonical_name(name)
     for entity in entities:
-        start = lowered.find(entity.name.casefold())
-        if start >= 0:
-            spans.append((start, start + len(entity.name), entity))
-    spans.sort(key=lambda s: s[0])
-    # Drop a mention nested in another ("York" inside "New York").
-    return [s for i, s in enumerate(spans) if not any(o[0] <= s[0] and s[1] <= o[1] and o is not s for o in spans[:i] + spans[i + 1 :])]
+        known = canonical_name(entity.name)
+        if known and (known == wanted or wanted.endswith(" " + known) or known.endswith(" " + wanted)):
+            return entity
+    return None
 
 
-def _predicate(between: str) -> tuple[str, bool] | None:
-    """("use", False) from " uses ", ("work", True) from " doesn't work at "; None if too long."""
-    tokens = [t for t in tokenize(between) if t not in _NEGATIONS]
-    if len(tokens) > _MAX_PREDICATE_TOKENS:
-        return None
-    return "_".join(tokens), has_negation(between)
+def _time_named(sentence: str, at: float) -> float | None:
+    relative = relative_time(sentence, at)
+    if relative is not None:
+        return relative
+    window = date_window(sentence, datetime.fromtimestamp(at, UTC).replace(tzinfo=None))
+    return window[0] if window else None
 
 
-def _co_mentions(episode: EpisodeView, sentence: str, is_decision: bool) -> list[CandidateFact]:
+def _stated(episode: EpisodeView) -> list[CandidateFact]:
     facts = []
-    spans = _positions(sentence, episode.entities)
-    for (_, end_a, a), (start_b, _, b) in zip(spans, spans[1:], strict=False):
-        if a.id == b.id:
+    for statement in episode.statements:
+        if statement.subject_kind == "speaker":
+            subject = episode.speaker
+        elif statement.subject_kind == "other":
+            subject = episode.other
+        else:
+            subject = _named(statement.subject, episode.entities)
+        if subject is None:
             continue
-        parsed = _predicate(sentence[end_a:start_b])
-        if parsed is None:
+        obj = _named(statement.object, episode.entities) or _concept(episode.namespace, statement)
+        if obj is None or obj.id == subject.id:
             continue
-        predicate, negated = parsed
-        if not predicate:
-            if not is_decision:
-                continue  # "Alice and Bob": no relation stated
-            predicate = "decided"
         facts.append(
-            CandidateFact(subject=a, predicate=predicate, negated=negated, object=b,
-                          statement=sentence, episode_id=episode.id, at=episode.occurred_at,
-                          explicit=is_decision)
+            CandidateFact(subject=subject, predicate=statement.predicate, negated=statement.negated,
+                          object=obj, statement=statement.sentence, episode_id=episode.id,
+                          at=episode.occurred_at, explicit=statement.subject_kind != "other",
+                          weight=HEDGED_WEIGHT if statement.hedged else 1.0,
+                          refers_to=_time_named(statement.sentence, episode.occurred_at))
         )  # fmt: skip
     return facts
 
 
-def _preferences(episode: EpisodeView, sentence: str) -> list[CandidateFact]:
-    match = _PREFERENCE.search(sentence)
-    if match is None or episode.speaker is None:
+def _concept(namespace: str, statement: Statement) -> EntityRef | None:
+    canonical = canonical_name(statement.object_key)
+    if not canonical:
+        return None
+    return EntityRef(id=entity_id(namespace, canonical), name=statement.object, type=CONCEPT,
+                     canonical=canonical)  # fmt: skip
+
+
+def _decided(episode: EpisodeView) -> list[CandidateFact]:
+    """The speaker decided each entity a decision sentence names ("use Postgres for Atlas")."""
+    if episode.speaker is None:
         return []
-    rest = sentence[match.end() :]
-    targets = [e for _, _, e in _positions(rest, episode.entities) if e.id != episode.speaker.id]
-    if not targets:
-        return []
-    verb = match.group("verb") or match.group("zh") or ""
-    negated = _NEGATIVE_PREFERENCE.search(verb) is not None or has_negation(sentence[: match.start()])
+    speaker = episode.speaker
     return [
-        CandidateFact(subject=episode.speaker, predicate="prefers", negated=negated,
-                      object=targets[0], statement=sentence, episode_id=episode.id,
-                      at=episode.occurred_at, explicit=True)
+        CandidateFact(subject=speaker, predicate="decided", negated=False, object=entity,
+                      statement=decision, episode_id=episode.id, at=episode.occurred_at,
+                      explicit=True)
+        for decision in episode.decisions
+        for entity in episode.entities
+        if entity.id != speaker.id and entity.name.casefold() in decision.casefold()
     ]  # fmt: skip
 
 

@@ -9,7 +9,8 @@ the opposite polarity contradicts it: when the new evidence is newer and at leas
 the old edge is closed (`valid_to`, `invalidated_by`) and the new one written at full
 agreement; otherwise the new one is written with the agreement penalty. Nothing is deleted.
 Relations seen in fewer than `min_support` episodes are not facts yet, unless explicit (a
-decision, a stated preference, a fix).
+statement, a decision, a fix): those are kept from one episode, at the lower confidence one
+episode gives. A hedged statement's strength is halved (`weight`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class FactWrite(BaseModel):
     support: int
     valid_from: float
     source_episode_ids: list[str]
+    refers_to: float | None = None
     reinforces: bool = False
 
 
@@ -110,7 +112,8 @@ def reconcile(
         if len(episodes) < min_support and not any(f.explicit for f in facts):
             continue
         new_id = str(uuid.uuid4())
-        new_strength = strength_of(len(episodes), latest.at)
+        # Hedged evidence counts less, unless one of the episodes states it plainly.
+        new_strength = strength_of(len(episodes), latest.at) * max(f.weight for f in facts)
         confidence = new_strength
         opposite = by_key.get((subject, predicate, obj, not negated))
         if opposite is not None:
@@ -123,6 +126,7 @@ def reconcile(
             id=new_id, subject_id=subject, object_id=obj, predicate=predicate, negated=negated,
             statement=latest.statement, confidence=round(confidence, 6), support=len(episodes),
             valid_from=min(f.at for f in facts), source_episode_ids=episodes,
+            refers_to=latest.refers_to,
         )  # fmt: skip
         plan.writes.append(write)
         by_key[(subject, predicate, obj, negated)] = ActiveFact(

@@ -183,14 +183,15 @@ class GraphStore(Protocol):
         """Every namespace that holds an episode."""
         ...
 
-    def reflection_cursor(self, namespace: str) -> float:
-        """Where the last reflection of the namespace stopped (an episode created_at), or 0."""
+    def reflection_cursor(self, namespace: str) -> tuple[float, str]:
+        """Where the last reflection of the namespace stopped: the (created_at, id) of the
+        last episode it read, or (0, "")."""
         ...
 
     def episodes_after(
-        self, namespace: str, after: float, now: float, limit: int
+        self, namespace: str, after: tuple[float, str], now: float, limit: int
     ) -> list[Episode]:
-        """Live episodes created after `after`, oldest first."""
+        """Live episodes after the (created_at, id) `after`, in that order."""
         ...
 
     def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:

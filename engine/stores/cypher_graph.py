@@ -111,12 +111,16 @@ class CypherGraphStore(CypherAdmin):
     def namespaces(self) -> list[str]:
         return [str(row[0]) for row in self._run(self._q.namespaces)]
 
-    def reflection_cursor(self, namespace: str) -> float:
+    def reflection_cursor(self, namespace: str) -> tuple[float, str]:
         rows = self._run(self._q.reflection_cursor, {"ns": namespace})
-        return float(rows[0][0]) if rows and rows[0][0] is not None else 0.0
+        if not rows or rows[0][0] is None:
+            return 0.0, ""
+        return float(rows[0][0]), str(rows[0][1] or "")
 
-    def episodes_after(self, namespace: str, after: float, now: float, limit: int) -> list[Episode]:
-        params = {"ns": namespace, "after": after, "now": now, "limit": limit}
+    def episodes_after(
+        self, namespace: str, after: tuple[float, str], now: float, limit: int
+    ) -> list[Episode]:
+        params = {"ns": namespace, "after": after[0], "after_id": after[1], "now": now, "limit": limit}
         return [episode_from_columns(row) for row in self._run(self._q.episodes_after, params)]
 
     def last_episode_in_session(self, namespace: str, session_id: str) -> str | None:

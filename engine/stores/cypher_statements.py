@@ -173,7 +173,7 @@ class GraphStatements:
         fact_props = (
             "id: r.id, predicate: r.predicate, negated: r.negated, statement: r.statement, "
             "confidence: r.confidence, support: r.support, valid_from: r.valid_from, "
-            "source_episode_ids: r.source_episode_ids, reflection_id: r.reflection_id"
+            f"refers_to: {d.cast('r.refers_to', 'DOUBLE')}, source_episode_ids: r.source_episode_ids, reflection_id: r.reflection_id"
         )
         self.create_facts = _s(
             "UNWIND $rows AS r MATCH (a:Entity {id: r.subject_id}) MATCH (b:Entity {id: r.object_id}) "
@@ -195,7 +195,8 @@ class GraphStatements:
             "UNWIND $rows AS r CREATE (n:Reflection {id: r.id}) SET n.namespace = r.namespace, "
             "n.created_at = r.ran_at, n.ran_at = r.ran_at, n.episodes_seen = r.episodes_seen, "
             "n.clusters = r.clusters, n.facts_written = r.facts_written, "
-            "n.facts_reinforced = r.facts_reinforced, n.facts_closed = r.facts_closed, n.until = r.until",
+            "n.facts_reinforced = r.facts_reinforced, n.facts_closed = r.facts_closed, n.until = r.until, "
+            "n.until_id = r.until_id",
             "rows",
         )
         self.schema_version = _s(VERSION_WRITE, "version")
@@ -234,13 +235,17 @@ class GraphStatements:
         # -- episode reads ------------------------------------------------------------------
         self.namespaces = _s("MATCH (ep:Episode) RETURN DISTINCT ep.namespace AS ns ORDER BY ns")
         self.reflection_cursor = _s(
-            "MATCH (r:Reflection) WHERE r.namespace = $ns RETURN max(r.until)", "ns"
+            "MATCH (r:Reflection) WHERE r.namespace = $ns RETURN r.until, r.until_id "
+            "ORDER BY r.until DESC, r.until_id DESC LIMIT 1",
+            "ns",
         )
         episode = episode_columns("ep")
         self.episodes_after = _s(
-            f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.created_at > $after AND {live} "
+            # (created_at, id) order: the episodes of one store_many share their created_at.
+            "MATCH (ep:Episode) WHERE ep.namespace = $ns AND (ep.created_at > $after OR "
+            f"(ep.created_at = $after AND ep.id > $after_id)) AND {live} "
             f"RETURN {episode} ORDER BY ep.created_at, ep.id LIMIT $limit",
-            "ns", "after", "now", "limit",
+            "ns", "after", "after_id", "now", "limit",
         )
         self.last_episode_in_session = _s(
             "MATCH (ep:Episode)-[:IN_SESSION]->(s:Session {id: $sid}) "

@@ -162,7 +162,7 @@ def test_episode_reads_filters_and_order(graph: GraphStore) -> None:
     assert [e.id for e in graph.live_episodes("ns", ["c", "a", "z"], T + 40)] == ["a"]  # c expired
     assert graph.find_by_hash("ns", ["h-c", "h-none"], T + 25) == {"h-c": "c"}
     assert graph.find_by_hash("ns", ["h-c"], T + 40) == {}
-    assert [e.id for e in graph.episodes_after("ns", T + 5, T + 25, 10)] == ["b", "c"]
+    assert [e.id for e in graph.episodes_after("ns", (T + 5, ""), T + 25, 10)] == ["b", "c"]
     assert graph.namespaces() == ["ns", "other"]
 
     assert graph.soft_delete("ns", "a", T + 50)
@@ -284,12 +284,27 @@ def test_facts_written_reinforced_closed_and_moved_by_a_merge(graph: GraphStore)
 
 
 def test_reflection_cursor(graph: GraphStore) -> None:
-    assert graph.reflection_cursor("ns") == 0.0
+    assert graph.reflection_cursor("ns") == (0.0, "")
     summary = ReflectionSummary(id="r1", namespace="ns", ran_at=T, episodes_seen=3, clusters=1,
-                                facts_written=1, facts_reinforced=0, facts_closed=0, until=T + 20)  # fmt: skip
+                                facts_written=1, facts_reinforced=0, facts_closed=0, until=T + 20,
+                                until_id="e7")  # fmt: skip
     graph.write(GraphBatch(reflections=[summary]))
-    assert graph.reflection_cursor("ns") == T + 20
-    assert graph.reflection_cursor("other") == 0.0
+    assert graph.reflection_cursor("ns") == (T + 20, "e7")
+    assert graph.reflection_cursor("other") == (0.0, "")
+
+
+def test_episodes_after_pages_through_episodes_that_share_created_at(graph: GraphStore) -> None:
+    """One store_many gives its episodes one created_at: paging by (created_at, id) reads
+    every one of them exactly once, whatever the page size."""
+    ids = [f"e{n:02d}" for n in range(7)]
+    graph.write(GraphBatch(episodes=[_episode(i, T) for i in ids] + [_episode("late", T + 1)]))
+    for page in (1, 2, 3, 10):
+        seen: list[str] = []
+        cursor = (0.0, "")
+        while batch := graph.episodes_after("ns", cursor, T + 5, page):
+            seen += [e.id for e in batch]
+            cursor = (batch[-1].created_at, batch[-1].id)
+        assert seen == [*ids, "late"], page
 
 
 def test_read_cypher_is_read_only_and_caps_rows(graph: GraphStore) -> None:
