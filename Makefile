@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo semantic clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,10 @@ install: $(STAMP) $(LINTER) $(BROWSER)
 demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/hindsight demo
 
+# The code is checked before the behaviour: ruff, then mypy --strict (pyproject.toml).
 test: $(STAMP) $(LINTER) $(BROWSER)
+	$(VENV)/bin/ruff check engine graph_schema mcp_server bench tests
+	$(VENV)/bin/mypy
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
 # A test Neo4j 5.26 Community on loopback, from its jars on Maven Central (needs Java 17 and
@@ -79,6 +82,10 @@ speed: $(STAMP)
 # Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; 6-10 minutes).
 locomo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo
+
+# Semantic memory on LoCoMo: reflection's facts against the annotators' observations (~3 minutes).
+semantic: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.semantic
 
 clean:
 	rm -rf $(VENV) hindsight-data tools/cypher-lint/node_modules tools/neo4j/target \

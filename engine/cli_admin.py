@@ -1,5 +1,5 @@
 """`hindsight` commands that maintain a memory: reflect, maintain, restore, purge, archive,
-audit, doctor, export and import. Registered on the main app by `engine.cli`."""
+audit, doctor, info, export and import. Registered on the main app by `engine.cli`."""
 
 from __future__ import annotations
 
@@ -169,6 +169,27 @@ def doctor(
         raise typer.Exit(1)
 
 
+def info(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """The machine, what the settings choose on it and why, and the installed packages."""
+    from engine.machine import machine_report
+    from engine.settings import Settings
+
+    with mapped_errors():
+        settings = Settings() if data_dir is None else Settings(data_dir=data_dir)
+        report = machine_report(settings)
+    if as_json:
+        print_json(report)
+        return
+    memory = f", {report.memory_gb} GB" if report.memory_gb else ""
+    console.print(f"{report.cpu}: {report.cores} cores{memory}; Python {report.python}, {report.platform}")
+    for choice in report.choices:
+        console.print(f"  {choice.name:<24} {choice.value:<28} [dim]{choice.why}[/dim]")
+    missing = [name for name, version in report.packages.items() if version is None]
+    console.print("  " + ", ".join(f"{n} {v}" for n, v in report.packages.items() if v))
+    if missing:
+        console.print(f"  not installed: {', '.join(missing)}")
+
+
 def export(
     file: Annotated[Path, typer.Argument(help="Where to write the JSON Lines export.")],
     with_embeddings: Annotated[bool, typer.Option(help="Include the dense vectors.")] = False,
@@ -204,7 +225,7 @@ def import_(
 
 def register(app: typer.Typer) -> None:
     """Add these commands to the `hindsight` app."""
-    for command in (reflect, maintain, restore, purge, audit, doctor, export):
+    for command in (reflect, maintain, restore, purge, audit, doctor, info, export):
         app.command()(command)
     app.command("import")(import_)
     app.add_typer(archive_app, name="archive")

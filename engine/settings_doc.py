@@ -1,14 +1,13 @@
-"""The configuration reference, generated from the settings model and its comments.
+"""The configuration reference, generated from the settings models' JSON schema.
 
 `docs/configuration.md` (a table) and `.env.example` (every variable, commented) are this
-module's output (`python -m engine.settings_doc markdown|env`); a test keeps them current. The
-description of a setting is the comment block written above its field in `settings.py`.
+module's output (`python -m engine.settings_doc markdown|env`); a test keeps them current. A
+setting's description is its `Field(description=...)`, its section the `section` of its
+`json_schema_extra` (a weight group's is its class's docstring).
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
 import json
 import sys
 from dataclasses import dataclass
@@ -17,7 +16,8 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic_settings import BaseSettings
 
-from engine.settings import ChannelWeights, ImportanceWeights, Settings
+from engine.settings import Settings
+from engine.settings_weights import ChannelWeights, ImportanceWeights
 
 __all__ = ["SettingDoc", "env_names", "render_env_example", "render_markdown", "setting_docs"]
 
@@ -33,38 +33,6 @@ class SettingDoc:
     default: str
     description: str
     section: str
-
-
-def _comments(cls: type) -> dict[str, tuple[str, str]]:
-    """Field name -> (the comment block above it, the `# -- section --` it is in)."""
-    lines = inspect.getsource(cls).splitlines()
-    found: dict[str, tuple[str, str]] = {}
-    section = ""
-    block: list[str] = []
-    body = ast.parse("\n".join(lines)).body[0]
-    assert isinstance(body, ast.ClassDef)
-    starts = {
-        node.lineno: node.target.id
-        for node in body.body
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-    }
-    # A field right below another (no blank line, no comment between) shares its comment:
-    # "Graph expansion: seeds, hops, and the loss per hop" covers three fields.
-    shared = ""
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if text.startswith("# --"):
-            section = text.strip("#- ").split("(")[0].strip()
-            block, shared = [], ""
-        elif text.startswith("#"):
-            block.append(text.lstrip("# "))
-        elif number in starts:
-            shared = " ".join(block) or shared
-            found[starts[number]] = (shared, section)
-            block = []
-        elif not text:
-            block, shared = [], ""
-    return found
 
 
 def env_names(cls: type[BaseSettings], field: str) -> list[str]:
@@ -113,12 +81,14 @@ def setting_docs() -> list[SettingDoc]:
     """Every setting hindsight reads, in the order of `settings.py`."""
     docs: list[SettingDoc] = []
     for cls in _GROUPS:
-        comments = _comments(cls)
+        schema = cls.model_json_schema()["properties"]
         for name, info in cls.model_fields.items():
             if isinstance(info.default_factory, type) and issubclass(info.default_factory, BaseModel):
                 continue  # a nested group, listed on its own
             names = env_names(cls, name)
-            description, section = comments.get(name, ("", ""))
+            prop = schema[name]
+            description = str(prop.get("description", ""))
+            section = str(prop.get("section", ""))
             if cls is not Settings:
                 section = (cls.__doc__ or cls.__name__).split("(")[0].strip().rstrip(".")
             default = info.get_default(call_default_factory=True)
@@ -135,7 +105,7 @@ def render_markdown() -> str:
         "",
         "Every setting, read from the environment when a `Memory` opens (or passed as",
         "`Settings(...)` in Python). Generated from `engine/settings.py` by",
-        "`python -m engine.settings_doc markdown`; the descriptions are the comments there.",
+        "`python -m engine.settings_doc markdown`; the descriptions are the fields' own.",
         "Copy `.env.example` for a file with all of them.",
     ]
     section = None

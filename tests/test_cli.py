@@ -148,7 +148,7 @@ def test_lifecycle_commands(tmp_path: Path) -> None:
         code, out, _ = run("store", text, "--importance", "high", "--data-dir", data, "--json")
         ids.append(json.loads(out)["id"])
     code, out, _ = run("reflect", "--data-dir", data, "--json")
-    assert code == 0 and json.loads(out)["facts_written"] == 1
+    assert code == 0 and json.loads(out)["facts_written"] == 2  # Atlas uses Postgres; Dana works_at Acme
     assert run("forget", ids[2], "--data-dir", data)[0] == 0
     code, out, _ = run("restore", ids[2], "--data-dir", data)
     assert code == 0 and out.startswith("restored")
@@ -221,3 +221,35 @@ def test_tracing_the_model_prints_no_third_party_warning(tmp_path: Path) -> None
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "[transformers]" not in done.stderr and "Warning" not in done.stderr, done.stderr
+
+
+_HEAVY = ("torch", "spacy", "onnxruntime", "transformers", "qdrant_edge", "ladybug", "neo4j", "jieba")
+
+
+@pytest.mark.parametrize("command", [["--help"], ["info", "--json"]])
+def test_help_and_info_load_no_model_and_no_store(command: list[str]) -> None:
+    """What makes `hindsight --help` and `hindsight info` answer at once: neither imports a
+    model, a tokenizer or a store client."""
+    script = (
+        "import sys, json\n"
+        "from engine.cli import app\n"
+        f"try:\n    app({command!r})\nexcept SystemExit:\n    pass\n"
+        f"print(json.dumps(sorted(m for m in {_HEAVY!r} if m in sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            check=True, timeout=120)  # fmt: skip
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def test_info_says_what_the_settings_choose_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_VECTOR_SEARCH_THREADS", "0")
+    code, out, _ = run("info", "--data-dir", str(tmp_path), "--json")
+    assert code == 0
+    report = json.loads(out)
+    cores = len(os.sched_getaffinity(0))
+    assert report["cores"] == cores and report["packages"]["spacy"]
+    choices = {c["name"]: c for c in report["choices"]}
+    assert choices["vector_search_threads"]["value"] == str(cores)  # 0: one per core
+    assert choices["graph_threads"]["why"].startswith("the default on any machine")
+    assert choices["embedder_precision"]["value"] in {"float32", "bfloat16"}
+    assert choices["data_dir"]["value"] == str(tmp_path.resolve())

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from engine.settings import ChannelWeights, ImportanceWeights, Settings
-from engine.settings_doc import env_names, render_env_example, render_markdown
+from engine.settings import Settings
+from engine.settings_doc import env_names, render_env_example, render_markdown, setting_docs
+from engine.settings_weights import ChannelWeights, ImportanceWeights
 from tests.serving import HINDSIGHT, free_port, served
 
 ROOT = Path(__file__).parent.parent
@@ -80,6 +81,12 @@ def test_env_example_and_configuration_doc_are_generated_from_the_settings() -> 
     assert preferred <= listed, preferred - listed
 
 
+def test_every_setting_says_what_it_trades_and_where_it_belongs() -> None:
+    for doc in setting_docs():
+        assert doc.description and doc.section, doc.env
+        assert not doc.description.startswith("..."), doc.env  # a description stands alone
+
+
 def test_dockerfile_is_slim_non_root_healthchecked_and_serves() -> None:
     assert re.search(r"^FROM python:3\.11-slim", DOCKERFILE, re.M)
     assert "download.pytorch.org/whl/cpu" in DOCKERFILE  # never the multi-GB CUDA build
@@ -141,3 +148,35 @@ def test_the_container_command_serves_and_passes_the_images_healthcheck(tmp_path
 def test_healthchecks_are_shell_or_exec_forms(name: str) -> None:
     test = _service(name)["healthcheck"]["test"]
     assert test[0] in {"CMD", "CMD-SHELL"} and len(test) >= 2
+
+
+def test_every_package_the_code_imports_is_declared() -> None:
+    """A package imported directly must be a dependency of its own, not one that another
+    dependency happens to bring (and may stop bringing)."""
+    import ast
+    import sys
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {
+        re.split(r"[<>=!\[; ]", spec, maxsplit=1)[0].lower().replace("_", "-")
+        for spec in project["dependencies"]
+    }
+    ours = {"engine", "mcp_server", "graph_schema", "bench", "tests"}
+    imported: set[str] = set()
+    for package in ("engine", "mcp_server", "graph_schema", "bench"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    imported |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    imported.add(node.module.split(".")[0])
+    third_party = imported - ours - set(sys.stdlib_module_names)
+    distributions = packages_distributions()
+    undeclared = {
+        module: distributions.get(module)
+        for module in third_party
+        if not {d.lower().replace("_", "-") for d in distributions.get(module, [])} & declared
+    }
+    assert not undeclared, undeclared

@@ -296,7 +296,7 @@ class LadybugGraphStore(CypherGraphStore):
 
     def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
         # The statement scans every entity (no index on names): ~0.5 ms a recall at 10k
-        # episodes, and 2 ms when it ran beside the query's embedding on both cores.
+        # episodes, more when the query's embedding takes the cores.
         if not canonicals:
             return []
         with self._lock:

@@ -24,10 +24,9 @@ SPARSE = "bm25"
 # Payload fields searched by every query get an index; `recent` orders by occurred_at.
 # Only the namespace's index adds links to the HNSW graph, so that a mid-sized namespace's
 # filtered search keeps a graph of its own points. Qdrant links the points of every block
-# of an indexed field's values above ~6.7k points (full_scan_threshold); occurred_at's
-# ranges doubled the dense graph's links in the 100k bench (2.2 MB against 1.0), and a
-# search for 50 took 0.79-1.02 ms against 0.52 (0.40-0.53 against 0.20-0.31 unfiltered).
-# No vector search filters by the other fields alone.
+# of an indexed field's values above ~6.7k points (full_scan_threshold); an index on
+# occurred_at's ranges would double the dense graph's links and make a filtered search for 50
+# about half again as slow. No vector search filters by the other fields alone.
 _INDEXED: dict[str, Any] = {
     "namespace": qe.PayloadSchemaType.Keyword,
     "deleted": qe.IntegerIndexParams(lookup=True, range=False, enable_hnsw=False),
