@@ -70,6 +70,11 @@ _DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe"
 _FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
 _LIGHT_VERBS = frozenset({"make", "do", "have", "get", "see", "try", "go", "be", "know"})
 _ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", "stop", "get"})
+# Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
+# the tagger sometimes reads a capitalised "Glad" as a name.
+_REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
+_MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
+_FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
 
 
 def _quoted(doc: Any) -> set[int]:
@@ -115,7 +120,7 @@ def _who(subject: Any) -> tuple[str, str] | None:
     if lowered in _INTERJECTIONS:
         return None  # "Yep, taking care of ourselves is a must": the tagger's false name
     if subject.tag_ == "NNPS" and subject.i == subject.sent.start:
-        return None  # "Dogs truly bring joy": a capitalised plural, not a name
+        return None  # a capitalised plural opening a sentence is rarely a name
     if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
         words = _phrase(subject)[0].split()
         while words and words[0].lower() in _INTERJECTIONS:
@@ -130,7 +135,6 @@ def _phrase(head: Any) -> tuple[str, str]:
     kept = [
         t for t in head.lefts
         if t.dep_ in _MODIFIERS and t.lower_ not in _EVALUATIVE and t.is_alpha
-        and not any(a.dep_ in ("det", "poss") for a in [t])
     ] + [head]  # fmt: skip
     kept = sorted(kept, key=lambda t: t.i)
     text = " ".join(t.text for t in kept)
@@ -160,8 +164,10 @@ def _with_conjuncts(token: Any) -> list[Any]:
 
 
 def _objects(verb: Any) -> list[tuple[str | None, Any]]:
-    """(preposition or particle, object token) pairs of a verb: its direct object if it has
-    one, otherwise its first prepositional object, otherwise a copula's attribute."""
+    """(preposition or particle, object token) pairs of a verb, the first form that fits: the
+    object after "a fan of" / "care of"; a direct object or a specific attribute ("a shooting
+    guard"); the noun a relative clause describes; the first prepositional object, also of an
+    adjective ("excited about X"); an activity ("we went camping")."""
     particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
     for child in verb.children:
         if child.dep_ in ("attr", "dobj") and child.lemma_ in _FAN:
@@ -228,13 +234,6 @@ def _embedded(verb: Any) -> bool:
         token = token.head
 
 
-# Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
-# the tagger sometimes reads a capitalised "Glad" as a name.
-_REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
-_MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
-_FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
-
-
 def _said_of_other(verb: Any, predicate: str) -> bool:
     """Whether a "you" statement reports the other party's own words, not a compliment
     ("you're an inspiration"), a wish ("you'll be a great mom") or a reaction ("glad you had
@@ -271,6 +270,12 @@ def _content_verb(verb: Any) -> tuple[Any, str]:
     return verb, control
 
 
+def _of_speaker(predicate: str, thing: Any, sentence: Any) -> Statement:
+    text, key = _phrase(thing)
+    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text,
+                     object_key=key, sentence=sentence.text.strip())  # fmt: skip
+
+
 def _favourites(sentence: Any) -> list[Statement]:
     """"Painting landscapes is my favorite": the speaker likes the subject."""
     found = []
@@ -280,10 +285,8 @@ def _favourites(sentence: Any) -> list[Statement]:
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
         liked = [c for c in verb.children if c.dep_ in ("attr", "acomp") and c.lemma_ in _FAVOURITE
                  and any(g.lower_ == "my" for g in c.children)]  # fmt: skip
-        if subjects and liked and _is_thing(subjects[0]) or (subjects and subjects[0].tag_ == "VBG" and liked):
-            text, key = _phrase(subjects[0])
-            found.append(Statement(subject_kind="speaker", subject="I", predicate="likes",
-                                   object=text, object_key=key, sentence=sentence.text.strip()))  # fmt: skip
+        if subjects and liked and (_is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
+            found.append(_of_speaker("likes", subjects[0], sentence))
     return found
 
 
@@ -296,26 +299,19 @@ def _comforts(sentence: Any) -> list[Statement]:
             continue
         for subject in verb.children:
             if subject.dep_ == "nsubj" and _is_thing(subject):
-                for thing in _with_conjuncts(subject):
-                    text, key = _phrase(thing)
-                    found.append(Statement(subject_kind="speaker", subject="I", predicate="likes",
-                                           object=text, object_key=key,
-                                           sentence=sentence.text.strip()))  # fmt: skip
+                found += [_of_speaker("likes", thing, sentence) for thing in _with_conjuncts(subject)]
     return found
 
 
 def _possessions(sentence: Any) -> list[Statement]:
     """"My kids loved it": the speaker has kids. Only a subject's possessive, where the
     sentence is about the thing possessed."""
-    found = []
-    for token in sentence:
-        if token.dep_ in _SUBJECTS and _is_thing(token) and token.pos_ == "NOUN" and any(
-            c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children
-        ):
-            text, key = _phrase(token)
-            found.append(Statement(subject_kind="speaker", subject="I", predicate="has",
-                                   object=text, object_key=key, sentence=sentence.text.strip()))  # fmt: skip
-    return found
+    return [
+        _of_speaker("has", token, sentence)
+        for token in sentence
+        if token.dep_ in _SUBJECTS and _is_thing(token) and token.pos_ == "NOUN"
+        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
+    ]  # fmt: skip
 
 
 def english_statements(doc: Any) -> list[Statement]:
@@ -327,44 +323,50 @@ def english_statements(doc: Any) -> list[Statement]:
             continue
         found += _favourites(sentence) + _possessions(sentence) + _comforts(sentence)
         for verb in sentence:
-            if verb.pos_ not in ("VERB", "AUX") or verb.i in quoted:
-                continue
-            if verb.dep_ == "xcomp" and verb.head.lemma_ in _CONTROL | _ASPECT:
-                continue  # read through its control verb
-            subject = _subject_of(verb)
-            who = _who(subject) if subject is not None else None
-            if who is None or _embedded(verb):
-                continue
-            if subject is not None and subject.lower_ in ("we", "us") and any(
-                c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
-            ):
-                continue  # "we can make a difference": an exhortation, not a fact
-            content, control = _content_verb(verb)
-            if content.lemma_ == "be" and verb.dep_ == "advcl":
-                continue  # "since I was a kid": when, not what
-            if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
-                control = "want"  # "I'd love to visit Paris" is a wish
-            objects = _objects(content)
-            if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
-                    and content.i != verb.i and content.lemma_ not in _LIGHT_VERBS):  # fmt: skip
-                objects = [(None, content)]  # "I love to swim": the activity is the object
-            for preposition, obj in objects:
-                text, key = _phrase(obj) if obj.pos_ in _NOUNS else (obj.lower_, obj.lemma_.lower())
-                predicate = readable_predicate(
-                    control or content.lemma_,
-                    preposition if not control else None,
-                    past=content.tag_ == "VBD",
-                    passive=content.text.lower() if any(c.dep_ == "nsubjpass" for c in content.children) else None,
-                    future=verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i,
-                )
-                if predicate is None or readable_predicate(content.lemma_, preposition) is None:
-                    continue  # "I wanted to tell you about X": nothing stated about X
-                if who[0] == "other" and not _said_of_other(verb, predicate):
-                    continue
-                found.append(Statement(
-                    subject_kind=who[0], subject=who[1], predicate=predicate,
-                    object=text, object_key=key,
-                    negated=_negated(verb) or (content.i != verb.i and _negated(content)),
-                    hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
-                ))  # fmt: skip
+            if verb.pos_ in ("VERB", "AUX") and verb.i not in quoted:
+                found += _said_with(verb, sentence)
+    return found
+
+
+def _said_with(verb: Any, sentence: Any) -> list[Statement]:
+    """The statements a verb makes about its subject."""
+    if verb.dep_ == "xcomp" and verb.head.lemma_ in _CONTROL | _ASPECT:
+        return []  # read through its control verb
+    subject = _subject_of(verb)
+    who = _who(subject) if subject is not None else None
+    if subject is None or who is None or _embedded(verb):
+        return []
+    if subject.lower_ in ("we", "us") and any(
+        c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
+    ):
+        return []  # "we can make a difference": an exhortation, not a fact
+    content, control = _content_verb(verb)
+    if content.lemma_ == "be" and verb.dep_ == "advcl":
+        return []  # "since I was a kid": when, not what
+    if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
+        control = "want"  # "I'd love to visit Paris" is a wish
+    objects = _objects(content)
+    if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
+            and content.i != verb.i and content.lemma_ not in _LIGHT_VERBS):  # fmt: skip
+        objects = [(None, content)]  # "I love to swim": the activity is the object
+    passive = any(c.dep_ == "nsubjpass" for c in content.children)
+    found = []
+    for preposition, obj in objects:
+        text, key = _phrase(obj) if obj.pos_ in _NOUNS else (obj.lower_, obj.lemma_.lower())
+        predicate = readable_predicate(
+            control or content.lemma_,
+            preposition if not control else None,
+            past=content.tag_ == "VBD",
+            passive=content.text.lower() if passive else None,
+            future=verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i,
+        )
+        if predicate is None or readable_predicate(content.lemma_, preposition) is None:
+            continue  # "I wanted to tell you about X": nothing stated about X
+        if who[0] == "other" and not _said_of_other(verb, predicate):
+            continue
+        found.append(Statement(
+            subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,
+            negated=_negated(verb) or (content.i != verb.i and _negated(content)),
+            hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
+        ))  # fmt: skip
     return found
