@@ -446,7 +446,8 @@ class Settings(BaseSettings):
     )
     reflection_time_budget: float = Field(
         30.0, gt=0, json_schema_extra=_REFLECTION,
-        description="Seconds one reflection run may spend reading before it writes.",
+        description="Seconds one reflection run may spend asking the LLM (when configured); it "
+        "writes what it read by then, and the next run goes on from there.",
     )
     reflection_cluster_similarity: float = Field(
         0.85, ge=0, le=1, json_schema_extra=_REFLECTION,

@@ -5,6 +5,7 @@ HTTP server speaking the OpenAI chat completions API)."""
 from __future__ import annotations
 
 import json
+import time
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -195,9 +196,11 @@ class _Stub(BaseHTTPRequestHandler):
 
     answer: Any = None
     seen: list[dict[str, Any]] = []
+    delay = 0.0  # seconds before each answer: a slow endpoint
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        time.sleep(type(self).delay)
         type(self).seen.append({"path": self.path, "auth": self.headers.get("Authorization"),
                                 "body": body})  # fmt: skip
         if type(self).answer is None:
@@ -220,7 +223,7 @@ def llm_stub() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    _Stub.seen = []
+    _Stub.seen, _Stub.delay = [], 0.0
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
     server.server_close()
@@ -364,3 +367,24 @@ def test_llm_statements_feed_reflection_and_fall_back_to_the_parse(
             "a.name = 'Dana' RETURN f.predicate, b.name", namespace="default",
         ).rows  # fmt: skip
         assert rows == [["works_at", "Acme"]]
+
+
+def test_a_slow_llm_spreads_reflection_over_runs_and_loses_nothing(
+    llm_stub: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path / "d", llm_base_url=llm_stub, llm_model="stub-1",
+                        reflection_time_budget=0.25)  # fmt: skip
+    with Memory.open(settings=settings) as memory:
+        _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.8}
+        memory.store_many([{"content": f"I visited museum {n}.", "role": "Ana"} for n in range(4)])
+        _Stub.answer = {"statements": [{"subject": "I", "predicate": "visit", "object": "museum"}]}
+        _Stub.delay = 0.15  # two answers overrun the budget: a run reads two episodes
+        seen = []
+        while (summary := memory.reflect()).status == "done":
+            seen.append(summary.episodes_seen)
+        assert sum(seen) == 4 and max(seen) < 4 and min(seen) >= 1
+        [[support]] = memory.cypher(
+            "MATCH (a:Entity {name: 'Ana'})-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace "
+            "RETURN f.support", namespace="default",
+        ).rows  # fmt: skip
+        assert support == 4  # every episode was read once, none dropped

@@ -11,7 +11,7 @@ import time
 import uuid
 
 from engine.ingest.pipeline import entity_id
-from engine.llm import Extractor, LLMStatement
+from engine.llm import Extractor, LLMStatement, LLMStatements
 from engine.models import Entity, Episode, StoreRequest, StoreResult
 from engine.nlp import parse_english
 from engine.reflect.cluster import cluster_ids
@@ -68,6 +68,13 @@ def reflect_namespace(
                                  clusters=0, facts_written=0, facts_reinforced=0,
                                  facts_closed=0, until=cursor[0], until_id=cursor[1],
                                  status="nothing_new")  # fmt: skip
+    # With an LLM, as many episodes as the time budget allows (one at least) are read; the
+    # cursor stops after the last one read, so the next run goes on from there.
+    statements = statements_of(
+        [e.content for e in episodes], [e.role for e in episodes], extractor,
+        deadline=started + settings.reflection_time_budget,
+    )  # fmt: skip
+    episodes = episodes[: len(statements)]
     ids = [e.id for e in episodes]
     dense = vectors.dense(ids)
     with_vectors = [i for i in ids if i in dense]
@@ -76,10 +83,8 @@ def reflect_namespace(
         [dense[i] for i in with_vectors],
         threshold=settings.reflection_cluster_similarity,
     )
-    views, made = _views(graph, namespace, episodes, now, extractor)
+    views, made = _views(graph, namespace, episodes, statements, now)
     candidates = merge_paraphrases(derive_facts(views), clusters)
-    if time.monotonic() - started > settings.reflection_time_budget:
-        candidates = []  # out of time: record the run, derive nothing from a partial read
     involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
     active = [
         ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
@@ -113,14 +118,25 @@ def reflect_namespace(
 
 
 def statements_of(
-    texts: list[str], roles: list[str | None], extractor: Extractor | None = None
+    texts: list[str], roles: list[str | None], extractor: Extractor | None = None,
+    *, deadline: float | None = None,
 ) -> list[list[Statement]]:
     """What each text states: the LLM's answer where one is configured and answers, else
     English by its parse and Chinese by its tags. A leading "Name:" that repeats the role is
-    the transcript's, not the speaker's words."""
+    the transcript's, not the speaker's words. The LLM is asked one text at a time until the
+    `deadline` (time.monotonic()); the texts after it are left out of the answer, which
+    always holds the first."""
     bodies = [_without_role(text, role) for text, role in zip(texts, roles, strict=True)]
+    answered: list[LLMStatements | None] = []
+    if extractor is None:
+        answered = [None] * len(bodies)
+    else:
+        for body in bodies:
+            if answered and deadline is not None and time.monotonic() > deadline:
+                break
+            answered += extractor.statements([body])
+        bodies = bodies[: len(answered)]
     found: list[list[Statement]] = [[] for _ in bodies]
-    answered = extractor.statements(bodies) if extractor is not None else [None] * len(bodies)
     for i, answer in enumerate(answered):
         if answer is not None:
             found[i] = [_from_llm(s, bodies[i]) for s in answer.statements]
@@ -162,8 +178,8 @@ def _session_parties(episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
 
 
 def _views(
-    graph: GraphStore, namespace: str, episodes: list[Episode], now: float,
-    extractor: Extractor | None,
+    graph: GraphStore, namespace: str, episodes: list[Episode],
+    statements: list[list[Statement]], now: float,
 ) -> tuple[list[EpisodeView], dict[str, Entity]]:
     """What derivation reads, and the speaker/tool entities it may need created."""
     ids = [e.id for e in episodes]
@@ -182,7 +198,6 @@ def _views(
         return EntityRef(id=key, name=str(name))
 
     parties = _session_parties(episodes)
-    statements = statements_of([e.content for e in episodes], [e.role for e in episodes], extractor)
     views = []
     for episode, stated in zip(episodes, statements, strict=True):
         tool_name = episode.metadata.get("tool")
