@@ -5,8 +5,8 @@ HTTP server speaking the OpenAI chat completions API)."""
 from __future__ import annotations
 
 import json
-import time
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path

@@ -43,6 +43,10 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("My kids loved the beach.", [("speaker", "has", "kid", False)]),
         ("Hi Maria, since we last chatted, I'm volunteering at a local school.",
          [("speaker", "volunteer_at", "local school", False)]),  # not Maria: she is greeted
+        ("One of my favorite dishes is lasagna!", [("speaker", "likes", "lasagna", False)]),
+        ("It has stoked my love of engineering.", [("speaker", "likes", "engineering", False)]),
+        ("Bought a new camera.", [("speaker", "buy", "camera", False)]),  # chat drops the "I"
+        ("Thinking about taking a trip somewhere.", [("speaker", "considers", "trip", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -64,6 +68,7 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "I wanted to tell you about my school event.",  # nothing stated about the event
         "We can make a real difference in our community.",  # an exhortation
         "You're an inspiration to us all!",  # a compliment
+        "Check out this pic!",  # an imperative: no dropped "I"
         # the failure: stems ("data_pipelin_use") and relations the text does not state
         "the Orders API at Northwind rate-limits bulk calls; retrying with backoff fixed it",
     ],

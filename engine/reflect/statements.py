@@ -74,6 +74,12 @@ _ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", 
 # the tagger sometimes reads a capitalised "Glad" as a name.
 _REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
 _MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
+_IRREGULAR_PAST = frozenset({
+    "lost", "got", "went", "had", "made", "took", "saw", "found", "met", "bought", "felt",
+    "came", "left", "began", "ran", "won", "gave", "told", "brought", "built", "caught", "drew",
+    "drove", "ate", "fell", "flew", "grew", "heard", "kept", "knew", "led", "paid", "rode",
+    "sang", "sent", "sold", "spent", "swam", "taught", "thought", "threw", "wore", "wrote",
+})  # fmt: skip
 _FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
 
 
@@ -192,6 +198,9 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
             if child.dep_ != "prep" or child.lower_ in _NOT_OBJECT_LINKS:
                 continue
             objects = [o for o in child.children if o.dep_ == "pobj" and _is_thing(o)]
+            # "thinking about taking a trip": the object of the -ing complement
+            objects += [o for c in child.children if c.dep_ == "pcomp"
+                        for o in c.children if o.dep_ == "dobj" and _is_thing(o)]  # fmt: skip
             if not objects:
                 continue
             if head.i != verb.i:  # "I'm excited about X", "a big fan of X"
@@ -232,6 +241,22 @@ def _embedded(verb: Any) -> bool:
         if token.head.i == token.i:
             return False
         token = token.head
+
+
+def _says_i_without_saying_it(verb: Any) -> bool:
+    """Chat drops the "I" of a sentence that opens with its verb in the past or in -ing
+    ("Lost my job yesterday", "Been doing it for 3 years"); a verb in its base form opens an
+    imperative ("Check out this pic") and says nothing about the speaker."""
+    if verb.dep_ != "ROOT":
+        return False
+    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in _INTERJECTIONS), None)
+    opens = first is not None and (first.i == verb.i or (first.dep_ == "aux" and first.head.i == verb.i))
+    # The tagger reads a capitalised opening verb as a base form, "Lost" and "Got" included.
+    inflected = (
+        verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ != verb.lemma_.lower()
+        or verb.lower_.endswith("ed") or verb.lower_ in _IRREGULAR_PAST
+    )  # fmt: skip
+    return opens and inflected
 
 
 def _said_of_other(verb: Any, predicate: str) -> bool:
@@ -290,6 +315,24 @@ def _favourites(sentence: Any) -> list[Statement]:
     return found
 
 
+def _loves(sentence: Any) -> list[Statement]:
+    """"It stoked my love of engineering", "one of my favorite dishes is lasagna": the
+    speaker likes what their love is of, or what their favourite is."""
+    found = []
+    for token in sentence:
+        if token.lemma_ in ("love", "passion") and token.pos_ == "NOUN" and any(
+            c.dep_ == "poss" and c.lower_ == "my" for c in token.children
+        ):
+            found += [_of_speaker("likes", o, sentence) for p in token.children if p.dep_ == "prep"
+                      for o in p.children if o.dep_ == "pobj" and _is_thing(o)]  # fmt: skip
+        if token.dep_ == "nsubj" and token.lower_ == "one" and token.head.lemma_ == "be":
+            favourite = any(t.lower_ in _FAVOURITE and any(g.lower_ == "my" for g in t.head.children)
+                            for t in token.subtree)  # fmt: skip
+            found += [_of_speaker("likes", a, sentence) for a in token.head.children
+                      if favourite and a.dep_ == "attr" and _is_thing(a)]  # fmt: skip
+    return found
+
+
 def _comforts(sentence: Any) -> list[Statement]:
     """"Dogs and nature bring me so much joy", "nature calms me down": the speaker likes
     what does them good."""
@@ -322,6 +365,7 @@ def english_statements(doc: Any) -> list[Statement]:
         if _is_question(sentence):
             continue
         found += _favourites(sentence) + _possessions(sentence) + _comforts(sentence)
+        found += _loves(sentence)
         for verb in sentence:
             if verb.pos_ in ("VERB", "AUX") and verb.i not in quoted:
                 found += _said_with(verb, sentence)
@@ -333,10 +377,13 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     if verb.dep_ == "xcomp" and verb.head.lemma_ in _CONTROL | _ASPECT:
         return []  # read through its control verb
     subject = _subject_of(verb)
-    who = _who(subject) if subject is not None else None
-    if subject is None or who is None or _embedded(verb):
+    if subject is None:
+        who = ("speaker", "I") if _says_i_without_saying_it(verb) else None
+    else:
+        who = _who(subject)
+    if who is None or _embedded(verb):
         return []
-    if subject.lower_ in ("we", "us") and any(
+    if subject is not None and subject.lower_ in ("we", "us") and any(
         c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
     ):
         return []  # "we can make a difference": an exhortation, not a fact

@@ -46,6 +46,8 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("be", "fan_of"): "likes",
     ("have", "love_for"): "likes",
     ("take", "care_of"): "takes_care_of",
+    ("think", "about"): "considers",
+    ("think", "of"): "considers",
     ("keep", "track_of"): "keeps_track_of",
     ("have", "passion_for"): "likes",
     ("be", "love_with"): "likes",
