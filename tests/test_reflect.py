@@ -179,3 +179,17 @@ def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) ->
             "RETURN f.support", namespace="default",
         ).rows  # fmt: skip
         assert support == count  # every episode supports "Ana -adopt-> dog number"
+
+
+def test_paraphrases_merge_into_one_predicate_but_the_vocabulary_stays() -> None:
+    from engine.reflect.derive import CandidateFact, merge_paraphrases
+
+    a, b = EntityRef(id="a", name="Caroline"), EntityRef(id="p", name="painting")
+
+    def fact(predicate: str, episode: str) -> CandidateFact:
+        return CandidateFact(subject=a, predicate=predicate, negated=False, object=b,
+                             statement="", episode_id=episode, at=0.0)  # fmt: skip
+
+    facts = [fact("likes", "1"), fact("paint", "2"), fact("paint", "3"), fact("draw", "4")]
+    merged = merge_paraphrases(facts, [["1", "2", "3", "4"]])
+    assert [f.predicate for f in merged] == ["likes", "paint", "paint", "paint"]

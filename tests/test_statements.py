@@ -69,6 +69,7 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "We can make a real difference in our community.",  # an exhortation
         "You're an inspiration to us all!",  # a compliment
         "Check out this pic!",  # an imperative: no dropped "I"
+        "I wish you all the best on your exams!",  # a wish for the other party
         # the failure: stems ("data_pipelin_use") and relations the text does not state
         "the Orders API at Northwind rate-limits bulk calls; retrying with backoff fixed it",
     ],

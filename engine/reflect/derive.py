@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from engine.ingest.pipeline import entity_id
 from engine.recall.time_query import date_window
-from engine.reflect.vocabulary import Statement
+from engine.reflect.vocabulary import VOCABULARY, Statement
 from engine.text import canonical_name
 from engine.time_phrases import relative_time
 
@@ -216,7 +216,8 @@ def merge_paraphrases(
         groups.setdefault((cluster, fact.subject.id, fact.object.id, fact.negated), []).append(fact)
     merged = []
     for (cluster, *_), facts in groups.items():
-        predicates = [f.predicate for f in facts if f.predicate not in ("decided", "prefers")]
+        # The vocabulary's predicates are already one name for many wordings: they stay.
+        predicates = [f.predicate for f in facts if f.predicate not in VOCABULARY]
         if cluster < 0 or len(set(predicates)) < 2:
             merged += facts
             continue

@@ -387,6 +387,8 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
         c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
     ):
         return []  # "we can make a difference": an exhortation, not a fact
+    if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
+        return []  # "I wish you all the best on your exams": about the other, not a fact
     content, control = _content_verb(verb)
     if content.lemma_ == "be" and verb.dep_ == "advcl":
         return []  # "since I was a kid": when, not what
