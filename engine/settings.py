@@ -451,8 +451,8 @@ class Settings(BaseSettings):
     )
     reflection_cluster_similarity: float = Field(
         0.85, ge=0, le=1, json_schema_extra=_REFLECTION,
-        description="Cosine at which two episodes are one topic; paraphrases inside a cluster "
-        "support one fact.",
+        description="Cosine at which two episodes are one topic; inside one, a relation worded with "
+        "different verbs takes the commonest.",
     )
     fact_min_support: int = Field(
         2, ge=1, json_schema_extra=_REFLECTION,
