@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 
 from engine.embed_onnx import DIMENSION, OnnxMiniLM
 from engine.embed_torch import TorchMiniLM
-from engine.settings import default_model_cache
+from engine.settings_stores import default_model_cache
 
 __all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "cpu_has_bf16", "embedder_for"]
 

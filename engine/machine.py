@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from engine.embed import cpu_has_bf16
 from engine.nlp import SPACY_MODEL
-from engine.settings import Settings, default_model_cache
+from engine.settings import Settings
+from engine.settings_stores import default_model_cache
 
 __all__ = ["Choice", "MachineReport", "machine_report"]
 
@@ -37,7 +38,7 @@ class Choice(BaseModel):
 
 class MachineReport(BaseModel):
     cpu: str
-    cores: int  # the cores this process may run on
+    cores: int  # what a setting of 0 threads counts as one per core
     memory_gb: float | None
     python: str
     platform: str
@@ -62,13 +63,6 @@ def _memory_gb() -> float | None:
         if line.startswith("MemTotal:"):
             return round(int(line.split()[1]) / 1024 / 1024, 1)
     return None
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 # Why a fixed thread count is the default on any number of cores.
@@ -97,7 +91,7 @@ def _version(package: str) -> str | None:
 
 def machine_report(settings: Settings) -> MachineReport:
     """The machine, the choices the settings make on it, and the installed packages."""
-    cores = _cores()
+    cores = os.cpu_count() or 1  # what "0: one per core" counts, engine-wide
     bf16 = cpu_has_bf16()
     precision = settings.embedder_precision
     if precision == "auto":

@@ -104,7 +104,7 @@ def render_markdown() -> str:
         "# Configuration",
         "",
         "Every setting, read from the environment when a `Memory` opens (or passed as",
-        "`Settings(...)` in Python). Generated from `engine/settings.py` by",
+        "`Settings(...)` in Python). Generated from the settings models (`engine/settings*.py`) by",
         "`python -m engine.settings_doc markdown`; the descriptions are the fields' own.",
         "Copy `.env.example` for a file with all of them.",
     ]

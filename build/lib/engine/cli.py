@@ -1,0 +1,421 @@
+"""The `hindsight` command line: each command opens the memory, calls one façade method and
+renders the result. `--json` prints stable machine-readable output (documented in README)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import typer
+from rich.table import Table
+
+from engine.cli_admin import register
+from engine.cli_common import (
+    AsJson,
+    DataDir,
+    Namespace,
+    console,
+    day,
+    err_console,
+    fail,
+    open_memory,
+    print_json,
+    progress_bar,
+    short,
+)
+from engine.cli_graph import register as register_graph
+from engine.demo import DEMO_QUERIES, sample_episodes
+from engine.errors import InvalidInput
+from engine.models import GraphPath, MemoryCard, Trace, check_namespace
+
+app = typer.Typer(
+    help="hindsight: memory for LLM agents that recalls with reasons.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+@app.command()
+def store(
+    content: Annotated[str, typer.Argument(help="The text to remember.")],
+    namespace: Namespace = "default",
+    session_id: Annotated[str | None, typer.Option("--session", help="Session id.")] = None,
+    role: Annotated[str | None, typer.Option(help="Who said it (user, assistant, a tool).")] = None,
+    kind: Annotated[str, typer.Option(help="message, tool_call, task, observation or document.")] = "message",
+    importance: Annotated[str | None, typer.Option(help="0..1 or high, medium, low.")] = None,
+    occurred_at: Annotated[str | None, typer.Option(help="When it happened (ISO 8601).")] = None,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store one episode."""
+    with open_memory(data_dir) as memory:
+        result = memory.store(
+            content,
+            namespace=namespace,
+            session_id=session_id,
+            role=role,
+            kind=kind,
+            importance=_number_or_level(importance),
+            occurred_at=occurred_at,
+        )
+    if as_json:
+        print_json(result)
+    elif result.status == "skipped":
+        console.print(
+            f"skipped: low importance ({result.importance}); nothing stored. "
+            "Pass --importance to keep it anyway."
+        )
+    elif result.status == "duplicate":
+        console.print(f"duplicate of [bold]{result.id}[/bold]: seen again, not stored twice")
+    else:
+        console.print(f"stored [bold]{result.id}[/bold] (importance {result.importance})")
+        if result.chunk_ids:
+            console.print(f"chunks: {len(result.chunk_ids)}")
+        if result.entities:
+            console.print("entities: " + ", ".join(result.entities))
+        for decision in result.decisions:
+            console.print(f"decision: {decision}")
+
+
+@app.command()
+def ingest(
+    file: Annotated[Path, typer.Argument(help="JSON Lines: one object per line with the keys of `store`.")],
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store every episode of a JSONL file, in batches, with a progress bar."""
+    items, numbers = _read_jsonl(file)
+    with open_memory(data_dir) as memory, progress_bar("storing", len(items), not as_json) as advance:
+        try:
+            results = memory.store_many(items, progress=advance)
+        except InvalidInput as exc:
+            raise _on_line(exc, numbers) from None
+    if as_json:
+        print_json(results)
+    else:
+        console.print(f"stored {len(results)} episodes from {file}")
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="A question or topic.")],
+    namespace: Namespace = "default",
+    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many cards at most.")] = 5,
+    min_score: Annotated[float | None, typer.Option(help="Drop cards scoring below this.")] = None,
+    session_id: Annotated[str | None, typer.Option("--session", help="Prefer this session's latest episodes.")] = None,
+    now: Annotated[str | None, typer.Option(help="Ask as of this time (ISO 8601).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="A budget for the cards' content, in words.")] = None,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Recall memories for a query, with the trace of why each was found."""
+    with open_memory(data_dir) as memory:
+        cards = memory.recall(
+            query, namespace=namespace, top_k=top_k, min_score=min_score, session_id=session_id,
+            now=now, max_tokens=max_tokens,
+        )  # fmt: skip
+    if as_json:
+        print_json(cards)
+    else:
+        console.print(cards_table(query, cards))
+
+
+@app.command("list")
+def list_(
+    namespace: Namespace = "default",
+    session_id: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    limit: Annotated[int, typer.Option(help="How many at most.")] = 20,
+    offset: Annotated[int, typer.Option(help="Skip this many.")] = 0,
+    include_deleted: Annotated[bool, typer.Option(help="Show soft-deleted episodes too.")] = False,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """List episodes, newest first."""
+    with open_memory(data_dir) as memory:
+        episodes = memory.list(
+            namespace=namespace,
+            session_id=session_id,
+            limit=limit,
+            offset=offset,
+            include_deleted=include_deleted,
+        )
+    if as_json:
+        print_json(episodes)
+        return
+    table = Table("id", "occurred", "session", "role", "importance", "content")
+    for e in episodes:
+        table.add_row(e.id, day(e.occurred_at), e.session_id or "", e.role or "", f"{e.importance:.2f}", short(e.content))
+    console.print(table)
+
+
+@app.command()
+def forget(
+    id: Annotated[str, typer.Argument(help="The episode id.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Soft-delete an episode: kept for audit, never recalled again."""
+    with open_memory(data_dir) as memory:
+        episode = memory.forget(id, namespace=namespace)
+    if as_json:
+        print_json(episode)
+    else:
+        console.print(f"forgot {episode.id}")
+
+
+@app.command()
+def stats(
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="One namespace (default: all).")] = None,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Count live episodes, entities, decisions and facts."""
+    with open_memory(data_dir) as memory:
+        counts = memory.stats(namespace=namespace)
+    if as_json:
+        print_json(counts)
+    else:
+        for key in ("episodes", "entities", "decisions", "facts"):
+            console.print(f"{key:>10}: {getattr(counts, key)}")
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Keep the demo memory here (default: a temporary directory).")
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store a sample multi-session conversation and show recall with traces."""
+    items = sample_episodes()
+    with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as scratch:
+        where = data_dir or Path(scratch)
+        with open_memory(where) as memory:
+            with progress_bar("storing", len(items), not as_json) as advance:
+                results = memory.store_many(
+                    [{**i, "namespace": "demo"} for i in items], progress=advance
+                )
+            answers = {
+                q: memory.recall(q, namespace="demo", top_k=3, now="2026-11-29T12:00:00Z")
+                for q in DEMO_QUERIES
+            }
+            counts = memory.stats(namespace="demo")
+    if as_json:
+        sys.stdout.write(
+            json.dumps(
+                {q: [c.model_dump(mode="json") for c in cards] for q, cards in answers.items()},
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
+        return
+    statuses = Counter(r.status for r in results)
+    console.print(
+        f"{len(items)} turns: {statuses['stored']} stored as episodes, {statuses['skipped']} "
+        f"skipped as low importance, {statuses['duplicate']} seen before. The graph holds "
+        f"{counts.entities} entities and {counts.decisions} active decisions "
+        f"(data in {where}{' (temporary)' if data_dir is None else ''})."
+    )
+    for query, cards in answers.items():
+        console.print(cards_table(query, cards))
+
+
+@app.command()
+def serve(
+    transport: Annotated[
+        str,
+        typer.Option(help="streamable-http (default), sse, or stdio for a client that spawns it."),
+    ] = "streamable-http",
+    host: Annotated[str | None, typer.Option(help="HTTP bind address (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="HTTP port (default 8765).")] = None,
+    namespace: Annotated[
+        str,
+        typer.Option(
+            "--namespace", "-n", help="Namespace of calls that name none (the only one on stdio)."
+        ),
+    ] = "default",
+    data_dir: DataDir = None,
+) -> None:
+    """Run the MCP server; print the client configuration to paste into an MCP client."""
+    from mcp_server.server import Transport, run
+    from mcp_server.snippet import client_config
+
+    if transport not in ("streamable-http", "sse", "stdio"):
+        fail(f"--transport: must be streamable-http, sse or stdio, got {transport!r}", 2)
+    try:
+        check_namespace(namespace)
+    except ValueError as exc:
+        fail(f"--namespace: {exc}", 2)
+    chosen = cast(Transport, transport)
+    overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    with open_memory(data_dir, serving=True) as memory:
+        settings = memory.settings.model_copy(update=overrides)
+        snippet = client_config(chosen, settings, namespace=namespace, data_dir=settings.data_dir)
+        # stdout carries the protocol on stdio: everything for humans goes to stderr there.
+        out = err_console if chosen == "stdio" else console
+        out.print("MCP client configuration:", style="bold")
+        out.print(snippet, markup=False, highlight=False, soft_wrap=True)
+        run(memory, settings, transport=chosen, default_namespace=namespace)
+
+
+entity_app = typer.Typer(help="Look at entities, merge two, or teach one another name.")
+app.add_typer(entity_app, name="entity")
+
+
+@entity_app.command("show")
+def entity_show(
+    name: Annotated[str, typer.Argument(help="Entity name or alias.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """The entity, its aliases, facts, decisions and latest episodes."""
+    with open_memory(data_dir) as memory:
+        profile = memory.entity(name, namespace=namespace)
+    if as_json:
+        print_json(profile)
+        return
+    entity = profile.entity
+    console.print(f"[bold]{entity.name}[/bold] ({entity.type}, {entity.mention_count} mentions)")
+    if entity.aliases:
+        console.print("aliases: " + ", ".join(entity.aliases))
+    for fact in profile.facts:
+        console.print(f"fact: {fact.statement} (confidence {fact.confidence:.2f})")
+    for decision in profile.decisions:
+        console.print(f"decision [{decision.status}]: {decision.text}")
+    for episode in profile.latest_episodes:
+        console.print(f"{day(episode.occurred_at)}  {short(episode.content)}  [dim]{episode.id[:8]}[/dim]")
+
+
+@entity_app.command("merge")
+def entity_merge(
+    keep: Annotated[str, typer.Argument(help="The entity that stays (name or alias).")],
+    absorb: Annotated[str, typer.Argument(help="The entity folded into it.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Merge two entities that are one: mentions, decisions and facts move to KEEP."""
+    with open_memory(data_dir) as memory:
+        merged = memory.merge_entities(keep, absorb, namespace=namespace)
+    if as_json:
+        print_json(merged)
+    else:
+        console.print(f"merged into [bold]{merged.name}[/bold]; aliases: {', '.join(merged.aliases)}")
+
+
+@entity_app.command("alias")
+def entity_alias(
+    name: Annotated[str, typer.Argument(help="Entity name or alias.")],
+    alias: Annotated[str, typer.Argument(help="Another name for it.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Teach memory another name for an entity."""
+    with open_memory(data_dir) as memory:
+        entity = memory.add_alias(name, alias, namespace=namespace)
+    if as_json:
+        print_json(entity)
+    else:
+        console.print(f"[bold]{entity.name}[/bold] is also: {', '.join(entity.aliases)}")
+
+
+def cards_table(query: str, cards: list[MemoryCard]) -> Table:
+    """Cards as a table: score, content with its citation, channels, graph path, decay."""
+    table = Table(title=f"recall: {query}", show_lines=True, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("memory (id)", ratio=3)
+    table.add_column("found by (rank: raw score)", ratio=2)
+    table.add_column("graph path", ratio=2)
+    table.add_column("decay", justify="right")
+    for position, card in enumerate(cards, start=1):
+        trace = card.trace
+        channels = "" if trace is None else "\n".join(
+            f"{h.channel} #{h.rank}: {h.score:.3f}" for h in trace.channels
+        )
+        table.add_row(
+            str(position),
+            f"{card.score:.3f}",
+            f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]"
+            + _update_note(trace),
+            channels,
+            "" if trace is None else _path_text(trace.path, card.id),
+            "" if trace is None else f"{trace.decay:.2f}",
+        )
+    return table
+
+
+def _update_note(trace: Trace | None) -> str:
+    if trace is None:
+        return ""
+    if trace.superseded_by:
+        return f"\n[dim]superseded by {trace.superseded_by[:8]}[/dim]"
+    if trace.supersedes:
+        return f"\n[dim]updates {', '.join(i[:8] for i in trace.supersedes)}[/dim]"
+    return ""
+
+
+def _path_text(path: GraphPath | None, card_id: str) -> str:
+    if path is None:
+        return ""
+    parts = []
+    for index, node in enumerate(path.nodes):
+        name = node.name if node.label != "Episode" else short(node.name, 40)
+        if node.id == card_id:
+            name = "this memory"
+        parts.append(f"{node.label}({name or node.id[:8]})")
+        if index < len(path.relationships):
+            parts.append(f"-{path.relationships[index]}-")
+    return " ".join(parts)
+
+
+def _number_or_level(value: str | None) -> float | str | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+def _read_jsonl(file: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    """The objects of a JSONL file and the line number of each (blank lines skipped)."""
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"file: cannot read {file}: {exc}", 2)
+    items, numbers = [], []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            fail(f"line {number}: not valid JSON ({exc.msg})", 2)
+        if not isinstance(item, dict):
+            fail(f"line {number}: must be a JSON object with the keys of `store`", 2)
+        items.append(item)
+        numbers.append(number)
+    return items, numbers
+
+
+def _on_line(exc: InvalidInput, numbers: list[int]) -> InvalidInput:
+    """items[3].importance -> line 5: importance."""
+    match = re.match(r"items\[(\d+)\]\.?(.*)", exc.field)
+    if match is None or int(match.group(1)) >= len(numbers):
+        return exc
+    return InvalidInput(f"line {numbers[int(match.group(1))]}: {match.group(2) or 'item'}", exc.reason)
+
+
+register(app)
+register_graph(app)
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

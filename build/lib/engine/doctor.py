@@ -1,0 +1,156 @@
+"""`hindsight doctor`: do the graph and its vector mirror agree? Repair by rebuilding the mirror.
+
+The graph is the truth. Every episode should have exactly one point with the right payload
+(namespace, and `deleted` matching the episode's soft delete); no point should lack an episode.
+`--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads. Keyword keys
+written under an older recipe (`key_version`) are recomputed, and so are the keys of the
+session tails an orphan (a write cut short before its commit) may have left its words in.
+`rebuild_vectors` sets a vector store that no longer opens aside and rebuilds it all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from engine.embed import Embedder
+from engine.ingest.pipeline import vector_point
+from engine.keyword_keys import KEY_VERSION, rekey
+from engine.settings import Settings, settings_at
+from engine.stores.base import GraphStore, VectorPayload, VectorStore
+
+__all__ = ["DoctorReport", "check_and_repair", "rebuild_vectors"]
+
+# Episodes re-embedded per batch during repair.
+_REPAIR_BATCH = 64
+# Episodes rekeyed per batch (a graph read of their session windows, one vector update).
+_REKEY_BATCH = 500
+
+
+class DoctorReport(BaseModel):
+    episodes: int
+    vector_points: int
+    missing_vectors: list[str] = Field(default_factory=list)  # episodes without a point
+    orphan_vectors: list[str] = Field(default_factory=list)  # points without an episode
+    wrong_payloads: list[str] = Field(default_factory=list)  # namespace or deleted flag off
+    stale_keys: list[str] = Field(default_factory=list)  # keyword keys of an older recipe
+    repaired: bool = False
+    set_aside: str | None = None  # where rebuild_vectors moved the old vector store
+
+    @property
+    def ok(self) -> bool:
+        return not (
+            self.missing_vectors or self.orphan_vectors or self.wrong_payloads or self.stale_keys
+        )
+
+
+def check_and_repair(
+    graph: GraphStore,
+    vectors: VectorStore,
+    embedder: Embedder,
+    settings: Settings,
+    *,
+    repair: bool,
+    progress: Callable[[int, int], None] | None = None,
+) -> DoctorReport:
+    """Compare the stores; with `repair`, make the mirror agree with the graph, calling
+    `progress(done, total)` after each batch of episodes re-embedded."""
+    states = graph.episode_states()
+    payloads = vectors.all_payloads()
+    report = DoctorReport(
+        episodes=len(states),
+        vector_points=len(payloads),
+        missing_vectors=sorted(i for i in states if i not in payloads),
+        orphan_vectors=sorted(i for i in payloads if i not in states),
+        wrong_payloads=sorted(
+            i
+            for i, (namespace, deleted) in states.items()
+            if i in payloads
+            and (payloads[i].namespace != namespace or bool(payloads[i].deleted) != deleted)
+        ),
+        stale_keys=sorted(
+            i for i, (_, deleted) in states.items()
+            if i in payloads and not deleted and payloads[i].key_version < KEY_VERSION
+        ),  # fmt: skip
+    )
+    if not repair or report.ok:
+        return report
+    vectors.delete(report.orphan_vectors)
+    rekeyed: dict[str, list[str]] = {}
+    for episode_id in report.stale_keys:
+        rekeyed.setdefault(states[episode_id][0], []).append(episode_id)
+    for orphan in report.orphan_vectors:
+        payload = payloads[orphan]
+        if payload.session_id is not None:
+            tail = graph.recent_episode_ids(
+                payload.namespace, payload.session_id, time.time(), settings.keyword_context_turns
+            )
+            rekeyed.setdefault(payload.namespace, []).extend(tail)
+    rebuild = report.missing_vectors + report.wrong_payloads
+    by_namespace: dict[str, list[str]] = {}
+    for episode_id in rebuild:
+        by_namespace.setdefault(states[episode_id][0], []).append(episode_id)
+    done = 0
+    for namespace, ids in by_namespace.items():
+        for start in range(0, len(ids), _REPAIR_BATCH):
+            episodes = graph.get_episodes(namespace, ids[start : start + _REPAIR_BATCH])
+            entities = graph.entities_of(namespace, [e.id for e in episodes])
+            embeddings = embedder.embed([e.content for e in episodes])
+            points = [
+                vector_point(
+                    e.id,
+                    e.content,
+                    embedding,
+                    VectorPayload(
+                        namespace=namespace, session_id=e.session_id, kind=e.kind,
+                        layer=e.layer, importance=e.importance, created_at=e.created_at,
+                        occurred_at=e.occurred_at,
+                        entities=sorted(x.canonical for x in entities.get(e.id, [])),
+                        deleted=1 if e.deleted_at is not None else 0,
+                    ),
+                    settings,
+                )  # fmt: skip
+                for e, embedding in zip(episodes, embeddings, strict=True)
+            ]
+            vectors.upsert(points)
+            rekeyed.setdefault(namespace, []).extend(e.id for e in episodes)
+            done += len(episodes)
+            if progress is not None:
+                progress(done, len(rebuild))
+    for namespace, ids in rekeyed.items():
+        for start in range(0, len(ids), _REKEY_BATCH):
+            rekey(graph, vectors, namespace, ids[start : start + _REKEY_BATCH], settings)
+    if len(rebuild) >= settings.index_after_episodes:
+        vectors.optimize()  # as store_many: else every search stays exhaustive
+    return report.model_copy(update={"repaired": True})
+
+
+def rebuild_vectors(
+    path: str | Path | None = None,
+    settings: Settings | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    actor: str = "api",
+) -> DoctorReport:
+    """Set the embedded vector store aside (renamed under the data directory, kept) and
+    rebuild it from the graph: for a vector store that no longer opens, or to start it over.
+    The audit log records the repair as done by `actor` (as `Memory.actor`).
+
+    Raises:
+        InvalidInput: the backend is not the embedded one (delete the Qdrant collection
+            instead, then repair).
+        StoreUnavailable: the graph cannot be opened (another process holds it, say).
+    """
+    from engine.memory import Memory  # the façade imports this module
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+    resolved = settings_at(path, settings)
+    aside = resolved.vectors_dir.with_name(f"{resolved.vectors_dir.name}.set-aside-{stamp}")
+    with Memory.open(settings=resolved, vectors_aside=aside) as memory:
+        memory.actor = actor
+        report = memory.doctor(repair=True, progress=progress)
+    return report.model_copy(update={"set_aside": str(aside) if aside.exists() else None})

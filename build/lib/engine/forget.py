@@ -1,0 +1,256 @@
+"""Forgetting on purpose: TTL expiry, the cold archive, capacity eviction and hard purge.
+
+- Expired episodes (`expires_at` passed) already leave recall; maintenance archives them.
+- Stale episodes (importance under `archive_max_importance`, not accessed nor seen again for
+  `archive_after_days`) move to the archive: JSONL under `<data_dir>/archive/`, out of the
+  graph and the vector store, restorable one by one.
+- Over `episodic_capacity`, the lowest by importance x (1 - w + w x recency) are archived.
+- `purge` removes episodes from the graph, the vectors and the archive, for privacy requests;
+  its dry run lists what would go.
+Selection is pure (`select_for_archive`); the rest moves records between the stores.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from engine.embed import Embedder
+from engine.ingest.pipeline import vector_point
+from engine.keyword_keys import refresh_around, rekey, window_ids
+from engine.models import Decision, Entity, Episode, Session, session_node_id
+from engine.settings import Settings
+from engine.stores.base import GraphBatch, GraphStore, LifecycleRow, VectorPayload, VectorStore
+
+__all__ = [
+    "Archive",
+    "ArchiveRecord",
+    "PurgeReport",
+    "archive_episodes",
+    "purge_episodes",
+    "select_for_archive",
+    "unarchive",
+]
+
+SECONDS_PER_DAY = 86_400.0
+
+
+class ArchiveRecord(BaseModel):
+    """Everything needed to bring an archived episode back."""
+
+    episode: Episode
+    entities: list[Entity]
+    decisions: list[Decision]
+    about: list[tuple[str, str]] = Field(default_factory=list)  # decision id, entity id
+    chained: bool = False  # it was on its session's NEXT chain, so it rejoins it when back
+    archived_at: float
+    reason: str
+
+
+class PurgeReport(BaseModel):
+    """What a purge removed (or, in a dry run, would remove)."""
+
+    dry_run: bool
+    episodes: list[str]
+    archived: list[str]  # of those, the ones found in the archive
+    decisions: list[str] = Field(default_factory=list)
+
+
+class Archive:
+    """Cold storage: one JSONL file per namespace, rewritten only to take records out."""
+
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory
+        self._lock = threading.Lock()
+
+    def _file(self, namespace: str) -> Path:
+        return self._directory / f"{namespace}.jsonl"
+
+    def append(self, namespace: str, records: Sequence[ArchiveRecord]) -> None:
+        if not records:
+            return
+        with self._lock:
+            self._directory.mkdir(parents=True, exist_ok=True)
+            with self._file(namespace).open("a", encoding="utf-8") as out:
+                for record in records:
+                    out.write(record.model_dump_json() + "\n")
+
+    def records(self, namespace: str) -> list[ArchiveRecord]:
+        path = self._file(namespace)
+        if not path.exists():
+            return []
+        with self._lock, path.open(encoding="utf-8") as lines:
+            return [ArchiveRecord.model_validate(json.loads(line)) for line in lines if line.strip()]
+
+    def take(self, namespace: str, ids: Sequence[str]) -> list[ArchiveRecord]:
+        """Remove and return the records of these episode ids."""
+        wanted = set(ids)
+        kept: list[ArchiveRecord] = []
+        taken: list[ArchiveRecord] = []
+        for record in self.records(namespace):
+            (taken if record.episode.id in wanted else kept).append(record)
+        if taken:
+            with self._lock:
+                path = self._file(namespace)
+                scratch = path.with_suffix(".jsonl.tmp")
+                scratch.write_text("".join(r.model_dump_json() + "\n" for r in kept), "utf-8")
+                scratch.replace(path)  # atomic: a crash leaves the old file or the new one
+        return taken
+
+
+def select_for_archive(
+    rows: Sequence[LifecycleRow], *, now: float, settings: Settings
+) -> list[tuple[str, str]]:
+    """(episode id, reason) for every episode maintenance should archive.
+
+    >>> from engine.stores.base import LifecycleRow
+    >>> rows = [LifecycleRow(id="old", importance=0.2, occurred_at=0, created_at=0),
+    ...         LifecycleRow(id="key", importance=0.9, occurred_at=0, created_at=0),
+    ...         LifecycleRow(id="ttl", importance=0.9, occurred_at=0, created_at=0, expires_at=5)]
+    >>> select_for_archive(rows, now=40 * 86400, settings=Settings())
+    [('ttl', 'expired'), ('old', 'stale')]
+    """
+    chosen: dict[str, str] = {}
+    stale_before = now - settings.archive_after_days * SECONDS_PER_DAY
+    for row in rows:
+        if row.expires_at is not None and row.expires_at <= now:
+            chosen[row.id] = "expired"
+    for row in rows:
+        touched = max(x for x in (row.last_accessed_at, row.last_seen, row.created_at) if x is not None)
+        if row.id not in chosen and row.importance < settings.archive_max_importance and touched < stale_before:
+            chosen[row.id] = "stale"
+    capacity = settings.episodic_capacity
+    remaining = [row for row in rows if row.id not in chosen]
+    if capacity is not None and len(remaining) > capacity:
+        w = settings.capacity_recency_weight
+
+        def keep_score(row: LifecycleRow) -> float:
+            age_days = max(0.0, now - row.occurred_at) / SECONDS_PER_DAY
+            recency = math.pow(0.5, age_days / settings.decay_half_life_days)
+            return row.importance * (1.0 - w + w * recency)
+
+        for row in sorted(remaining, key=keep_score)[: len(remaining) - capacity]:
+            chosen[row.id] = "capacity"
+    return list(chosen.items())
+
+
+def archive_episodes(
+    graph: GraphStore,
+    vectors: VectorStore,
+    archive: Archive,
+    namespace: str,
+    chosen: Sequence[tuple[str, str]],
+    *,
+    now: float,
+    settings: Settings,
+) -> list[str]:
+    """Move episodes to the archive: written there first, then removed from the hot stores."""
+    reasons = dict(chosen)
+    episodes = graph.get_episodes(namespace, list(reasons))
+    ids = [e.id for e in episodes]
+    entities = graph.entities_of(namespace, ids)
+    decisions = graph.decisions_of(namespace, ids)
+    about = graph.decision_links(namespace, [d.id for ds in decisions.values() for d in ds])
+    chained = {row.episode_id for row in graph.session_windows(namespace, ids) if row.offset}
+    records = [
+        ArchiveRecord(
+            episode=episode.model_copy(update={"archived_at": now}),
+            entities=entities.get(episode.id, []),
+            decisions=decisions.get(episode.id, []),
+            about=[(d, e) for d, e in about if d in {x.id for x in decisions.get(episode.id, [])}],
+            chained=episode.id in chained,
+            archived_at=now,
+            reason=reasons[episode.id],
+        )
+        for episode in episodes
+    ]
+    # Archive first: a crash after this leaves a record that is also still live (restorable,
+    # harmless); the other order could lose the episode.
+    archive.append(namespace, records)
+    _delete_everywhere(graph, vectors, namespace, ids, settings)
+    return ids
+
+
+def _delete_everywhere(graph: GraphStore, vectors: VectorStore, namespace: str,
+                       ids: Sequence[str], settings: Settings) -> None:  # fmt: skip
+    """Delete episodes from both stores; their neighbours' keyword keys lose their words."""
+    gone = set(ids)
+    neighbours = [i for i in window_ids(graph, namespace, ids, settings) if i not in gone]
+    graph.delete_episodes(namespace, list(ids))
+    vectors.delete(ids)
+    rekey(graph, vectors, namespace, neighbours, settings)
+
+
+def unarchive(
+    graph: GraphStore,
+    vectors: VectorStore,
+    embedder: Embedder,
+    archive: Archive,
+    namespace: str,
+    episode_id: str,
+    *,
+    settings: Settings,
+) -> Episode | None:
+    """Bring one archived episode back into the graph and the vector store."""
+    records = [r for r in archive.records(namespace) if r.episode.id == episode_id]
+    if not records:
+        return None
+    record = records[0]
+    episode = record.episode.model_copy(update={"archived_at": None})
+    batch = GraphBatch(
+        episodes=[episode],
+        entities=[e.model_copy(update={"mention_count": 1}) for e in record.entities],
+        decisions=record.decisions,
+        mentions=[(episode.id, e.id, 1) for e in record.entities],
+        decided=[(episode.id, d.id) for d in record.decisions],
+        about=record.about,
+    )
+    if episode.session_id is not None:
+        node = session_node_id(namespace, episode.session_id)
+        batch.sessions = [Session(id=node, namespace=namespace, name=episode.session_id,
+                                  started_at=episode.occurred_at, created_at=episode.created_at)]  # fmt: skip
+        batch.in_session = [(episode.id, node)]
+    payload = VectorPayload(
+        namespace=namespace, session_id=episode.session_id, kind=episode.kind, layer=episode.layer,
+        importance=episode.importance, created_at=episode.created_at,
+        occurred_at=episode.occurred_at, entities=sorted(e.canonical for e in record.entities),
+    )  # fmt: skip
+    point = vector_point(episode.id, episode.content, embedder.embed([episode.content])[0],
+                         payload, settings)  # fmt: skip
+    with graph.transaction():
+        graph.write(batch)
+        if record.chained and episode.session_id is not None:
+            graph.rejoin_session(namespace, episode.id, episode.session_id)
+        vectors.upsert([point])
+        # Its key takes its neighbours' words again, and theirs its own.
+        refresh_around(graph, vectors, namespace, [episode.id], settings)
+    archive.take(namespace, [episode_id])
+    return episode
+
+
+def purge_episodes(
+    graph: GraphStore,
+    vectors: VectorStore,
+    archive: Archive,
+    namespace: str,
+    ids: Sequence[str],
+    *,
+    dry_run: bool,
+    settings: Settings,
+) -> PurgeReport:
+    """Remove episodes everywhere (graph, vectors, archive), or list what would go."""
+    live = [e.id for e in graph.get_episodes(namespace, list(ids))]
+    archived = [r.episode.id for r in archive.records(namespace) if r.episode.id in set(ids)]
+    decisions = [d.id for ds in graph.decisions_of(namespace, live).values() for d in ds]
+    report = PurgeReport(dry_run=dry_run, episodes=sorted(set(live) | set(archived)),
+                         archived=archived, decisions=decisions)  # fmt: skip
+    if dry_run:
+        return report
+    _delete_everywhere(graph, vectors, namespace, live, settings)
+    archive.take(namespace, archived)
+    return report

@@ -1,0 +1,66 @@
+"""The models of one store batch: its embedding on the model thread, NER on the writer's.
+
+The embedder leaves the GIL while it computes, so the model thread embeds a batch while the
+writing thread runs NER (and an LLM call) on it; then the writing thread takes a share of what
+is left. In `Writer.write_batches` a batch starts, NER included, before the one ahead of it is
+embedded to the end and written: the model thread embeds without a pause, while the writing
+thread runs NER and writes beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent import futures
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from engine.embed import Embedder, SharedBatch
+from engine.llm import Extractor, LLMExtraction
+from engine.nlp import RawEntity, find_entities
+
+__all__ = ["BatchModels", "ModelOutputs"]
+
+
+@dataclass(frozen=True)
+class ModelOutputs:
+    """What the models found in each text of a batch, in order."""
+
+    entities: list[list[RawEntity]]
+    vectors: list[list[float]]
+    answers: list[LLMExtraction | None]  # the LLM's, None where none was asked or it failed
+
+
+class BatchModels:
+    """A batch whose embedding has started on the model thread: `extract` runs NER (and the
+    LLM) on the calling thread meanwhile, `finish` joins the embedding and returns it all."""
+
+    def __init__(self, embedder: Embedder, pool: Executor, texts: Sequence[str], part_size: int) -> None:
+        self._texts = list(texts)
+        self._shared = SharedBatch(embedder, self._texts, part_size)
+        self._helper = pool.submit(self._shared.work)
+        self._entities: list[list[RawEntity]] = []
+        self._answers: list[LLMExtraction | None] = []
+
+    def extract(self, extractor: Extractor | None) -> None:
+        """NER, and the LLM where one is configured, while the model thread embeds."""
+        self._entities = find_entities(self._texts)
+        self._answers = extractor.extract(self._texts) if extractor else [None] * len(self._texts)
+
+    def finish(self) -> ModelOutputs:
+        """Take a share of the embedding left, then wait for the model thread's.
+
+        Raises:
+            whatever the embedder raised; the model thread has left the batch by then.
+        """
+        try:
+            self._shared.work()
+        finally:
+            futures.wait([self._helper])  # never leave the model thread writing into a dead batch
+        self._helper.result()  # its failure, if it had one
+        return ModelOutputs(entities=self._entities, vectors=self._shared.vectors(), answers=self._answers)
+
+    def abandon(self) -> None:
+        """Drop the batch unfinished: the model thread skips it if it has not begun, and is
+        waited for if it has."""
+        self._helper.cancel()
+        futures.wait([self._helper])

@@ -1,0 +1,588 @@
+"""The write path: from validated requests to episodes in the graph and the vector mirror.
+
+One batch, in order:
+  1. redact personal data (before any model or store sees the text);
+  2. chunk long content (the whole and its chunks are all episodes);
+  3. run NER and the embedder once over every text (and the LLM extractor, when configured);
+  4. score importance; `layer="working"`, or a scored importance under the threshold, keeps a
+     turn in working memory only (the latter answers `skipped: low_importance`);
+  5. find duplicates (content hash, then embedding + same facts) and see them again instead;
+  6. resolve entities against the namespace (name, alias, similar name of the same type);
+  7. find the active decisions each new decision supersedes;
+  8. write the graph and, inside its transaction, the vectors.
+The choices are pure functions in `engine/ingest/`; this module does the lookups and the I/O.
+`write_batches` overlaps batches: steps 1-3 of a batch run (its embedding queued on the model
+thread) before the batch ahead of it is written (`engine/ingest/batch_models.py`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel
+
+from engine.embed import Embedder
+from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
+from engine.ingest.batch_models import BatchModels
+from engine.ingest.chunk import chunk_text
+from engine.ingest.dedup import Duplicate, content_hash, duplicates_in_batch, near_duplicate
+from engine.ingest.extract import decision_topics, find_decisions, find_numbers, find_todos
+from engine.ingest.importance import score_importance, signals_of
+from engine.ingest.pipeline import (
+    PlannedDecision,
+    PlannedEntity,
+    PlannedEpisode,
+    about_entities,
+    entity_id,
+    prepare,
+    source_of,
+)
+from engine.ingest.redact import compile_patterns, redact_request
+from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
+from engine.ingest.supersede import DecisionView, choose_supersessions
+from engine.keyword_keys import keys_in_context, rekey
+from engine.llm import Extractor
+from engine.models import Entity, StoreRequest, StoreResult
+from engine.nlp import RawEntity, limit_numpy_blas
+from engine.settings import Settings
+from engine.stores.base import GraphStore, SparseVector, VectorStore
+from engine.text import canonical_name, count_tokens
+from engine.working import WorkingItem, WorkingMemory
+
+__all__ = ["Writer"]
+
+# Entries in the short-text vector cache: 10k x 384 float32 is about 15 MB.
+_SHORT_VECTOR_CACHE = 10_000
+_SHORT_TEXT_CHARS = 300
+
+
+class _Text(BaseModel):
+    """One text to embed and extract: a whole request, or one chunk of it."""
+
+    id: str
+    request: StoreRequest
+    request_index: int
+    chunk_index: int | None = None
+    redacted: dict[str, int]
+    entities: list[RawEntity] = []
+    decisions: list[str] = []
+    todos: list[str] = []
+    llm_importance: float | None = None
+    embedding: list[float] = []
+    importance: float = 0.0
+
+
+@dataclass
+class _Started:
+    """A batch redacted and chunked, its models begun (`models`), or what failed first."""
+
+    requests: Sequence[StoreRequest]
+    texts: list[_Text] = field(default_factory=list)
+    models: BatchModels | None = None
+    error: Exception | None = None
+
+
+class Writer:
+    """Writes batches; owns the write lock and working memory."""
+
+    def __init__(
+        self,
+        *,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        settings: Settings,
+        model_pool: Executor,
+        extractor: Extractor | None = None,
+    ) -> None:
+        limit_numpy_blas(settings.numpy_blas_threads)  # process-wide: for NER beside the embedder
+        self._graph = graph
+        self._model_pool = model_pool
+        self._vectors = vectors
+        self._embedder = embedder
+        self._settings = settings
+        self._extractor = extractor
+        self.lock = threading.Lock()
+        self.stored_namespaces: set[str] = set()  # namespaces this process has written to
+        # Told (namespace, episode ids) after every batch that stored episodes, promotions
+        # included: the façade writes its audit log from it.
+        self.on_stored: Callable[[str, list[str]], None] | None = None
+        self.working = WorkingMemory(
+            capacity=settings.working_capacity,
+            key_weight=settings.working_key_weight,
+            promote_min=settings.working_promote_min,
+        )
+        # Entity names and decision texts are embedded again and again for resolution and
+        # supersession; they are short and repeat, so their vectors are kept (bounded).
+        self._short_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        try:
+            self._pii = compile_patterns(settings.pii_patterns)
+        except ValueError as exc:
+            raise InvalidInput("pii_patterns", str(exc)) from None
+
+    def write(self, requests: Sequence[StoreRequest]) -> list[StoreResult]:
+        """Store one batch all-or-nothing; one result per request, in order.
+
+        Raises:
+            InvalidInput: a related id is not an episode of the namespace; nothing stored.
+            WriteFailed: a store failed; nothing of the batch is visible.
+        """
+        [results] = self.write_batches([requests])
+        return results
+
+    def write_batches(self, batches: Iterable[Sequence[StoreRequest]]) -> Generator[list[StoreResult]]:
+        """Store batches in order, each all-or-nothing, yielding each one's results once it is
+        committed. The next batch starts (its embedding queued, its NER run) before this one
+        is embedded to the end and written, so the model thread never waits for the write
+        (store_many at 10k: see README).
+
+        Raises:
+            as `write`, at the batch that failed; the batches yielded before it are stored.
+        """
+        pending = iter(batches)
+        current, following = self._start(next(pending, None)), None
+        try:
+            while current is not None:
+                following = self._start(next(pending, None))  # its NER while this one embeds
+                texts = self._finish(current)
+                yield self._commit(current.requests, texts)
+                current, following = following, None
+        finally:
+            for started in (current, following):
+                if started is not None and started.models is not None:
+                    started.models.abandon()
+
+    def _commit(self, requests: Sequence[StoreRequest], texts: list[_Text]) -> list[StoreResult]:
+        now = time.time()
+        results: dict[int, StoreResult] = {}
+        promoted: list[WorkingItem] = []
+        written: list[str] = []
+        with self.lock:
+            try:
+                with self._graph.transaction():
+                    to_working = self._write_locked(texts, now, results, written)
+            except StoreUnavailable as exc:
+                self._discard(written)
+                raise WriteFailed(f"nothing stored: {exc}") from exc
+            # Only once the batch is committed: a failed batch leaves working memory as it was.
+            for item in to_working:
+                promoted += self.working.add(item)
+        if self.on_stored is not None:
+            stored: dict[str, list[str]] = {}
+            for result in results.values():
+                if result.status == "stored":
+                    stored.setdefault(result.namespace, []).append(result.id)
+            for namespace, ids in stored.items():
+                self.on_stored(namespace, ids)
+        if promoted:
+            self.promote(promoted)
+        return [results[i] for i in range(len(requests))]
+
+    def promote(self, items: Sequence[WorkingItem]) -> list[StoreResult]:
+        """Write working-memory items to episodic memory, with the importance they had."""
+        requests = [
+            i.request.model_copy(update={"layer": "episodic", "importance": i.importance})
+            for i in items
+        ]
+        return self.write(requests) if requests else []
+
+    def _embed_short(self, texts: list[str]) -> list[list[float]]:
+        """Embeddings of short texts (names, decisions), from the cache where known."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._short_vectors))
+        if missing:
+            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
+                self._short_vectors[text] = np.asarray(vector, dtype=np.float32)
+        for text in texts:
+            self._short_vectors.move_to_end(text)
+        vectors = [self._short_vectors[t].tolist() for t in texts]
+        # Only now: the oldest entries may be texts of this call (an old decision, say).
+        while len(self._short_vectors) > _SHORT_VECTOR_CACHE:
+            self._short_vectors.popitem(last=False)
+        return vectors
+
+    # -- before the lock: redaction, chunking, models -------------------------------------------
+    def _texts(self, requests: Sequence[StoreRequest]) -> list[_Text]:
+        settings = self._settings
+        texts: list[_Text] = []
+        for index, request in enumerate(requests):
+            redacted: dict[str, int] = {}
+            if settings.redact_pii:
+                request, redacted = redact_request(request, self._pii)
+            texts.append(
+                _Text(id=str(uuid.uuid4()), request=request, request_index=index, redacted=redacted)
+            )
+            if count_tokens(request.content) > settings.chunk_max_tokens:
+                chunks = chunk_text(
+                    request.content,
+                    max_tokens=settings.chunk_max_tokens,
+                    min_tokens=settings.chunk_min_tokens,
+                )
+                for position, chunk in enumerate(chunks):
+                    part = request.model_copy(update={"content": chunk, "related_ids": []})
+                    texts.append(
+                        _Text(id=str(uuid.uuid4()), request=part, request_index=index,
+                              chunk_index=position, redacted={})
+                    )  # fmt: skip
+        return texts
+
+    def _start(self, requests: Sequence[StoreRequest] | None) -> _Started | None:
+        """Redact and chunk a batch, start its embedding and run its NER; None past the last
+        batch. A failure here waits for the batch's turn: the batches ahead are still written."""
+        if requests is None:
+            return None
+        started = _Started(requests=requests)
+        try:
+            started.texts = self._texts(requests)
+            contents = [t.request.content for t in started.texts]
+            started.models = BatchModels(self._embedder, self._model_pool, contents, self._settings.embed_part_size)
+            started.models.extract(self._extractor)
+        except Exception as exc:
+            started.error = exc
+        return started
+
+    def _finish(self, started: _Started) -> list[_Text]:
+        """The batch's texts with what the models found in them."""
+        if started.error is not None:
+            raise started.error
+        assert started.models is not None  # set whenever nothing failed
+        found = started.models.finish()
+        texts = started.texts
+        for text, entities, vector, answer in zip(texts, found.entities, found.vectors, found.answers, strict=True):
+            text.embedding = list(vector)
+            if len(text.request.content) <= _SHORT_TEXT_CHARS:
+                # A one-sentence turn is often its own decision: supersession reuses this.
+                self._short_vectors[text.request.content] = np.asarray(vector, dtype=np.float32)
+            if answer is not None:  # the LLM replaces the rules where it answered
+                text.entities = [RawEntity(name=e.name, type=e.type) for e in answer.entities]
+                text.decisions, text.todos = answer.decisions, answer.todos
+                text.llm_importance = answer.importance
+            else:
+                content = text.request.content
+                text.entities = entities
+                text.decisions, text.todos = find_decisions(content), find_todos(content)
+        return texts
+
+    # -- under the lock ---------------------------------------------------------------------------
+    def _write_locked(
+        self, texts: list[_Text], now: float, results: dict[int, StoreResult], written: list[str]
+    ) -> list[WorkingItem]:
+        """Everything under the lock and the graph transaction; returns the items that go to
+        working memory once the transaction has committed."""
+        settings = self._settings
+        self._check_related([t.request for t in texts if t.chunk_index is None])
+        known = self._known_entities(texts)
+        to_working: list[WorkingItem] = []
+        kept: list[_Text] = []
+        for text in texts:
+            text.importance = self._importance(text, known)
+            request = text.request
+            if text.chunk_index is not None:
+                continue  # a chunk follows its whole
+            scored_low = request.importance is None and text.importance < settings.importance_threshold
+            if request.layer == "working" or scored_low:
+                to_working.append(
+                    WorkingItem(id=text.id, request=request, importance=text.importance,
+                                embedding=text.embedding, created_at=now, sequence=0)
+                )  # fmt: skip
+                results[text.request_index] = self._result(
+                    text, "working" if request.layer == "working" else "skipped"
+                )
+            else:
+                kept.append(text)
+
+        duplicates = self._duplicates(kept, now) if settings.dedup else {}
+        for text in kept:
+            if text.id in duplicates:
+                results[text.request_index] = self._result(
+                    text, "duplicate", duplicates[text.id].of
+                )
+        wholes = {t.request_index for t in kept if t.id not in duplicates}
+        planned = self._plan(
+            [t for t in texts if t.request_index in wholes and t.request.layer != "working"],
+            known,
+        )
+        self._supersede(planned, now)
+        sessions = {
+            (p.request.namespace, p.request.session_id)
+            for p in planned
+            if p.request.session_id is not None and p.parent_id is None
+        }
+        tails = {(ns, sid): self._graph.last_episode_in_session(ns, sid) for ns, sid in sessions}
+        prepared = prepare(planned, tails, now=now, settings=settings)
+        written.extend(p.id for p in planned)
+        self.stored_namespaces.update(p.request.namespace for p in planned)
+        self._graph.write(prepared.batch)
+        self._touch(kept, duplicates, now)
+        # New turns join their sessions' keyword context, both ways (engine/keyword_keys.py):
+        # their points are written with it, then the neighbours that now hold their text.
+        in_sessions: dict[str, list[str]] = {}
+        for item in planned:
+            if item.request.session_id is not None and item.parent_id is None:
+                in_sessions.setdefault(item.request.namespace, []).append(item.id)
+        keys: dict[str, SparseVector] = {}
+        neighbours: dict[str, list[str]] = {}
+        for namespace, ids in in_sessions.items():
+            found, neighbours[namespace] = keys_in_context(self._graph, namespace, ids, settings)
+            keys.update(found)
+        points = [
+            p.model_copy(update={"sparse": keys[p.id]}) if p.id in keys else p
+            for p in prepared.points
+        ]
+        # Inside the graph transaction: if the mirror fails, the graph rolls back.
+        self._vectors.upsert(points)
+        for namespace, ids in neighbours.items():
+            rekey(self._graph, self._vectors, namespace, ids, settings)
+        index_of = {p.id: i for p, i in zip(planned, _indices(planned, texts), strict=True)}
+        for result in prepared.results:
+            results[index_of[result.id]] = result
+        return to_working
+
+    def _importance(self, text: _Text, known: dict[str, dict[str, Entity]]) -> float:
+        """Explicit importance, else the LLM's, else the rule-based score."""
+        if text.request.importance is not None:
+            return text.request.importance
+        if text.llm_importance is not None:
+            return text.llm_importance
+        seen = known.get(text.request.namespace, {})
+        new = {c for e in text.entities if (c := canonical_name(e.name)) and c not in seen}
+        signals = signals_of(
+            text.request.content,
+            new_entities=len(new),
+            numbers=len(find_numbers(text.request.content)),
+            decisions=len(text.decisions),
+            todos=len(text.todos),
+        )
+        return score_importance(signals, self._settings.importance)
+
+    def _known_entities(self, texts: Sequence[_Text]) -> dict[str, dict[str, Entity]]:
+        """Per namespace, canonical name or alias -> the stored entity it names."""
+        wanted: dict[str, set[str]] = {}
+        for text in texts:
+            names = {canonical_name(e.name) for e in text.entities} - {""}
+            wanted.setdefault(text.request.namespace, set()).update(names)
+        known: dict[str, dict[str, Entity]] = {}
+        for namespace, names in wanted.items():
+            by_name: dict[str, Entity] = {}
+            for entity in self._graph.find_entities(namespace, sorted(names)):
+                for name in [entity.canonical, *entity.aliases]:
+                    if name in names:
+                        by_name.setdefault(name, entity)
+            known[namespace] = by_name
+        return known
+
+    def _duplicates(self, kept: list[_Text], now: float) -> dict[str, Duplicate]:
+        """Text id -> the episode it repeats: stored (hash, then near) or earlier in the batch."""
+        found: dict[str, Duplicate] = {}
+        by_namespace: dict[str, list[_Text]] = {}
+        for text in kept:
+            by_namespace.setdefault(text.request.namespace, []).append(text)
+        threshold = self._settings.dedup_similarity
+        for namespace, group in by_namespace.items():
+            hashes = self._graph.find_by_hash(
+                namespace, [content_hash(t.request.content) for t in group], now
+            )
+            for text in group:
+                existing = hashes.get(content_hash(text.request.content))
+                if existing is not None:
+                    found[text.id] = Duplicate(of=existing, exact=True)
+            rest = [t for t in group if t.id not in found]
+            hits = self._vectors.search_dense_batch(namespace, [t.embedding for t in rest], 1)
+            candidates = [h[0].id for h in hits if h and h[0].score >= threshold]
+            stored = {e.id: e for e in self._graph.get_episodes(namespace, candidates)}
+            for text, top in zip(rest, hits, strict=True):
+                match = near_duplicate(text.request.content, top, stored, threshold)
+                if match is not None:
+                    found[text.id] = match
+            rest = [t for t in rest if t.id not in found]
+            found.update(
+                duplicates_in_batch(
+                    [(t.id, t.request.content, t.embedding) for t in rest], threshold
+                )
+            )
+        return found
+
+    def _plan(
+        self, texts: list[_Text], known: dict[str, dict[str, Entity]]
+    ) -> list[PlannedEpisode]:
+        resolved = self._resolve(texts, known)
+        chunks_of: dict[int, list[str]] = {}
+        for text in texts:
+            if text.chunk_index is not None:
+                chunks_of.setdefault(text.request_index, []).append(text.id)
+        whole_id = {t.request_index: t.id for t in texts if t.chunk_index is None}
+        planned = []
+        for text in texts:
+            table = resolved.get(text.request.namespace, {})
+            mentioned: dict[str, PlannedEntity] = {}
+            for raw in text.entities:
+                entity = table.get(canonical_name(raw.name))
+                if entity is not None and entity.id not in mentioned:
+                    mentioned[entity.id] = entity.model_copy(update={"name": raw.name})
+            entities = list(mentioned.values())
+            decisions = [
+                PlannedDecision(
+                    id=str(uuid.uuid4()),
+                    text=sentence,
+                    about=(about := about_entities(sentence, entities)),
+                    subjects=[f"entity:{e}" for e in about] + decision_topics(sentence),
+                )
+                for sentence in text.decisions
+            ]
+            is_chunk = text.chunk_index is not None
+            planned.append(
+                PlannedEpisode(
+                    id=text.id,
+                    request=text.request,
+                    importance=text.importance,
+                    embedding=text.embedding,
+                    entities=entities,
+                    decisions=decisions,
+                    numbers=find_numbers(text.request.content),
+                    todos=text.todos,
+                    redacted=text.redacted,
+                    parent_id=whole_id[text.request_index] if is_chunk else None,
+                    chunk_index=text.chunk_index,
+                    chunk_ids=[] if is_chunk else chunks_of.get(text.request_index, []),
+                )
+            )
+        return planned
+
+    def _resolve(
+        self, texts: list[_Text], known: dict[str, dict[str, Entity]]
+    ) -> dict[str, dict[str, PlannedEntity]]:
+        """Per namespace, canonical name -> the entity it becomes (stored, similar, or new)."""
+        names: dict[str, dict[str, str]] = {}  # namespace -> canonical -> type
+        for text in texts:
+            for raw in text.entities:
+                canonical = canonical_name(raw.name)
+                if canonical:
+                    names.setdefault(text.request.namespace, {}).setdefault(canonical, raw.type)
+        resolved: dict[str, dict[str, PlannedEntity]] = {}
+        for namespace, types in names.items():
+            seen = known.get(namespace, {})
+            unknown = sorted(c for c in types if c not in seen)
+            similar = self._similar_entities(namespace, unknown, types)
+            table: dict[str, PlannedEntity] = {}
+            for canonical, kind in types.items():
+                stored = seen.get(canonical)
+                alias = None
+                if stored is None and canonical in similar:
+                    stored, alias = similar[canonical], canonical
+                table[canonical] = PlannedEntity(
+                    id=stored.id if stored else entity_id(namespace, canonical),
+                    name=stored.name if stored else canonical,
+                    canonical=stored.canonical if stored else canonical,
+                    type=stored.type if stored else kind,
+                    alias=alias,
+                )
+            resolved[namespace] = table
+        return resolved
+
+    def _similar_entities(
+        self, namespace: str, unknown: list[str], types: dict[str, str]
+    ) -> dict[str, Entity]:
+        """Unknown names that mean one stored entity of the same type (`resolve_name`)."""
+        if not unknown:
+            return {}
+        stored = self._graph.entities_with_prefix(namespace, [candidate_prefix(c) for c in unknown])
+        stored = [e for e in stored if e.canonical not in unknown]
+        if not stored:
+            return {}
+        vectors = self._embed_short(unknown + [e.canonical for e in stored])
+        candidates = [
+            Candidate(entity=e, vector=list(v)) for e, v in zip(stored, vectors[len(unknown) :], strict=True)
+        ]
+        found = {}
+        for canonical, vector in zip(unknown, vectors, strict=False):
+            prefix = candidate_prefix(canonical)
+            match = resolve_name(
+                canonical,
+                types[canonical],
+                vector,
+                [c for c in candidates if c.entity.canonical.startswith(prefix)],
+                threshold=self._settings.entity_merge_similarity,
+            )
+            if match is not None:
+                found[canonical] = match
+        return found
+
+    def _supersede(self, planned: list[PlannedEpisode], now: float) -> None:
+        """Mark on each new decision the active decisions it supersedes."""
+        by_namespace: dict[str, list[tuple[PlannedDecision, float]]] = {}
+        for episode in planned:
+            at = episode.request.occurred_at if episode.request.occurred_at is not None else now
+            for decision in episode.decisions:
+                if decision.subjects:
+                    by_namespace.setdefault(episode.request.namespace, []).append((decision, at))
+        for namespace, new in by_namespace.items():
+            subjects = sorted({s for d, _ in new for s in d.subjects})
+            active = self._graph.active_decisions(namespace, subjects)
+            vectors = self._embed_short([d.text for d, _ in new] + [d.text for d in active])
+            views = [
+                DecisionView(id=d.id, subjects=d.subjects, at=at, vector=list(v))
+                for (d, at), v in zip(new, vectors, strict=False)
+            ]
+            stored = [
+                DecisionView(id=d.id, subjects=d.subjects, at=d.decided_at, vector=list(v))
+                for d, v in zip(active, vectors[len(new) :], strict=True)
+            ]
+            by_id = {d.id: d for d, _ in new}
+            pairs = choose_supersessions(
+                views, stored, threshold=self._settings.supersede_similarity
+            )
+            for new_id, old_id in pairs:
+                by_id[new_id].supersedes.append(old_id)
+
+    def _check_related(self, requests: list[StoreRequest]) -> None:
+        """Every related id names an episode already stored in the same namespace."""
+        wanted: dict[str, set[str]] = {}
+        for request in requests:
+            wanted.setdefault(request.namespace, set()).update(request.related_ids)
+        for namespace, ids in wanted.items():
+            known = {e.id for e in self._graph.get_episodes(namespace, sorted(ids))}
+            missing = sorted(ids - known)
+            if missing:
+                raise InvalidInput("related_ids", f"no episode {missing[0]!r} in {namespace!r}")
+
+    def _touch(self, kept: list[_Text], duplicates: dict[str, Duplicate], now: float) -> None:
+        touches: dict[str, list[tuple[str, float, str]]] = {}
+        id_of = {t.id: t for t in kept}
+        for text_id, duplicate in duplicates.items():
+            text = id_of[text_id]
+            at = text.request.occurred_at if text.request.occurred_at is not None else now
+            touches.setdefault(text.request.namespace, []).append(
+                (duplicate.of, at, source_of(text.request))
+            )
+        for namespace, rows in touches.items():
+            self._graph.touch(namespace, rows)
+
+    def _result(self, text: _Text, status: str, of: str | None = None) -> StoreResult:
+        return StoreResult.model_validate(
+            {
+                "id": of or text.id,
+                "status": status,
+                "reason": "low_importance" if status == "skipped" else None,
+                "namespace": text.request.namespace,
+                "importance": text.importance,
+                "redacted": text.redacted,
+            }
+        )
+
+    def _discard(self, ids: list[str]) -> None:
+        try:
+            self._vectors.delete(ids)
+        except StoreUnavailable:
+            # Orphan points are never recalled (recall keeps only live graph ids).
+            pass
+
+
+def _indices(planned: Sequence[PlannedEpisode], texts: Sequence[_Text]) -> list[int]:
+    index = {t.id: t.request_index for t in texts}
+    return [index[p.id] for p in planned]

@@ -1,0 +1,164 @@
+"""Look one record up in depth: an episode with its reasons, an entity with what is known of it.
+
+Reads only, through the `GraphStore` protocol. `Memory.explain` and `Memory.entity` call these.
+"""
+
+from __future__ import annotations
+
+import time
+
+from engine.errors import InvalidInput, NotFound, StoreUnavailable
+from engine.models import Entity, Episode, from_epoch
+from engine.settings import Settings
+from engine.stores.base import GraphStore, VectorStore
+from engine.text import canonical_name
+from engine.views import EntityProfile, EpisodeExplanation, Health, Neighbour
+
+__all__ = ["entity_profile", "explain_episode", "one_entity", "store_health", "why_sentence"]
+
+
+def explain_episode(
+    graph: GraphStore, namespace: str, episode_id: str, *, now: float, settings: Settings
+) -> EpisodeExplanation:
+    """The episode, its entities and decisions, its session neighbours and the episodes that
+    share its entities, with one sentence on why it exists.
+
+    Raises:
+        NotFound: no episode has that id in the namespace.
+    """
+    found = graph.get_episodes(namespace, [episode_id])
+    if not found:
+        raise NotFound("episode", episode_id)
+    episode = found[0]
+    entities = graph.entities_of(namespace, [episode_id]).get(episode_id, [])
+    decisions = graph.decisions_of(namespace, [episode_id]).get(episode_id, [])
+
+    neighbours: list[Neighbour] = []
+    previous, following = graph.session_neighbours(namespace, episode_id)
+    for relation, other in (("previous", previous), ("next", following)):
+        if other is not None:
+            neighbours.append(_neighbour(other, relation, None))
+    seen = {episode_id} | {n.id for n in neighbours}
+    links = graph.episodes_mentioning(
+        namespace, [e.id for e in entities], now, settings.explain_neighbours + len(seen)
+    )
+    shared: dict[str, str] = {}
+    for link in links:
+        if link.episode_id not in seen and link.episode_id not in shared:
+            shared[link.episode_id] = link.entity_name
+    shared = dict(list(shared.items())[: settings.explain_neighbours])
+    for other in sorted(
+        graph.get_episodes(namespace, list(shared)), key=lambda e: -e.occurred_at
+    ):
+        neighbours.append(_neighbour(other, "shares_entity", shared[other.id]))
+    return EpisodeExplanation(
+        episode=episode,
+        entities=entities,
+        decisions=decisions,
+        neighbours=neighbours,
+        why=why_sentence(episode),
+    )
+
+
+def entity_profile(
+    graph: GraphStore, namespace: str, name: str, *, now: float, settings: Settings
+) -> EntityProfile:
+    """The entity named `name` (its canonical name or an alias), its active facts, the
+    decisions about it and its latest episodes.
+
+    Raises:
+        NotFound: no entity of the namespace has that name or alias.
+    """
+    matches = graph.find_entities(namespace, [canonical_name(name)])
+    if not matches:
+        raise NotFound("entity", name)
+    # Several entities can share an alias; the most mentioned one is what the caller means.
+    entity = max(matches, key=lambda e: (e.mention_count, e.last_seen))
+    links = graph.episodes_mentioning(namespace, [entity.id], now, settings.profile_episodes)
+    order = list(dict.fromkeys(link.episode_id for link in links))
+    episodes = {e.id: e for e in graph.get_episodes(namespace, order)}
+    return EntityProfile(
+        entity=entity,
+        facts=graph.facts_about(namespace, [entity.id], include_closed=False),
+        decisions=graph.decisions_about(namespace, [entity.id], settings.profile_episodes),
+        latest_episodes=[episodes[i] for i in order if i in episodes],
+    )
+
+
+def one_entity(graph: GraphStore, namespace: str, name: str) -> Entity:
+    """The entity a human means by `name` (canonical name or alias; the most mentioned).
+
+    Raises:
+        InvalidInput: the name is empty. NotFound: no entity has it.
+    """
+    if not isinstance(name, str) or not canonical_name(name):
+        raise InvalidInput("entity", "must be a non-empty entity name")
+    found = graph.find_entities(namespace, [canonical_name(name)])
+    if not found:
+        raise NotFound("entity", name)
+    return max(found, key=lambda e: e.mention_count)
+
+
+def store_health(graph: GraphStore, vectors: VectorStore, backend: str) -> Health:
+    """Whether both stores answer, with their counts; never raises."""
+    episodes = points = None
+    problems = []
+    try:
+        episodes = graph.stats(None, time.time()).episodes
+    except StoreUnavailable as exc:
+        problems.append(str(exc))
+    try:
+        points = vectors.count(None)
+    except StoreUnavailable as exc:
+        problems.append(str(exc))
+    return Health(
+        status="ok" if episodes is not None and points is not None else "degraded",
+        backend=backend,
+        graph="ok" if episodes is not None else "unreachable",
+        vectors="ok" if points is not None else "unreachable",
+        episodes=episodes,
+        vector_points=points,
+        detail="; ".join(problems) or None,
+    )
+
+
+def why_sentence(episode: Episode) -> str:
+    """One sentence on why an episode is in memory.
+
+    >>> from engine.models import Episode
+    >>> why_sentence(Episode(id="e1", namespace="a", content="x", kind="tool_call", role="git",
+    ...     session_id="s1", importance=0.8, occurred_at=0.0, created_at=0.0,
+    ...     metadata={"source": "ci"}))
+    'A tool call by git in session s1 at 1970-01-01T00:00:00Z, stored as episodic memory with importance 0.80 (high); source: ci.'
+    """
+    kind = episode.kind.replace("_", " ")
+    article = "An" if kind[0] in "aeiou" else "A"
+    parts = [f"{article} {kind}"]
+    if episode.role:
+        parts.append(f"by {episode.role}")
+    if episode.session_id:
+        parts.append(f"in session {episode.session_id}")
+    when = from_epoch(episode.occurred_at).strftime("%Y-%m-%dT%H:%M:%SZ")
+    level = "high" if episode.importance >= 0.7 else "medium" if episode.importance >= 0.4 else "low"
+    sentence = (
+        " ".join(parts) + f" at {when}, stored as {episode.layer} memory with importance "
+        f"{episode.importance:.2f} ({level})"
+    )
+    source = episode.metadata.get("source")
+    if isinstance(source, str):
+        sentence += f"; source: {source}"
+    if episode.deleted_at is not None:
+        sentence += "; forgotten (soft-deleted) since " + from_epoch(episode.deleted_at).isoformat()
+    return sentence + "."
+
+
+def _neighbour(episode: Episode, relation: str, via: str | None) -> Neighbour:
+    return Neighbour.model_validate(
+        {
+            "id": episode.id,
+            "relation": relation,
+            "via": via,
+            "summary": episode.summary or episode.content[:160],
+            "occurred_at": from_epoch(episode.occurred_at),
+        }
+    )

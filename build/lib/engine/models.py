@@ -1,0 +1,407 @@
+"""Typed records at every boundary of hindsight.
+
+`StoreRequest` validates what a caller hands to `store`; `Episode`, `Entity`, `Decision` and
+`Session` are what the graph holds; `MemoryCard` and `Trace` are what recall returns.
+Times inside the stores are epoch seconds (floats); cards show them as UTC datetimes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+__all__ = [
+    "IMPORTANCE_LEVELS",
+    "ChannelHit",
+    "Decision",
+    "Entity",
+    "Episode",
+    "GraphPath",
+    "Kind",
+    "Layer",
+    "MemoryCard",
+    "NumberMention",
+    "PathNode",
+    "RecallLayer",
+    "RecallRequest",
+    "Session",
+    "Stats",
+    "StoreRequest",
+    "StoreResult",
+    "Trace",
+    "from_epoch",
+    "session_node_id",
+    "to_epoch",
+]
+
+Kind = Literal["message", "tool_call", "task", "observation", "document"]
+Layer = Literal["working", "episodic"]
+# Recall may also ask for semantic memory: facts written by reflection.
+RecallLayer = Literal["working", "episodic", "semantic"]
+
+# Named importance levels an agent may send instead of a number.
+IMPORTANCE_LEVELS: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
+
+# A namespace is a short identifier: it ends up in filters, file names and URLs.
+_NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+_SESSION = re.compile(r"^[^\x00-\x1f]{1,128}$")
+
+
+def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float:
+    """Epoch seconds from a datetime, an ISO 8601 string or a number; naive times are UTC."""
+    if isinstance(value, bool):
+        raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise ValueError(f"{field} must be a finite number of epoch seconds")
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            value = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise ValueError(f"{field} is not an ISO 8601 date or time: {value!r}") from exc
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.timestamp()
+    raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
+
+
+def from_epoch(value: float) -> datetime:
+    return datetime.fromtimestamp(value, tz=UTC)
+
+
+class StoreRequest(BaseModel):
+    """What `Memory.store` accepts, validated. Unknown keys are rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    content: str
+    namespace: str = "default"
+    session_id: str | None = None
+    role: str | None = Field(None, max_length=64)
+    kind: Kind = "message"
+    layer: Layer = "episodic"
+    importance: float | None = None
+    occurred_at: float | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    # Episodes this one follows from or refers to (must exist in the same namespace).
+    related_ids: list[str] = Field(default_factory=list, max_length=100)
+    # When the episode leaves recall (TTL); default: settings.ttl_days for its kind, or never.
+    expires_at: float | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str, info: ValidationInfo) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        if "\x00" in value:
+            raise ValueError("must not contain NUL characters")
+        limit = (info.context or {}).get("max_content_chars")
+        if limit is not None and len(value) > limit:
+            raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
+        return value
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        return check_namespace(value)
+
+    @field_validator("session_id")
+    @classmethod
+    def _session(cls, value: str | None) -> str | None:
+        if value is not None and not _SESSION.match(value):
+            raise ValueError("must be 1-128 printable characters")
+        return value
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _importance(cls, value: Any) -> float | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            level = IMPORTANCE_LEVELS.get(value.strip().lower())
+            if level is None:
+                raise ValueError("must be a number in 0..1 or one of high, medium, low")
+            return level
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError("must be a number in 0..1 or one of high, medium, low")
+        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ValueError(f"must be within 0..1, got {value}")
+        return float(value)
+
+    @field_validator("related_ids", mode="before")
+    @classmethod
+    def _related_ids(cls, value: Any) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str) or not isinstance(value, list):
+            raise ValueError("must be a list of episode ids")
+        if not all(isinstance(v, str) and 0 < len(v) <= 128 for v in value):
+            raise ValueError("must hold episode ids (strings of 1-128 characters)")
+        return list(dict.fromkeys(value))
+
+    @field_validator("occurred_at", mode="before")
+    @classmethod
+    def _occurred_at(cls, value: Any) -> float | None:
+        return None if value is None else to_epoch(value)
+
+    @field_validator("expires_at", mode="before")
+    @classmethod
+    def _expires_at(cls, value: Any) -> float | None:
+        return None if value is None else to_epoch(value, "expires_at")
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, value: Any, info: ValidationInfo) -> dict[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError("must be a JSON object")
+        try:
+            encoded = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"must be JSON-serialisable without NaN or infinity ({exc})") from exc
+        if not all(isinstance(key, str) for key in value):
+            raise ValueError("keys must be strings")
+        limit = (info.context or {}).get("max_metadata_bytes")
+        if limit is not None and len(encoded.encode()) > limit:
+            raise ValueError(f"is {len(encoded.encode())} bytes as JSON, over the limit of {limit}")
+        # Round-trip through JSON so what is returned later equals what was stored.
+        decoded: dict[str, Any] = json.loads(encoded)
+        return decoded
+
+
+def session_node_id(namespace: str, session_id: str) -> str:
+    """Session ids are chosen by callers, so the Session node's id is scoped by namespace."""
+    return f"{namespace}/{session_id}"
+
+
+def check_namespace(value: str) -> str:
+    if not isinstance(value, str) or not _NAMESPACE.match(value):
+        raise ValueError(
+            "must be 1-64 characters of letters, digits, '_', '-' or '.', starting with a "
+            "letter or digit"
+        )
+    return value
+
+
+class RecallRequest(BaseModel):
+    """What `Memory.recall` accepts, validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query: str = Field(min_length=1, max_length=10_000)
+    namespace: str = "default"
+    top_k: int = Field(5, ge=1, le=200)
+    min_score: float | None = Field(None, ge=0)
+    session_id: str | None = None
+    now: float | None = None
+    layer: RecallLayer | None = None
+    # Who is asking ("user", "coder", a tool name): memories by or for that role rank higher.
+    role: str | None = Field(None, min_length=1, max_length=128)
+    # Tool names the caller can use; tool-call memories of other tools rank lower.
+    capabilities: list[str] | None = Field(None, max_length=200)
+    # Also read the shared namespace (readable by all, written only when named).
+    include_shared: bool = True
+    # A budget for the returned cards' content, in `count_tokens` units; None: no budget.
+    max_tokens: int | None = Field(None, ge=1, le=1_000_000)
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        return check_namespace(value)
+
+    @field_validator("now", mode="before")
+    @classmethod
+    def _now(cls, value: Any) -> float | None:
+        return None if value is None else to_epoch(value, "now")
+
+
+class NumberMention(BaseModel):
+    """A number found in an episode: `预算改成50万` -> value 500000, unit CNY, context 预算."""
+
+    value: float
+    unit: str | None = None
+    text: str
+    context: str
+
+
+class Episode(BaseModel):
+    """An episode node: one turn, tool call, task outcome, observation or document."""
+
+    id: str
+    namespace: str
+    content: str
+    summary: str = ""
+    kind: Kind = "message"
+    session_id: str | None = None
+    role: str | None = None
+    agent: str | None = None
+    importance: float = 0.5
+    layer: Layer = "episodic"
+    token_count: int = 0
+    content_hash: str = ""
+    occurred_at: float
+    created_at: float
+    last_accessed_at: float | None = None
+    access_count: int = 0
+    expires_at: float | None = None
+    deleted_at: float | None = None
+    archived_at: float | None = None
+    redactions: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    numbers: list[NumberMention] = Field(default_factory=list)
+    todos: list[str] = Field(default_factory=list)
+    related_ids: list[str] = Field(default_factory=list)
+    last_seen: float | None = None
+    sources: list[str] = Field(default_factory=list)
+
+
+class Entity(BaseModel):
+    """A person, organisation, place, product or thing that episodes mention."""
+
+    id: str
+    namespace: str
+    name: str
+    canonical: str
+    type: str
+    aliases: list[str] = Field(default_factory=list)
+    first_seen: float
+    last_seen: float
+    mention_count: int = 1
+    created_at: float
+
+
+class Decision(BaseModel):
+    """Something decided in an episode ("we decided to go with Postgres")."""
+
+    id: str
+    namespace: str
+    text: str
+    status: Literal["active", "superseded"] = "active"
+    decided_at: float
+    created_at: float
+    subjects: list[str] = Field(default_factory=list)
+
+
+class Session(BaseModel):
+    """A conversation or task run; its node id is namespace-scoped."""
+
+    id: str
+    namespace: str
+    name: str
+    started_at: float
+    created_at: float
+
+
+class StoreResult(BaseModel):
+    """What `store` returns: the episode id and what was extracted from it."""
+
+    id: str
+    # stored: a new episode. duplicate: `id` is the episode it repeats, now seen again.
+    # skipped: kept in working memory only (`reason` says why). working: stored in working
+    # memory, as asked.
+    status: Literal["stored", "duplicate", "skipped", "working"] = "stored"
+    reason: Literal["low_importance"] | None = None
+    namespace: str
+    importance: float
+    entities: list[str] = Field(default_factory=list)
+    decisions: list[str] = Field(default_factory=list)
+    # Personal data replaced by placeholders before storing, by type ({"PHONE": 2}).
+    redacted: dict[str, int] = Field(default_factory=dict)
+    # Long content is stored whole and as chunks, each an episode linked PART_OF to this one.
+    chunk_ids: list[str] = Field(default_factory=list)
+    # Earlier decisions this episode's decisions superseded.
+    superseded: list[str] = Field(default_factory=list)
+
+
+class ChannelHit(BaseModel):
+    """One recall channel's view of a card: its rank (1 = best) and raw score."""
+
+    channel: Literal["vector", "keyword", "entity", "graph", "recency", "working", "fact"]
+    rank: int
+    score: float
+
+
+class PathNode(BaseModel):
+    id: str
+    label: Literal["Episode", "Entity", "Decision"]
+    name: str = ""
+
+
+class GraphPath(BaseModel):
+    """How the graph linked a card to the query: nodes and the relationships between them.
+
+    `relationships[i]` joins `nodes[i]` and `nodes[i + 1]`.
+    """
+
+    nodes: list[PathNode]
+    relationships: list[str]
+
+
+class Trace(BaseModel):
+    """Why a card was recalled: every channel that found it, the graph path, each factor."""
+
+    channels: list[ChannelHit]
+    path: GraphPath | None = None
+    fused: float
+    decay: float
+    age_days: float
+    importance: float
+    # Role and capability awareness: 1.0 when the request named no role or capabilities.
+    role_factor: float = 1.0
+    capability_factor: float = 1.0
+    # The query names the memory's author; the query asks "when" or names a date (rerank.py).
+    author_factor: float = 1.0
+    time_factor: float = 1.0
+    final: float
+    # A knowledge update (recall/updates.py): the older cards this one replaces, or the newer
+    # card that replaced this one.
+    supersedes: list[str] = Field(default_factory=list)
+    superseded_by: str | None = None
+
+
+class MemoryCard(BaseModel):
+    """A recalled memory, citing its episode id, with the trace of how it was found."""
+
+    id: str
+    namespace: str
+    content: str
+    score: float
+    occurred_at: datetime
+    created_at: datetime
+    session_id: str | None
+    role: str | None
+    kind: Kind
+    layer: RecallLayer
+    importance: float
+    entities: list[str]
+    related_ids: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any]
+    trace: Trace | None = None  # None when the caller asked for no explanation
+
+
+class Stats(BaseModel):
+    """Counts of live records, for one namespace or all."""
+
+    namespace: str | None
+    episodes: int
+    entities: int
+    decisions: int
+    facts: int

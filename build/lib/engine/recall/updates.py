@@ -1,0 +1,84 @@
+"""Knowledge updates among recalled cards: the current value above the one it replaced. Pure.
+
+"The launch is set for November 20", then weeks later "the launch moved to November 27": both
+answer "when is the launch?", and the older one often matches the question better. When a
+newer card states a change (moved to, postponed, no longer, 改到, 推迟) and shares an entity or
+enough words with an older card above it, it takes the older card's score (ties go to the newer
+card) and both traces say so: `supersedes` on the newer, `superseded_by` on the older.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from engine.models import MemoryCard
+from engine.text import tokenize
+
+__all__ = ["mark_updates", "states_a_change"]
+
+_CHANGE = re.compile(
+    r"\b(?:moved|changed|switched|rescheduled|postponed|pushed|delayed|updated|shifted|bumped"
+    r"|reset|raised|lowered|cut|increased|reduced)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|from)\b"
+    r"|\bno longer\b|\binstead\b|\bnot\s+\w+\s+any\s?more\b|\b(?:cancel(?:l)?ed|called off)\b"
+    r"|\bis now\b|\bnow (?:set|scheduled|planned|on|at|in)\b"
+    r"|改到|改成|改为|改在|推迟|延期|提前到|换成|换到|不再|取消了|调整为|变成了",
+    re.IGNORECASE,
+)
+_MIN_SHARED_WORDS = 2  # two topic words in common ("launch", "Rotterdam"), or one entity
+
+
+def states_a_change(text: str) -> bool:
+    """Whether a text reports that something changed.
+
+    >>> states_a_change("Actually, the launch moved to November 27"), states_a_change("发布会推迟到下周")
+    (True, True)
+    >>> states_a_change("The launch is set for November 20")
+    False
+    """
+    return _CHANGE.search(text) is not None
+
+
+def _same_topic(newer: MemoryCard, older: MemoryCard) -> bool:
+    if {e.casefold() for e in newer.entities} & {e.casefold() for e in older.entities}:
+        return True
+    return len(set(tokenize(newer.content)) & set(tokenize(older.content))) >= _MIN_SHARED_WORDS
+
+
+def mark_updates(cards: Sequence[MemoryCard]) -> list[MemoryCard]:
+    """The cards with each update raised to the best card it replaces, and both traces marked.
+
+    Only episodic cards take part; the order of the input does not matter.
+    """
+    raised: dict[str, float] = {}
+    supersedes: dict[str, list[str]] = {}
+    superseded_by: dict[str, str] = {}
+    episodic = [c for c in cards if c.layer != "semantic" and c.trace is not None]
+    for newer in sorted(episodic, key=lambda c: c.occurred_at):
+        if not states_a_change(newer.content):
+            continue
+        older = [
+            c for c in episodic
+            if c.occurred_at < newer.occurred_at and c.id not in superseded_by
+            and c.score > raised.get(newer.id, newer.score) and _same_topic(newer, c)
+        ]  # fmt: skip
+        if not older:
+            continue
+        best = max(older, key=lambda c: c.score)
+        raised[newer.id] = best.score
+        supersedes[newer.id] = [c.id for c in older]
+        for card in older:
+            superseded_by[card.id] = newer.id
+    if not supersedes:
+        return list(cards)
+    updated = []
+    for card in cards:
+        trace = card.trace
+        if trace is not None and (card.id in supersedes or card.id in superseded_by):
+            trace = trace.model_copy(update={
+                "supersedes": supersedes.get(card.id, []),
+                "superseded_by": superseded_by.get(card.id),
+                "final": raised.get(card.id, trace.final),
+            })  # fmt: skip
+        updated.append(card.model_copy(update={"score": raised.get(card.id, card.score), "trace": trace}))
+    return updated

@@ -1,0 +1,1 @@
+"""Reflection: semantic facts from recent episodes, written as FACT edges between entities."""

@@ -1,0 +1,227 @@
+"""Candidate facts from episodes, by rules. Pure; no LLM.
+
+Three kinds of evidence:
+- statements: what the episode's sentences state about a subject ("I went to an LGBTQ support
+  group" said by Caroline: Caroline -attended-> LGBTQ support group), from the parse
+  (`engine.reflect.statements`, `engine.reflect.statements_zh`); an object that is no named
+  entity becomes a CONCEPT entity keyed by its lemmas, so it links the episodes that state it.
+  What a speaker says of themselves or of a named subject is a fact from one episode; what
+  they say of the other party ("you have two kids") is second hand, and needs the support of
+  `fact_min_support` episodes of one reflection run, the other party's own words among them
+  or not;
+- decisions: the speaker decided each entity a decision names;
+- tool failures and their fixes: a failed tool call about X (tool -failed_on-> X), and the
+  entities of the next successful call of that tool (tool -fixed_with-> Y).
+Support is counted later, over distinct episodes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+
+from engine.ingest.pipeline import entity_id
+from engine.recall.time_query import date_window
+from engine.reflect.vocabulary import VOCABULARY, Statement
+from engine.text import canonical_name
+from engine.time_phrases import relative_time
+
+__all__ = ["CandidateFact", "EntityRef", "EpisodeView", "derive_facts", "merge_paraphrases"]
+
+CONCEPT = "CONCEPT"
+HEDGED_WEIGHT = 0.5  # a hedged statement ("maybe", "I think") counts half
+_FAILURE = re.compile(r"\b(?:fail(?:ed|s|ure)?|error|exception|crash(?:ed)?|timed? out)\b|失败|报错|异常|超时", re.I)
+_SUCCESS = re.compile(r"\b(?:fixed|resolved|succeeded|success(?:ful)?|worked|passed)\b|修复|解决|成功", re.I)
+
+
+class EntityRef(BaseModel):
+    id: str
+    name: str
+    type: str | None = None  # set for an entity reflection creates (CONCEPT, PERSON, TOOL)
+    canonical: str | None = None
+
+
+class EpisodeView(BaseModel):
+    """What reflection reads of an episode."""
+
+    id: str
+    namespace: str = "default"
+    content: str
+    occurred_at: float
+    kind: str
+    role: str | None = None
+    metadata: dict[str, object] = Field(default_factory=dict)
+    entities: list[EntityRef]
+    decisions: list[str] = Field(default_factory=list)
+    speaker: EntityRef | None = None  # the role as an entity
+    other: EntityRef | None = None  # the other party of a two-party session: "you"
+    tool: EntityRef | None = None  # the tool of a tool call, as an entity
+    statements: list[Statement] = Field(default_factory=list)
+
+
+class CandidateFact(BaseModel):
+    subject: EntityRef
+    predicate: str
+    negated: bool
+    object: EntityRef
+    statement: str
+    episode_id: str
+    at: float
+    explicit: bool = False  # stated, decided or a fix: one episode is enough
+    weight: float = 1.0  # HEDGED_WEIGHT for a hedged statement
+    refers_to: float | None = None  # the time the statement names, if any
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.subject.id, self.predicate, self.object.id)
+
+
+def derive_facts(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
+    """Every candidate fact the episodes state, one per (episode, relation)."""
+    found: list[CandidateFact] = []
+    for episode in sorted(episodes, key=lambda e: e.occurred_at):
+        found += _stated(episode)
+        found += _decided(episode)
+    found += _tool_outcomes(episodes)
+    unique: dict[tuple[str, str, str, bool, str], CandidateFact] = {}
+    for fact in found:
+        unique.setdefault((*fact.key, fact.negated, fact.episode_id), fact)
+    return list(unique.values())
+
+
+def _named(name: str, entities: Sequence[EntityRef]) -> EntityRef | None:
+    """The episode's entity a phrase names: same canonical name, or the phrase ends with it
+    ("the Python language" is not Python, "Project Atlas" is Atlas)."""
+    wanted = canonical_name(name)
+    for entity in entities:
+        known = canonical_name(entity.name)
+        if known and (known == wanted or wanted.endswith(" " + known) or known.endswith(" " + wanted)):
+            return entity
+    return None
+
+
+def _time_named(sentence: str, at: float) -> float | None:
+    relative = relative_time(sentence, at)
+    if relative is not None:
+        return relative
+    window = date_window(sentence, datetime.fromtimestamp(at, UTC).replace(tzinfo=None))
+    return window[0] if window else None
+
+
+def _stated(episode: EpisodeView) -> list[CandidateFact]:
+    facts = []
+    for statement in episode.statements:
+        if statement.subject_kind == "speaker":
+            subject = episode.speaker
+        elif statement.subject_kind == "other":
+            subject = episode.other
+        else:
+            subject = _named(statement.subject, episode.entities)
+        if subject is None:
+            continue
+        obj = _named(statement.object, episode.entities) or _concept(episode.namespace, statement)
+        if obj is None or obj.id == subject.id:
+            continue
+        facts.append(
+            CandidateFact(subject=subject, predicate=statement.predicate, negated=statement.negated,
+                          object=obj, statement=statement.sentence, episode_id=episode.id,
+                          at=episode.occurred_at, explicit=statement.subject_kind != "other",
+                          weight=HEDGED_WEIGHT if statement.hedged else 1.0,
+                          refers_to=_time_named(statement.sentence, episode.occurred_at))
+        )  # fmt: skip
+    return facts
+
+
+def _concept(namespace: str, statement: Statement) -> EntityRef | None:
+    canonical = canonical_name(statement.object_key)
+    if not canonical:
+        return None
+    return EntityRef(id=entity_id(namespace, canonical), name=statement.object, type=CONCEPT,
+                     canonical=canonical)  # fmt: skip
+
+
+def _decided(episode: EpisodeView) -> list[CandidateFact]:
+    """The speaker decided each entity a decision sentence names ("use Postgres for Atlas")."""
+    if episode.speaker is None:
+        return []
+    speaker = episode.speaker
+    return [
+        CandidateFact(subject=speaker, predicate="decided", negated=False, object=entity,
+                      statement=decision, episode_id=episode.id, at=episode.occurred_at,
+                      explicit=True)
+        for decision in episode.decisions
+        for entity in episode.entities
+        if entity.id != speaker.id and entity.name.casefold() in decision.casefold()
+    ]  # fmt: skip
+
+
+def _outcome(episode: EpisodeView) -> str | None:
+    declared = episode.metadata.get("outcome")
+    if declared in ("failure", "success"):
+        return str(declared)
+    if _FAILURE.search(episode.content):
+        return "failure"
+    return "success" if _SUCCESS.search(episode.content) else None
+
+
+def _tool_outcomes(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
+    facts: list[CandidateFact] = []
+    failing: dict[str, EpisodeView] = {}  # tool id -> its latest failure not yet fixed
+    for episode in sorted(episodes, key=lambda e: e.occurred_at):
+        tool = episode.tool
+        if tool is None or episode.kind not in ("tool_call", "task"):
+            continue
+        outcome = _outcome(episode)
+        others = [e for e in episode.entities if e.id != tool.id]
+        if outcome == "failure":
+            failing[tool.id] = episode
+            facts += [
+                CandidateFact(subject=tool, predicate="failed_on", negated=False, object=e,
+                              statement=episode.content, episode_id=episode.id,
+                              at=episode.occurred_at)
+                for e in others
+            ]  # fmt: skip
+        elif outcome == "success" and tool.id in failing:
+            failed = {e.id for e in failing.pop(tool.id).entities}
+            facts += [
+                CandidateFact(subject=tool, predicate="fixed_with", negated=False, object=e,
+                              statement=episode.content, episode_id=episode.id,
+                              at=episode.occurred_at, explicit=True)
+                for e in others
+                if e.id not in failed
+            ]  # fmt: skip
+    return facts
+
+
+def merge_paraphrases(
+    candidates: Sequence[CandidateFact], clusters: Sequence[Sequence[str]]
+) -> list[CandidateFact]:
+    """Within a cluster of similar episodes, one relation worded differently ("Atlas runs on
+    Postgres", "Atlas is using Postgres") takes the cluster's most common predicate, so the
+    paraphrases support one fact instead of splitting into several weak ones.
+
+    >>> a, b = EntityRef(id="a", name="Atlas"), EntityRef(id="p", name="Postgres")
+    >>> facts = [CandidateFact(subject=a, predicate=p, negated=False, object=b, statement="",
+    ...                        episode_id=e, at=0.0) for p, e in [("run", "1"), ("use", "2"), ("use", "3")]]
+    >>> [f.predicate for f in merge_paraphrases(facts, [["1", "2", "3"]])]
+    ['use', 'use', 'use']
+    """
+    cluster_of = {episode: n for n, members in enumerate(clusters) for episode in members}
+    groups: dict[tuple[int, str, str, bool], list[CandidateFact]] = {}
+    for fact in candidates:
+        cluster = cluster_of.get(fact.episode_id, -1)
+        groups.setdefault((cluster, fact.subject.id, fact.object.id, fact.negated), []).append(fact)
+    merged = []
+    for (cluster, *_), facts in groups.items():
+        # The vocabulary's predicates are already one name for many wordings: they stay.
+        predicates = [f.predicate for f in facts if f.predicate not in VOCABULARY]
+        if cluster < 0 or len(set(predicates)) < 2:
+            merged += facts
+            continue
+        counts = {p: predicates.count(p) for p in predicates}
+        top = max(counts, key=lambda p: (counts[p], -predicates.index(p)))
+        merged += [f.model_copy(update={"predicate": top}) if f.predicate in counts else f for f in facts]
+    return merged

@@ -1,0 +1,279 @@
+"""One reflection run for a namespace: read new episodes, cluster, derive, reconcile, write.
+
+Bounded by `reflection_batch_size` episodes and `reflection_time_budget` seconds; the
+Reflection node it writes records where it stopped (`until`), so the next run goes on from
+there. All writes of a run are one graph transaction.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from engine.ingest.pipeline import entity_id
+from engine.llm import Extractor, LLMStatement, LLMStatements
+from engine.models import Entity, Episode, StoreRequest, StoreResult
+from engine.nlp import parse_english
+from engine.reflect.cluster import cluster_ids
+from engine.reflect.derive import (
+    CandidateFact,
+    EntityRef,
+    EpisodeView,
+    derive_facts,
+    merge_paraphrases,
+)
+from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, reconcile
+from engine.reflect.statements import english_statements
+from engine.reflect.statements_zh import chinese_statements
+from engine.reflect.vocabulary import Statement
+from engine.settings import Settings
+from engine.stores.base import GraphBatch, GraphStore, VectorStore
+from engine.text import canonical_name, has_cjk
+from engine.views import Fact, ReflectionSummary
+
+__all__ = ["failed_task_namespaces", "reflect_namespace", "statements_of"]
+
+_FIRST_PERSON = frozenset({"i", "me", "we", "us", "我", "我们"})
+_SECOND_PERSON = frozenset({"you", "你", "您"})
+
+
+def failed_task_namespaces(requests: list[StoreRequest], results: list[StoreResult]) -> list[str]:
+    """The namespaces where a failed task was just stored: an event worth learning from at
+    once, so the store reflects on them."""
+    return sorted({
+        r.namespace
+        for r, result in zip(requests, results, strict=True)
+        if r.kind == "task" and r.metadata.get("outcome") == "failure" and result.status == "stored"
+    })  # fmt: skip
+
+
+def reflect_namespace(
+    graph: GraphStore,
+    vectors: VectorStore,
+    settings: Settings,
+    namespace: str,
+    *,
+    now: float,
+    from_start: bool = False,
+    extractor: Extractor | None = None,
+) -> ReflectionSummary:
+    """Reflect over the namespace's episodes since the last run (or from the first episode);
+    write its facts."""
+    started = time.monotonic()
+    cursor = (0.0, "") if from_start else graph.reflection_cursor(namespace)
+    episodes = graph.episodes_after(namespace, cursor, now, settings.reflection_batch_size)
+    run_id = str(uuid.uuid4())
+    if not episodes:
+        return ReflectionSummary(id=run_id, namespace=namespace, ran_at=now, episodes_seen=0,
+                                 clusters=0, facts_written=0, facts_reinforced=0,
+                                 facts_closed=0, until=cursor[0], until_id=cursor[1],
+                                 status="nothing_new")  # fmt: skip
+    # With an LLM, as many episodes as the time budget allows (one at least) are read; the
+    # cursor stops after the last one read, so the next run goes on from there.
+    statements = statements_of(
+        [e.content for e in episodes], [e.role for e in episodes], extractor,
+        deadline=started + settings.reflection_time_budget,
+    )  # fmt: skip
+    episodes = episodes[: len(statements)]
+    ids = [e.id for e in episodes]
+    dense = vectors.dense(ids)
+    with_vectors = [i for i in ids if i in dense]
+    clusters = cluster_ids(
+        with_vectors,
+        [dense[i] for i in with_vectors],
+        threshold=settings.reflection_cluster_similarity,
+    )
+    views, made = _views(graph, namespace, episodes, statements, now)
+    candidates = merge_paraphrases(derive_facts(views), clusters)
+    involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
+    active = [
+        ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
+                   object_id=f.object_id, confidence=f.confidence, support=f.support,
+                   valid_from=f.valid_from, source_episode_ids=f.source_episode_ids)
+        for f in graph.facts_about(namespace, involved, include_closed=False)
+    ]  # fmt: skip
+    plan = reconcile(
+        candidates,
+        active,
+        now=now,
+        min_support=settings.fact_min_support,
+        scale=settings.fact_support_scale,
+        half_life=settings.fact_half_life_days,
+        floor=settings.fact_recency_floor,
+    )
+    summary = ReflectionSummary(
+        id=run_id,
+        namespace=namespace,
+        ran_at=now,
+        episodes_seen=len(episodes),
+        clusters=len(clusters),
+        facts_written=sum(not w.reinforces for w in plan.writes),
+        facts_reinforced=sum(w.reinforces for w in plan.writes),
+        facts_closed=len(plan.closes),
+        until=episodes[-1].created_at,  # read in (created_at, id) order
+        until_id=episodes[-1].id,
+    )
+    graph.write(_batch(plan, summary, made, _concept_links(plan, candidates, views, now), now))
+    return summary
+
+
+def statements_of(
+    texts: list[str], roles: list[str | None], extractor: Extractor | None = None,
+    *, deadline: float | None = None,
+) -> list[list[Statement]]:
+    """What each text states: the LLM's answer where one is configured and answers, else
+    English by its parse and Chinese by its tags. A leading "Name:" that repeats the role is
+    the transcript's, not the speaker's words. The LLM is asked one text at a time until the
+    `deadline` (time.monotonic()); the texts after it are left out of the answer, which
+    always holds the first."""
+    bodies = [_without_role(text, role) for text, role in zip(texts, roles, strict=True)]
+    answered: list[LLMStatements | None] = []
+    if extractor is None:
+        answered = [None] * len(bodies)
+    else:
+        for body in bodies:
+            if answered and deadline is not None and time.monotonic() > deadline:
+                break
+            answered += extractor.statements([body])
+        bodies = bodies[: len(answered)]
+    found: list[list[Statement]] = [[] for _ in bodies]
+    for i, answer in enumerate(answered):
+        if answer is not None:
+            found[i] = [_from_llm(s, bodies[i]) for s in answer.statements]
+    rules = [i for i, answer in enumerate(answered) if answer is None]
+    english = [i for i in rules if not has_cjk(bodies[i])]
+    for i, doc in zip(english, parse_english([bodies[i] for i in english]), strict=True):
+        found[i] = english_statements(doc)
+    for i in rules:
+        if has_cjk(bodies[i]):
+            found[i] = chinese_statements(bodies[i])
+    return found
+
+
+def _from_llm(said: LLMStatement, text: str) -> Statement:
+    who = said.subject.strip()
+    kind = (
+        "speaker" if who.lower() in _FIRST_PERSON
+        else "other" if who.lower() in _SECOND_PERSON
+        else "named"
+    )  # fmt: skip
+    return Statement(subject_kind=kind, subject=who, predicate=said.predicate, object=said.object,
+                     object_key=canonical_name(said.object), negated=said.negated,
+                     hedged=said.hedged, sentence=text)  # fmt: skip
+
+
+def _without_role(text: str, role: str | None) -> str:
+    if role and text.startswith(f"{role}:"):
+        return text[len(role) + 1 :].lstrip()
+    return text
+
+
+def _session_parties(episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
+    """The roles of each session that has exactly two: "you" is the other one."""
+    roles: dict[str, set[str]] = {}
+    for episode in episodes:
+        if episode.session_id and episode.role:
+            roles.setdefault(episode.session_id, set()).add(episode.role)
+    return {session: tuple(sorted(r)) for session, r in roles.items() if len(r) == 2}
+
+
+def _views(
+    graph: GraphStore, namespace: str, episodes: list[Episode],
+    statements: list[list[Statement]], now: float,
+) -> tuple[list[EpisodeView], dict[str, Entity]]:
+    """What derivation reads, and the speaker/tool entities it may need created."""
+    ids = [e.id for e in episodes]
+    entities = graph.entities_of(namespace, ids)
+    decisions = graph.decisions_of(namespace, ids)
+    made: dict[str, Entity] = {}
+
+    def named(name: str | None, kind: str, at: float) -> EntityRef | None:
+        canonical = canonical_name(name or "")
+        if not canonical:
+            return None
+        key = entity_id(namespace, canonical)
+        made.setdefault(key, Entity(id=key, namespace=namespace, name=str(name),
+                                    canonical=canonical, type=kind, first_seen=at,
+                                    last_seen=at, mention_count=0, created_at=now))  # fmt: skip
+        return EntityRef(id=key, name=str(name))
+
+    parties = _session_parties(episodes)
+    views = []
+    for episode, stated in zip(episodes, statements, strict=True):
+        tool_name = episode.metadata.get("tool")
+        tool = named(tool_name if isinstance(tool_name, str) else episode.role, "TOOL",
+                     episode.occurred_at) if episode.kind in ("tool_call", "task") else None  # fmt: skip
+        pair = parties.get(episode.session_id or "", ())
+        other = next((r for r in pair if r != episode.role), None) if episode.role in pair else None
+        views.append(
+            EpisodeView(
+                id=episode.id,
+                namespace=namespace,
+                content=episode.content,
+                occurred_at=episode.occurred_at,
+                kind=episode.kind,
+                role=episode.role,
+                metadata=episode.metadata,
+                entities=[EntityRef(id=e.id, name=e.name) for e in entities.get(episode.id, [])],
+                decisions=[d.text for d in decisions.get(episode.id, [])],
+                speaker=named(episode.role, "PERSON", episode.occurred_at),
+                other=named(other, "PERSON", episode.occurred_at),
+                tool=tool,
+                statements=stated,
+            )
+        )
+    return views, made
+
+
+def _concept_links(
+    plan: FactPlan, candidates: list[CandidateFact], views: list[EpisodeView], now: float
+) -> tuple[list[Entity], list[tuple[str, str, int]]]:
+    """The CONCEPT entities the plan's facts need, and MENTIONS edges from the episodes that
+    state them, so that a concept links its episodes in the graph as a named entity does.
+    An episode already linked (a forced re-read) gets no second edge."""
+    used = {w.subject_id for w in plan.writes} | {w.object_id for w in plan.writes}
+    linked = {(v.id, e.id) for v in views for e in v.entities}
+    at = {v.id: v.occurred_at for v in views}
+    entities: dict[str, Entity] = {}
+    mentions: set[tuple[str, str]] = set()
+    for fact in candidates:
+        concept = fact.object
+        if concept.type is None or concept.canonical is None or concept.id not in used:
+            continue
+        if (fact.episode_id, concept.id) in linked or (fact.episode_id, concept.id) in mentions:
+            continue
+        mentions.add((fact.episode_id, concept.id))
+        when = at[fact.episode_id]
+        known = entities.get(concept.id)
+        entities[concept.id] = Entity(
+            id=concept.id, namespace=views[0].namespace, name=concept.name,
+            canonical=concept.canonical, type=concept.type,
+            first_seen=min(when, known.first_seen) if known else when,
+            last_seen=max(when, known.last_seen) if known else when,
+            mention_count=(known.mention_count if known else 0) + 1, created_at=now,
+        )  # fmt: skip
+    return list(entities.values()), sorted((e, c, 1) for e, c in mentions)
+
+
+def _batch(
+    plan: FactPlan,
+    summary: ReflectionSummary,
+    made: dict[str, Entity],
+    concepts: tuple[list[Entity], list[tuple[str, str, int]]],
+    now: float,
+) -> GraphBatch:
+    def as_fact(write: FactWrite) -> Fact:
+        data = write.model_dump(exclude={"reinforces"})
+        return Fact(subject="", object="", reflection_id=summary.id, **data)
+
+    used = {w.subject_id for w in plan.writes} | {w.object_id for w in plan.writes}
+    concept_entities, mentions = concepts
+    return GraphBatch(
+        # Speaker and tool entities only when a new fact needs them; MERGE keeps existing ones.
+        entities=[e for key, e in made.items() if key in used] + concept_entities,
+        mentions=mentions,
+        facts=[as_fact(w) for w in plan.writes if not w.reinforces],
+        fact_updates=[as_fact(w) for w in plan.writes if w.reinforces],
+        fact_closes=[(old, new, now) for old, new in plan.closes],
+        reflections=[summary],
+    )

@@ -1,0 +1,421 @@
+"""Statements a sentence makes about someone, from spaCy's dependency parse. Pure over a Doc.
+
+"I went to an LGBTQ support group yesterday" said by Caroline is Caroline -attended-> LGBTQ
+support group. Subject-verb-object, copula, verb-preposition and "plan to / want to" structures
+are read; a subject is the speaker ("I"), the other party ("you") or a named subject, anything
+else ("it", "they", "my sister") is dropped. Questions, conditionals and reported speech state
+nothing; hedged statements ("maybe", "I think", "might") are kept and marked. Predicates are
+lemmas mapped onto `engine.reflect.vocabulary` where one fits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.reflect.vocabulary import Statement, readable_predicate
+
+__all__ = ["english_statements"]
+
+_SUBJECTS = ("nsubj", "nsubjpass")
+# "we" in a chat is the speaker's family, team or friends: what they did, the speaker did.
+_SPEAKER = frozenset({"i", "me", "we", "us"})
+_OTHER = frozenset({"you"})
+_INTERJECTIONS = frozenset({
+    "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
+    "thanks", "oh", "ah", "aw", "aww", "hmm", "sure", "totally", "congrats",
+})  # fmt: skip
+_HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
+_HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
+_THINK = frozenset({"think", "guess", "suppose", "believe", "feel"})
+_REPORT = frozenset({"say", "tell", "ask", "mention", "write", "claim"})
+_CONDITIONS = frozenset({"if", "unless", "whether"})
+_QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "where", "when"})
+# Heads that do not name a thing ("I love it", "I did something").
+_EMPTY_HEADS = frozenset({
+    "it", "that", "this", "these", "those", "them", "something", "anything", "everything",
+    "nothing", "one", "thing", "stuff", "lot", "bit", "way", "time", "day", "moment", "kind",
+    "sort", "yours", "mine", "what", "which", "who", "all", "some", "much", "more", "most",
+    "people", "person", "guy", "guys", "folk", "folks", "everyone", "someone", "anyone",
+    "blast", "chance", "detail", "details", "load", "loads", "others", "fun", "progress", "idea",
+    "opportunity", "part", "game", "games", "lots", "deal", "dream", "sense", "difference",
+    "ton", "tons", "second", "minute", "course", "vibe", "vibes", "hand", "hands", "forces",
+    "word", "plunge", "back", "backs", "laugh", "while", "days", "weeks", "months", "years",
+    "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",
+    "weekend", "night", "morning", "evening", "afternoon", "hang",
+})  # fmt: skip
+# Prepositions of time or manner: "since our last chat" is not what a verb is about.
+_NOT_OBJECT_LINKS = frozenset({
+    "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
+})  # fmt: skip
+# Adjectives that judge rather than describe: "an amazing experience" is an experience.
+_EVALUATIVE = frozenset({
+    "good", "great", "nice", "amazing", "awesome", "big", "little", "small", "new", "old",
+    "beautiful", "lovely", "whole", "other", "same", "real", "first", "last", "favorite",
+    "favourite", "wonderful", "fantastic", "cool", "incredible", "huge", "special", "own", "much",
+    "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several", "long", "short",
+})  # fmt: skip
+# "a big fan of jazz", "a love for horses", "take care of the dogs": the object that counts
+# is the prepositional one after the noun
+_FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track"})
+_MODIFIERS = frozenset({"compound", "amod", "nmod"})
+_NOUNS = frozenset({"NOUN", "PROPN"})
+# Verbs whose clause complement carries the object: "plan to adopt", "love to paint". The
+# first set also names the predicate (plans_to, likes); the second leaves it to the complement
+# ("started caring about X" is care_about).
+_CONTROL = frozenset({
+    "plan", "intend", "aim", "hope", "want", "wish", "decide", "like", "love", "enjoy", "hate",
+    "prefer", "choose",
+})  # fmt: skip
+_DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe", "energize"})
+_FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
+_LIGHT_VERBS = frozenset({"make", "do", "have", "get", "see", "try", "go", "be", "know"})
+_ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", "stop", "get"})
+# Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
+# the tagger sometimes reads a capitalised "Glad" as a name.
+_REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
+_MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
+_IRREGULAR_PAST = frozenset({
+    "lost", "got", "went", "had", "made", "took", "saw", "found", "met", "bought", "felt",
+    "came", "left", "began", "ran", "won", "gave", "told", "brought", "built", "caught", "drew",
+    "drove", "ate", "fell", "flew", "grew", "heard", "kept", "knew", "led", "paid", "rode",
+    "sang", "sent", "sold", "spent", "swam", "taught", "thought", "threw", "wore", "wrote",
+})  # fmt: skip
+_FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
+
+
+def _quoted(doc: Any) -> set[int]:
+    """Token indices inside quotation marks: what someone else is quoted saying."""
+    inside, marks = set(), 0
+    for token in doc:
+        if token.text in ('"', "“", "”"):
+            marks += 1
+            continue
+        if marks % 2:
+            inside.add(token.i)
+    return inside
+
+
+def _is_question(sentence: Any) -> bool:
+    text = sentence.text.strip()
+    if text.endswith("?"):
+        return True
+    first = sentence[0]
+    return first.lower_ in _QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
+
+
+def _subject_of(verb: Any) -> Any | None:
+    """The verb's subject, or the subject of the verb it is coordinated with ("... and uses").
+    Of two, the nearer one before the verb: in "Hi Maria, ... I'm volunteering" the parser
+    takes the greeted name for a subject too."""
+    while verb is not None:
+        subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
+        if subjects:
+            before = [c for c in subjects if c.i < verb.i]
+            return before[-1] if before else subjects[0]
+        verb = verb.head if verb.dep_ in ("conj", "xcomp", "acomp") and verb.head.i != verb.i else None
+    return None
+
+
+def _who(subject: Any) -> tuple[str, str] | None:
+    """("speaker" | "other" | "named", text) for a subject token, None when unresolved."""
+    lowered = subject.lower_
+    if lowered in _SPEAKER:
+        return "speaker", subject.text
+    if lowered in _OTHER:
+        return "other", subject.text
+    if lowered in _INTERJECTIONS:
+        return None  # "Yep, taking care of ourselves is a must": the tagger's false name
+    if subject.tag_ == "NNPS" and subject.i == subject.sent.start:
+        return None  # a capitalised plural opening a sentence is rarely a name
+    if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
+        words = _phrase(subject)[0].split()
+        while words and words[0].lower() in _INTERJECTIONS:
+            words = words[1:]  # "Hi Maria, ...": the greeting is no part of the name
+        return ("named", " ".join(words)) if words else None
+    return None
+
+
+def _phrase(head: Any) -> tuple[str, str]:
+    """(text, lemma key) of a noun phrase: compounds and descriptive adjectives before the head,
+    without determiners, possessives or counts ("my two kids" -> "kids", "kid")."""
+    kept = [
+        t for t in head.lefts
+        if t.dep_ in _MODIFIERS and t.lower_ not in _EVALUATIVE and t.is_alpha
+    ] + [head]  # fmt: skip
+    kept = sorted(kept, key=lambda t: t.i)
+    text = " ".join(t.text for t in kept)
+    # Names keep their spelling: the small model lemmatises "Postgres" to "postgre" as a noun.
+    key = " ".join(t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower()
+                   for t in kept)  # fmt: skip
+    return text, key
+
+
+def _is_thing(token: Any) -> bool:
+    return (
+        token.pos_ in _NOUNS
+        and token.lower_ not in _EMPTY_HEADS
+        and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
+        and token.is_alpha
+        and (len(token.text) > 2 or token.text.isupper())
+    )
+
+
+def _with_conjuncts(token: Any) -> list[Any]:
+    """The object and the objects coordinated with it: "the kids & work" -> kids, work."""
+    found = [token]
+    for child in token.children:
+        if child.dep_ == "conj" and child.pos_ in _NOUNS:
+            found += _with_conjuncts(child)
+    return found
+
+
+def _objects(verb: Any) -> list[tuple[str | None, Any]]:
+    """(preposition or particle, object token) pairs of a verb, the first form that fits: the
+    object after "a fan of" / "care of"; a direct object or a specific attribute ("a shooting
+    guard"); the noun a relative clause describes; the first prepositional object, also of an
+    adjective ("excited about X"); an activity ("we went camping")."""
+    particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
+    for child in verb.children:
+        if child.dep_ in ("attr", "dobj") and child.lemma_ in _FAN:
+            # the parser hangs "of my grandma" on the noun or on the verb after it
+            preps = [p for p in child.children if p.dep_ == "prep"] + [
+                p for p in verb.children if p.dep_ == "prep" and p.i == child.i + 1
+            ]
+            liked = [(p.lower_, o) for p in preps for o in p.children
+                     if o.dep_ == "pobj" and _is_thing(o)]  # fmt: skip
+            if liked:
+                link = f"{child.lemma_}_{liked[0][0]}"
+                return [(link, t) for t in _with_conjuncts(liked[0][1])]
+        if child.dep_ == "attr" and not any(m.dep_ in ("compound", "amod") for m in child.lefts):
+            continue  # "you're an inspiration", "we're friends": a bare noun is rarely a fact
+        if child.dep_ in ("dobj", "attr") and _is_thing(child):
+            return [(particle, t) for t in _with_conjuncts(child)]
+    if verb.dep_ == "relcl" and _is_thing(verb.head):  # "the figurines I bought"
+        return [(particle, verb.head)]
+    heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")]
+    for head in heads:
+        for child in head.children:
+            if child.dep_ != "prep" or child.lower_ in _NOT_OBJECT_LINKS:
+                continue
+            objects = [o for o in child.children if o.dep_ == "pobj" and _is_thing(o)]
+            # "thinking about taking a trip": the object of the -ing complement
+            objects += [o for c in child.children if c.dep_ == "pcomp"
+                        for o in c.children if o.dep_ == "dobj" and _is_thing(o)]  # fmt: skip
+            if not objects:
+                continue
+            if head.i != verb.i:  # "I'm excited about X", "a big fan of X"
+                link = f"{head.lemma_.lower()}_{child.lower_}"
+            else:
+                link = f"{particle}_{child.lower_}" if particle else child.lower_
+            return [(link, t) for t in _with_conjuncts(objects[0])]
+    # "we went camping", "I started painting": the activity is the object
+    return [(particle, c) for c in verb.children
+            if c.dep_ in ("xcomp", "advcl") and c.tag_ == "VBG" and c.lemma_ not in _LIGHT_VERBS
+            and not any(
+                g.dep_ in _SUBJECTS for g in c.children)][:1]  # fmt: skip
+
+
+def _hedged(verb: Any, sentence: Any) -> bool:
+    if any(c.dep_ == "aux" and c.lower_ in _HEDGE_AUX and verb.lemma_ not in ("like", "love")
+           for c in verb.children):  # fmt: skip
+        return True
+    if any(t.lower_ in _HEDGE_WORDS for t in sentence):
+        return True
+    head = verb.head
+    return verb.dep_ == "ccomp" and head.lemma_ in _THINK
+
+
+def _embedded(verb: Any) -> bool:
+    """Inside an "if" clause, a wh-clause ("I love how you tell stories"), or what someone is
+    reported to have said."""
+    token = verb
+    while True:
+        if any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in token.children):
+            return True
+        if token.dep_ != "ROOT" and any(
+            c.lower_ in _QUESTION_WORDS and c.i < token.i for c in token.children
+        ):
+            return True
+        if token.dep_ == "ccomp" and token.head.lemma_ in _REPORT:
+            return True
+        if token.head.i == token.i:
+            return False
+        token = token.head
+
+
+def _says_i_without_saying_it(verb: Any) -> bool:
+    """Chat drops the "I" of a sentence that opens with its verb in the past or in -ing
+    ("Lost my job yesterday", "Been doing it for 3 years"); a verb in its base form opens an
+    imperative ("Check out this pic") and says nothing about the speaker."""
+    if verb.dep_ != "ROOT":
+        return False
+    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in _INTERJECTIONS), None)
+    opens = first is not None and (first.i == verb.i or (first.dep_ == "aux" and first.head.i == verb.i))
+    # The tagger reads a capitalised opening verb as a base form, "Lost" and "Got" included.
+    inflected = (
+        verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ != verb.lemma_.lower()
+        or verb.lower_.endswith("ed") or verb.lower_ in _IRREGULAR_PAST
+    )  # fmt: skip
+    return opens and inflected
+
+
+def _said_of_other(verb: Any, predicate: str) -> bool:
+    """Whether a "you" statement reports the other party's own words, not a compliment
+    ("you're an inspiration"), a wish ("you'll be a great mom") or a reaction ("glad you had
+    support"): only a main-clause statement of what they have or did counts."""
+    main = verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
+    modal = any(c.dep_ == "aux" and c.lower_ in _FUTURE_AUX for c in verb.children)
+    reaction = any(
+        (t.pos_ in ("ADJ", "INTJ") or t.lower_ in _REACTIONS) and t.i < verb.i for t in verb.sent
+    )
+    return main and not modal and not reaction and predicate != "is"
+
+
+def _negated(verb: Any) -> bool:
+    """"not", "n't", "never", "no longer"."""
+    return any(
+        c.dep_ == "neg" or c.lower_ == "never"
+        or (c.lower_ == "longer" and any(g.lower_ == "no" for g in c.children))
+        for c in verb.children
+    )  # fmt: skip
+
+
+def _content_verb(verb: Any) -> tuple[Any, str]:
+    """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
+    object and the control verb the predicate."""
+    control = verb.lemma_ if verb.lemma_ in _CONTROL else ""
+    # through aspect verbs: "gonna keep pursuing my goals" is pursue goals
+    while verb.lemma_ in _CONTROL or verb.lemma_ in _ASPECT:
+        complement = next(
+            (c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None
+        )
+        if complement is None:
+            break
+        verb = complement
+    return verb, control
+
+
+def _of_speaker(predicate: str, thing: Any, sentence: Any) -> Statement:
+    text, key = _phrase(thing)
+    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text,
+                     object_key=key, sentence=sentence.text.strip())  # fmt: skip
+
+
+def _favourites(sentence: Any) -> list[Statement]:
+    """"Painting landscapes is my favorite": the speaker likes the subject."""
+    found = []
+    for verb in sentence:
+        if verb.lemma_ != "be":
+            continue
+        subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
+        liked = [c for c in verb.children if c.dep_ in ("attr", "acomp") and c.lemma_ in _FAVOURITE
+                 and any(g.lower_ == "my" for g in c.children)]  # fmt: skip
+        if subjects and liked and (_is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
+            found.append(_of_speaker("likes", subjects[0], sentence))
+    return found
+
+
+def _loves(sentence: Any) -> list[Statement]:
+    """"It stoked my love of engineering", "one of my favorite dishes is lasagna": the
+    speaker likes what their love is of, or what their favourite is."""
+    found = []
+    for token in sentence:
+        if token.lemma_ in ("love", "passion") and token.pos_ == "NOUN" and any(
+            c.dep_ == "poss" and c.lower_ == "my" for c in token.children
+        ):
+            found += [_of_speaker("likes", o, sentence) for p in token.children if p.dep_ == "prep"
+                      for o in p.children if o.dep_ == "pobj" and _is_thing(o)]  # fmt: skip
+        if token.dep_ == "nsubj" and token.lower_ == "one" and token.head.lemma_ == "be":
+            favourite = any(t.lower_ in _FAVOURITE and any(g.lower_ == "my" for g in t.head.children)
+                            for t in token.subtree)  # fmt: skip
+            found += [_of_speaker("likes", a, sentence) for a in token.head.children
+                      if favourite and a.dep_ == "attr" and _is_thing(a)]  # fmt: skip
+    return found
+
+
+def _comforts(sentence: Any) -> list[Statement]:
+    """"Dogs and nature bring me so much joy", "nature calms me down": the speaker likes
+    what does them good."""
+    found = []
+    for verb in sentence:
+        if verb.lemma_ not in _DOES_GOOD or not any(c.lower_ in ("me", "us") for c in verb.children):
+            continue
+        for subject in verb.children:
+            if subject.dep_ == "nsubj" and _is_thing(subject):
+                found += [_of_speaker("likes", thing, sentence) for thing in _with_conjuncts(subject)]
+    return found
+
+
+def _possessions(sentence: Any) -> list[Statement]:
+    """"My kids loved it": the speaker has kids. Only a subject's possessive, where the
+    sentence is about the thing possessed."""
+    return [
+        _of_speaker("has", token, sentence)
+        for token in sentence
+        if token.dep_ in _SUBJECTS and _is_thing(token) and token.pos_ == "NOUN"
+        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
+    ]  # fmt: skip
+
+
+def english_statements(doc: Any) -> list[Statement]:
+    """Every statement a parsed text makes about a resolvable subject."""
+    quoted = _quoted(doc)
+    found: list[Statement] = []
+    for sentence in doc.sents:
+        if _is_question(sentence):
+            continue
+        found += _favourites(sentence) + _possessions(sentence) + _comforts(sentence)
+        found += _loves(sentence)
+        for verb in sentence:
+            if verb.pos_ in ("VERB", "AUX") and verb.i not in quoted:
+                found += _said_with(verb, sentence)
+    return found
+
+
+def _said_with(verb: Any, sentence: Any) -> list[Statement]:
+    """The statements a verb makes about its subject."""
+    if verb.dep_ == "xcomp" and verb.head.lemma_ in _CONTROL | _ASPECT:
+        return []  # read through its control verb
+    subject = _subject_of(verb)
+    if subject is None:
+        who = ("speaker", "I") if _says_i_without_saying_it(verb) else None
+    else:
+        who = _who(subject)
+    if who is None or _embedded(verb):
+        return []
+    if subject is not None and subject.lower_ in ("we", "us") and any(
+        c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
+    ):
+        return []  # "we can make a difference": an exhortation, not a fact
+    if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
+        return []  # "I wish you all the best on your exams": about the other, not a fact
+    content, control = _content_verb(verb)
+    if content.lemma_ == "be" and verb.dep_ == "advcl":
+        return []  # "since I was a kid": when, not what
+    if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
+        control = "want"  # "I'd love to visit Paris" is a wish
+    objects = _objects(content)
+    if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
+            and content.i != verb.i and content.lemma_ not in _LIGHT_VERBS):  # fmt: skip
+        objects = [(None, content)]  # "I love to swim": the activity is the object
+    passive = any(c.dep_ == "nsubjpass" for c in content.children)
+    found = []
+    for preposition, obj in objects:
+        text, key = _phrase(obj) if obj.pos_ in _NOUNS else (obj.lower_, obj.lemma_.lower())
+        predicate = readable_predicate(
+            control or content.lemma_,
+            preposition if not control else None,
+            past=content.tag_ == "VBD",
+            passive=content.text.lower() if passive else None,
+            future=verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i,
+        )
+        if predicate is None or readable_predicate(content.lemma_, preposition) is None:
+            continue  # "I wanted to tell you about X": nothing stated about X
+        if who[0] == "other" and not _said_of_other(verb, predicate):
+            continue
+        found.append(Statement(
+            subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,
+            negated=_negated(verb) or (content.i != verb.i and _negated(content)),
+            hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
+        ))  # fmt: skip
+    return found

@@ -1,0 +1,109 @@
+"""The statement schema both languages produce, and the predicates people read. Pure.
+
+A predicate is a lemma, with its particle or preposition ("volunteer_at", "take_up"), mapped
+onto a small vocabulary where one fits: "went to", "attend" and "参加" are all `attended`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+__all__ = ["VOCABULARY", "Statement", "readable_predicate"]
+
+VOCABULARY = (
+    "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "plans_to", "wants",
+    "attended", "uses", "decided", "is",
+)  # fmt: skip
+
+
+class Statement(BaseModel):
+    """One thing a sentence states about its subject."""
+
+    subject_kind: Literal["speaker", "other", "named"]
+    subject: str  # as written ("I", "you", "Dana")
+    predicate: str
+    object: str  # the phrase as written, without determiners ("LGBTQ support group")
+    object_key: str  # its lemmas, lower case: what two mentions of one concept share
+    negated: bool = False
+    hedged: bool = False
+    sentence: str
+
+
+# (lemma, link) -> predicate; a link of "*" matches any (or none).
+_MAPPED: dict[tuple[str, str | None], str] = {
+    **{(verb, None): "likes" for verb in ("like", "love", "enjoy", "adore")},
+    **{(verb, None): "dislikes" for verb in ("hate", "dislike", "detest", "loathe")},
+    **{(verb, "*"): "plans_to" for verb in ("plan", "intend", "aim")},
+    **{(verb, "*"): "wants" for verb in ("want", "hope", "wish")},
+    ("decide", "*"): "decided",
+    **{(verb, None): "decided" for verb in ("choose", "pick")},
+    **{("work", prep): "works_at" for prep in ("at", "for", "in")},
+    **{("live", prep): "lives_in" for prep in ("in", "at")},
+    ("prefer", "*"): "prefers",
+    ("be", "into"): "likes",
+    ("be", "fan_of"): "likes",
+    ("have", "love_for"): "likes",
+    ("take", "care_of"): "takes_care_of",
+    ("think", "about"): "considers",
+    ("think", "of"): "considers",
+    ("keep", "track_of"): "keeps_track_of",
+    ("have", "passion_for"): "likes",
+    ("be", "love_with"): "likes",
+    ("be", None): "is",
+    ("have", None): "has",
+    ("own", None): "has",
+    ("attend", None): "attended",
+    ("use", None): "uses",
+    ("utilize", None): "uses",
+    ("work", "with"): "uses",
+    ("go", "with"): "decided",
+    ("settle", "on"): "decided",
+}
+# Verbs whose object is rarely a fact about the subject ("I mean the blue one", "thanks for
+# X"), with any particle or preposition; `_VAGUE_ALONE` only without one ("look" but not
+# "look_into").
+_VAGUE = frozenset({
+    "do", "say", "tell", "think", "know", "mean", "guess", "thank", "let", "hear", "ask",
+    "wonder", "bet", "sound", "seem", "imagine", "understand", "agree", "appreciate", "give",
+    "put", "reckon", "suppose", "believe", "hope_for",
+})  # fmt: skip
+_VAGUE_ALONE = frozenset({"look", "come", "check", "feel"})
+# A bare preposition after "be" ("I'm in the park") says where, not what.
+_BARE_LINKS = frozenset({
+    "in", "on", "at", "for", "of", "to", "with", "about", "from", "by", "like", "as", "without",
+    "over", "game_for", "part_of", "sure_with", "sure_about", "sure_of", "here_for", "there_for",
+})  # fmt: skip
+
+
+def readable_predicate(
+    lemma: str, link: str | None, *, past: bool = False, passive: str | None = None,
+    future: bool = False,
+) -> str | None:  # fmt: skip
+    """The predicate for a verb lemma and its particle or preposition; None for verbs whose
+    objects say little about the subject.
+
+    >>> readable_predicate("go", "to", past=True), readable_predicate("work", "at")
+    ('attended', 'works_at')
+    >>> readable_predicate("volunteer", "at"), readable_predicate("swamp", "with", passive="swamped")
+    ('volunteer_at', 'swamped_with')
+    >>> readable_predicate("go", "to"), readable_predicate("say", None)
+    ('go_to', None)
+    """
+    lemma = lemma.lower()
+    if future:
+        return "plans_to"
+    if passive:
+        return f"{passive}_{link}" if link else passive
+    if lemma == "go" and link == "to" and past:
+        return "attended"
+    if lemma == "be" and link and (lemma, link) not in _MAPPED:
+        return link if link not in _BARE_LINKS else None  # "I'm grateful for X": grateful_for
+    for key in ((lemma, link), (lemma, "*")):
+        if key in _MAPPED:
+            return _MAPPED[key]
+    name = f"{lemma}_{link}" if link else lemma
+    if lemma in _VAGUE or name in _VAGUE or not lemma.isalpha():
+        return None
+    return None if link is None and lemma in _VAGUE_ALONE else name

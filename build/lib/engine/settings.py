@@ -1,0 +1,441 @@
+"""Settings: every tunable of hindsight, read from `HINDSIGHT_*` environment variables.
+
+Each constant that changes behaviour lives here with a description of what it trades
+(`Field(description=...)`), from which docs/configuration.md is generated. Pass a
+`Settings` to `Memory.open`; nothing reads the environment after that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, JsonValue, SecretStr, field_validator
+
+from engine.settings_stores import StoreSettings
+from engine.settings_weights import ChannelWeights, ImportanceWeights
+
+__all__ = ["Settings", "settings_at"]
+
+
+# The section of docs/configuration.md each setting is listed in.
+_PII_REDACTION: dict[str, JsonValue] = {"section": "PII redaction"}
+_IMPORTANCE: dict[str, JsonValue] = {"section": "importance"}
+_RECALL: dict[str, JsonValue] = {"section": "recall"}
+_WORKING_MEMORY: dict[str, JsonValue] = {"section": "working memory"}
+_INGEST_RULES: dict[str, JsonValue] = {"section": "chunking, dedup, resolution, supersession"}
+_LLM: dict[str, JsonValue] = {"section": "optional LLM extraction"}
+_FORGETTING: dict[str, JsonValue] = {"section": "forgetting"}
+_REFLECTION: dict[str, JsonValue] = {"section": "reflection"}
+_ROLES: dict[str, JsonValue] = {"section": "role and capability awareness"}
+_RERANKING: dict[str, JsonValue] = {"section": "reranking"}
+_NAMESPACES: dict[str, JsonValue] = {"section": "namespaces and analyst queries"}
+_SERVER: dict[str, JsonValue] = {"section": "server"}
+_KEYWORD_CHANNEL: dict[str, JsonValue] = {"section": "keyword channel"}
+
+
+class Settings(StoreSettings):
+    """All of hindsight's configuration. Environment prefix `HINDSIGHT_`: where the data lives
+    and the stores that hold it (`StoreSettings`), then how memory behaves."""
+
+    redact_pii: bool = Field(
+        True, json_schema_extra=_PII_REDACTION,
+        description="Phone numbers, e-mail addresses, Chinese ID numbers and bank cards are "
+        "replaced by typed placeholders before anything is stored or embedded. Off "
+        "only for data known to be clean: a redacted value can never be recalled, an "
+        "unredacted one never unseen.",
+    )
+    pii_patterns: dict[str, str] = Field(
+        default_factory=dict, json_schema_extra=_PII_REDACTION,
+        description="Extra patterns, placeholder type -> regular expression, e.g. {\"EMPLOYEE_ID\":"
+        " \"EMP-\\\\d{6}\"} (as JSON in HINDSIGHT_PII_PATTERNS). Checked when the memory "
+        "opens.",
+    )
+
+    importance: ImportanceWeights = Field(
+        default_factory=ImportanceWeights, json_schema_extra=_IMPORTANCE,
+        description="How much each signal adds to an episode's importance "
+        "(HINDSIGHT_IMPORTANCE_*).",
+    )
+    importance_threshold: float = Field(
+        0.3, ge=0, le=1, json_schema_extra=_IMPORTANCE,
+        description="Scored importance below this keeps an episode in working memory only; "
+        "explicit importance is never second-guessed. Higher suits agents whose users"
+        " repeat themselves, lower agents whose terse tool results matter; 0 stores "
+        "everything.",
+    )
+
+    channel_candidates: int = Field(
+        50, gt=0, le=1000, json_schema_extra=_RECALL,
+        description="Hits taken from each channel before fusion: more finds more, costs latency.",
+    )
+    weights: ChannelWeights = Field(
+        default_factory=ChannelWeights, json_schema_extra=_RECALL,
+        description="How much each recall channel counts in fusion (HINDSIGHT_WEIGHT_*).",
+    )
+    rrf_k: int = Field(
+        60, gt=0, json_schema_extra=_RECALL,
+        description="Reciprocal rank fusion constant: larger flattens the advantage of the first "
+        "ranks.",
+    )
+    rrf_share: float = Field(
+        0.0, ge=0, le=1, json_schema_extra=_RECALL,
+        description="Share of rank (reciprocal rank fusion) against normalised raw score in "
+        "fusion: rank is robust to score scales, scores keep how much better the top "
+        "hit was.",
+    )
+    fusion_normalization: Literal["max", "minmax"] = Field(
+        "minmax", json_schema_extra=_RECALL,
+        description="How a channel's raw scores are scaled before they are added: max divides by "
+        "the best hit; minmax also subtracts the weakest, so a channel whose hits all"
+        " score alike cannot lift its whole list.",
+    )
+    minmax_min_hits: int = Field(
+        20, ge=2, le=1000, json_schema_extra=_RECALL,
+        description="minmax scales only a channel with at least this many hits: the weaker of two"
+        " is no baseline.",
+    )
+    graph_absolute: bool = Field(
+        True, json_schema_extra=_RECALL,
+        description="Graph expansion scores are absolute (seed weight x specificity x hop decay):"
+        " scaled by their ceiling rather than by the best graph hit, a loose "
+        "association stays weak.",
+    )
+    decay_half_life_days: float = Field(
+        30.0, gt=0, json_schema_extra=_RECALL,
+        description="Time decay: a memory loses half its weight every this many days since it "
+        "happened, down to decay_floor.",
+    )
+    decay_floor: float = Field(
+        0.9, ge=0, le=1, json_schema_extra=_RECALL,
+        description="The least time decay leaves of a score, so an old decisive memory can still "
+        "win on relevance; lower makes months-old sessions hard to find.",
+    )
+    importance_weight: float = Field(
+        0.3, ge=0, le=1, json_schema_extra=_RECALL,
+        description="How much importance moves the score: final x (1 - w + w x importance).",
+    )
+    graph_seeds: int = Field(
+        5, ge=0, le=100, json_schema_extra=_RECALL,
+        description="Graph expansion starts from this many of the other channels' best hits.",
+    )
+    graph_max_hops: int = Field(
+        2, ge=1, le=2, json_schema_extra=_RECALL,
+        description="Graph expansion goes this many hops from its seeds.",
+    )
+    graph_hop_decay: float = Field(
+        0.5, gt=0, le=1, json_schema_extra=_RECALL,
+        description="What a graph hit keeps of its seed's weight per hop.",
+    )
+    graph_max_entity_degree: int = Field(
+        200, gt=0, json_schema_extra=_RECALL,
+        description="Entities mentioned by more episodes than this are hubs (the user, the "
+        "agent): expanding through them reaches everything and means nothing.",
+    )
+    entity_hub_share: float = Field(
+        0.05, gt=0, le=1, json_schema_extra=_RECALL,
+        description="Entities mentioned by more than this share of a namespace's episodes (a "
+        "conversation's speakers) are hubs too: the entity channel and graph "
+        "expansion skip them.",
+    )
+    entity_hub_min_degree: int = Field(
+        20, gt=0, json_schema_extra=_RECALL,
+        description="Below this many mentions an entity is never a hub, however small the "
+        "namespace.",
+    )
+    recency_candidates: int = Field(
+        10, gt=0, le=1000, json_schema_extra=_RECALL,
+        description="How many of the latest episodes the recency channel offers: a handful, so "
+        "\"the latest\" helps the newest relevant memory without flooding fusion with "
+        "unrelated ones.",
+    )
+    time_intent_recency_boost: float = Field(
+        4.0, ge=1, json_schema_extra=_RECALL,
+        description="Recall multiplies the recency weight by this when the query asks about time "
+        "(\"last time\", \"yesterday\", \"上次\").",
+    )
+
+    working_capacity: int = Field(
+        20, gt=0, le=10_000, json_schema_extra=_WORKING_MEMORY,
+        description="Items per session window: more keeps more context in process, costs memory "
+        "per session.",
+    )
+    working_key_weight: float = Field(
+        2.0, ge=1, json_schema_extra=_WORKING_MEMORY,
+        description="Weight multiplier for items flagged `metadata={\"key\": true}` (tool results a"
+        " task needs).",
+    )
+    working_promote_min: float = Field(
+        0.5, ge=0, json_schema_extra=_WORKING_MEMORY,
+        description="An item leaving the window (overflow, drain, close) is promoted to episodic "
+        "memory when its weight reaches this; lower promotes more chatter, higher "
+        "loses more context.",
+    )
+    working_min_similarity: float = Field(
+        0.3, ge=-1, le=1, json_schema_extra=_WORKING_MEMORY,
+        description="Working items below this cosine to the query stay out of recall.",
+    )
+
+    chunk_max_tokens: int = Field(
+        200, ge=10, json_schema_extra=_INGEST_RULES,
+        description="Content over this many tokens is also stored as chunks: smaller chunks "
+        "pinpoint the answering sentence, larger ones keep its context.",
+    )
+    chunk_min_tokens: int = Field(
+        50, ge=1, json_schema_extra=_INGEST_RULES,
+        description="The smallest chunk, in tokens.",
+    )
+    dedup_similarity: float = Field(
+        0.92, ge=0, le=1, json_schema_extra=_INGEST_RULES,
+        description="A new episode at or above this cosine to a stored one of the namespace, "
+        "stating the same facts, is a duplicate: the stored one is seen again "
+        "instead.",
+    )
+    dedup: bool = Field(
+        True, json_schema_extra=_INGEST_RULES,
+        description="Off stores every repeat as an episode of its own (a log, not a memory).",
+    )
+    entity_merge_similarity: float = Field(
+        0.85, ge=0, le=1, json_schema_extra=_INGEST_RULES,
+        description="A new entity name at or above this cosine to one stored entity of the same "
+        "type, with no conflicting number or word, becomes its alias (\"Postgres\" / "
+        "\"PostgreSQL\" score 0.90, \"Alice\" / \"Alice Chen\" 0.78).",
+    )
+    supersede_similarity: float = Field(
+        0.65, ge=0, le=1, json_schema_extra=_INGEST_RULES,
+        description="A new decision sharing a subject with an active one supersedes it at or "
+        "above this cosine (\"use Postgres for Atlas\" / \"use MySQL for Atlas\" score "
+        "0.74).",
+    )
+
+    llm_base_url: str | None = Field(
+        None, json_schema_extra=_LLM,
+        description="An OpenAI-compatible chat completions endpoint (\".../v1\"). When set, it "
+        "extracts entities, decisions, todos, importance and reflection's statements;"
+        " the rules stay the fallback when it fails.",
+    )
+    llm_model: str = Field(
+        "gpt-4o-mini", json_schema_extra=_LLM,
+        description="The model the LLM endpoint is asked for.",
+    )
+    llm_api_key: SecretStr | None = Field(
+        None, json_schema_extra=_LLM,
+        description="The LLM endpoint's API key, sent as a bearer token.",
+    )
+    llm_timeout: float = Field(
+        20.0, gt=0, json_schema_extra=_LLM,
+        description="Seconds per request; a slow endpoint falls back to the rules rather than "
+        "stall a store.",
+    )
+
+    ttl_days: dict[str, float] = Field(
+        default_factory=dict, json_schema_extra=_FORGETTING,
+        description="Default time to live per kind, in days ({\"tool_call\": 30}); kinds not named "
+        "never expire.",
+    )
+    archive_max_importance: float = Field(
+        0.4, ge=0, le=1, json_schema_extra=_FORGETTING,
+        description="Maintenance archives episodes below this importance not accessed (nor seen "
+        "again) for archive_after_days: the hot stores stay small, nothing is lost "
+        "(restorable).",
+    )
+    archive_after_days: float = Field(
+        30.0, gt=0, json_schema_extra=_FORGETTING,
+        description="Days without access after which maintenance archives a low-importance "
+        "episode.",
+    )
+    track_access: bool = Field(
+        True, json_schema_extra=_FORGETTING,
+        description="Recall records what it returned (last_accessed_at, access_count), so that "
+        "\"not accessed for N days\" means what it says. Off saves that write.",
+    )
+    access_batch: int = Field(
+        1024, ge=1, json_schema_extra=_FORGETTING,
+        description="The embedded graph writes recall's access marks this many episodes at a "
+        "time, then checkpoints, since unmerged writes slow later reads: larger "
+        "writes less often in longer pauses, and a crash loses at most this many "
+        "marks. Neo4j writes at once.",
+    )
+    episodic_capacity: int | None = Field(
+        None, gt=0, json_schema_extra=_FORGETTING,
+        description="Live episodes per namespace before maintenance archives the lowest by "
+        "importance x (1 - w + w x recency).",
+    )
+    capacity_recency_weight: float = Field(
+        0.2, ge=0, le=1, json_schema_extra=_FORGETTING,
+        description="The w of episodic_capacity's ranking: low, so rare but important memories "
+        "survive.",
+    )
+
+    reflection_interval: float = Field(
+        21600.0, ge=0, json_schema_extra=_REFLECTION,
+        description="`hindsight serve` reflects (and runs maintenance) every this many seconds; 0"
+        " disables.",
+    )
+    reflection_batch_size: int = Field(
+        100, gt=0, le=10_000, json_schema_extra=_REFLECTION,
+        description="Episodes one reflection run reads: a run is bounded, the next goes on.",
+    )
+    reflection_time_budget: float = Field(
+        30.0, gt=0, json_schema_extra=_REFLECTION,
+        description="Seconds one reflection run may spend asking the LLM (when configured); it "
+        "writes what it read by then, and the next run goes on from there.",
+    )
+    reflection_cluster_similarity: float = Field(
+        0.85, ge=0, le=1, json_schema_extra=_REFLECTION,
+        description="Cosine at which two episodes are one topic; inside one, a relation worded with "
+        "different verbs takes the commonest.",
+    )
+    fact_min_support: int = Field(
+        2, ge=1, json_schema_extra=_REFLECTION,
+        description="Distinct episodes a second-hand relation (what a speaker says of the other "
+        "party, a failed tool call) needs in one run to become a fact; statements, "
+        "decisions and fixes count from one. Higher is surer, lower learns faster.",
+    )
+    fact_support_scale: float = Field(
+        2.0, gt=0, json_schema_extra=_REFLECTION,
+        description="Confidence = (1 - e^(-support/scale)) x recency x agreement: scale 2 gives "
+        "0.39 at one episode, 0.63 at two, 0.86 at four.",
+    )
+    fact_half_life_days: float = Field(
+        90.0, gt=0, json_schema_extra=_REFLECTION,
+        description="Facts lose half their recency weight every this many days since their newest"
+        " evidence.",
+    )
+    fact_recency_floor: float = Field(
+        0.5, ge=0, le=1, json_schema_extra=_REFLECTION,
+        description="The least recency leaves of a fact's confidence.",
+    )
+    fact_card_weight: float = Field(
+        0.6, ge=0, le=2, json_schema_extra=_REFLECTION,
+        description="Fact cards in recall: their confidence times this, comparable to fused "
+        "episode scores.",
+    )
+
+    role_boost: float = Field(
+        1.25, ge=1, le=4, json_schema_extra=_ROLES,
+        description="A memory written by or for the asking role is multiplied by this: higher "
+        "keeps an agent's own findings on top, lower lets other roles' memories "
+        "compete.",
+    )
+    missing_capability_factor: float = Field(
+        0.7, gt=0, le=1, json_schema_extra=_ROLES,
+        description="A tool-call memory about a tool the caller lacks is multiplied by this: it "
+        "shows what worked elsewhere, but the caller cannot repeat it. 1 disables the"
+        " penalty.",
+    )
+
+    reranker: Literal["factors"] = Field(
+        "factors", json_schema_extra=_RERANKING,
+        description="Which reranker scores the fused candidates: \"factors\" multiplies the fused "
+        "score by decay, importance, role, capability, author and time factors "
+        "(offline, no model).",
+    )
+    author_boost: float = Field(
+        1.4, ge=1, le=4, json_schema_extra=_RERANKING,
+        description="A memory whose author (its role) the query names is multiplied by this: "
+        "\"what did Caroline say\" prefers Caroline's turns, at the expense of "
+        "questions about what the other speaker did.",
+    )
+    time_answer_boost: float = Field(
+        1.2, ge=1, le=4, json_schema_extra=_RERANKING,
+        description="When the query asks \"when\", a memory that carries a time (\"last Friday\", "
+        "\"2019\") is multiplied by this: it is the one that can answer.",
+    )
+    time_window_boost: float = Field(
+        1.5, ge=1, le=4, json_schema_extra=_RERANKING,
+        description="A memory that happened within a date the query names (\"on 4 May\", "
+        "\"in 2022\") is multiplied by this.",
+    )
+    time_window_slack_days: float = Field(
+        7.0, ge=0, le=365, json_schema_extra=_RERANKING,
+        description="The window of a named date reaches this many days past it, since people tell"
+        " of a day after it.",
+    )
+    mmr_lambda: float = Field(
+        1.0, ge=0, le=1, json_schema_extra=_RERANKING,
+        description="Maximal marginal relevance: below 1, the returned cards trade score for "
+        "saying different things; 1 (the default: it moved no LoCoMo score) is plain "
+        "score order.",
+    )
+    mmr_candidates: int = Field(
+        50, gt=0, le=1000, json_schema_extra=_RERANKING,
+        description="Maximal marginal relevance picks among this many of the best cards (one read"
+        " of their vectors).",
+    )
+
+    shared_namespace: str = Field(
+        "shared", json_schema_extra=_NAMESPACES,
+        description="Readable from every namespace, written only when a caller names it "
+        "explicitly. Reading it costs one more recall pass when it holds anything.",
+    )
+    cypher_max_rows: int = Field(
+        1000, gt=0, le=100_000, json_schema_extra=_NAMESPACES,
+        description="Analyst Cypher: rows returned at most.",
+    )
+    cypher_timeout_ms: int = Field(
+        10_000, gt=0, json_schema_extra=_NAMESPACES,
+        description="Analyst Cypher: a time limit, so a careless query cannot hold the graph "
+        "connection.",
+    )
+    profile_episodes: int = Field(
+        10, gt=0, le=200, json_schema_extra=_NAMESPACES,
+        description="How many of an entity's latest episodes and decisions `entity()` returns.",
+    )
+    explain_neighbours: int = Field(
+        10, gt=0, le=200, json_schema_extra=_NAMESPACES,
+        description="How many episodes sharing an entity `explain()` lists as neighbours.",
+    )
+
+    host: str = Field(
+        "127.0.0.1", json_schema_extra=_SERVER,
+        description="Where `hindsight serve` listens: 127.0.0.1 keeps it local; 0.0.0.0 in a "
+        "container.",
+    )
+    port: int = Field(
+        8765, gt=0, lt=65536, json_schema_extra=_SERVER,
+        description="The port `hindsight serve` listens on.",
+    )
+    api_token: SecretStr | None = Field(
+        None, json_schema_extra=_SERVER,
+        description="When set, every HTTP request except /health must carry `Authorization: "
+        "Bearer <token>`.",
+    )
+
+    bm25_k1: float = Field(
+        0.9, gt=0, json_schema_extra=_KEYWORD_CHANNEL,
+        description="Term-frequency saturation: higher lets repeated words count longer.",
+    )
+    bm25_b: float = Field(
+        0.4, ge=0, le=1, json_schema_extra=_KEYWORD_CHANNEL,
+        description="BM25 length normalisation: 1 punishes long episodes fully, 0 not at all; "
+        "mild, since keys with session context are long by construction.",
+    )
+    bm25_avg_len: float = Field(
+        40.0, gt=0, json_schema_extra=_KEYWORD_CHANNEL,
+        description="Typical keyword-key length in terms, for length normalisation: a chat turn "
+        "has ~14 terms, ~40 with its session context.",
+    )
+    keyword_context_weight: float = Field(
+        0.5, ge=0, le=1, json_schema_extra=_KEYWORD_CHANNEL,
+        description="Session context in keyword keys: a neighbour turn's terms count this weight "
+        "to the power of their distance.",
+    )
+    keyword_context_turns: int = Field(
+        3, ge=0, le=3, json_schema_extra=_KEYWORD_CHANNEL,
+        description="Session context in keyword keys reaches this many turns away (at most 3, the"
+        " reach of the graph query); 0 indexes each episode alone.",
+    )
+
+    @field_validator("api_token", "qdrant_api_key", "llm_api_key", mode="before")
+    @classmethod
+    def _blank_secret_is_none(cls, value: object) -> object:
+        # docker compose passes an unset variable as "": that means no token, not an empty one.
+        return None if value == "" else value
+
+
+def settings_at(path: str | Path | None, settings: Settings | None) -> Settings:
+    """`settings` (from the environment when None), with `path` as the data directory when
+    given: how `Memory.open` and the doctor's rebuild read their two arguments."""
+    resolved = settings or Settings()
+    return resolved if path is None else resolved.model_copy(update={"data_dir": Path(path)})

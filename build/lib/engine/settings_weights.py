@@ -1,0 +1,87 @@
+"""The weight groups of the settings: recall's channels (`HINDSIGHT_WEIGHT_*`) and importance's
+signals (`HINDSIGHT_IMPORTANCE_*`), each read from its own prefix."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["ChannelWeights", "ImportanceWeights"]
+
+
+class ChannelWeights(BaseSettings):
+    """How much each recall channel counts in fusion (relative; they need not sum to 1)."""
+
+    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_WEIGHT_", frozen=True)
+
+    vector: float = Field(
+        0.5, ge=0,
+        description="Dense similarity: finds paraphrases, but also near-topic noise; above 0.5 it"
+        " costs LoCoMo R@5.",
+    )
+    keyword: float = Field(
+        1.0, ge=0,
+        description="BM25 over keyword keys with session context: exact names, codes and numbers "
+        "that embeddings blur; the strongest single channel on LoCoMo.",
+    )
+    entity: float = Field(
+        0.2, ge=0,
+        description="Episodes that mention an entity the query names: precise, but every mention "
+        "scores alike.",
+    )
+    graph: float = Field(
+        0.3, ge=0,
+        description="Graph expansion (scaled by its ceiling, `graph_absolute`): finds answers "
+        "that share no words with the query; higher lets loose associations flood the"
+        " top.",
+    )
+    recency: float = Field(
+        0.1, ge=0,
+        description="The latest episodes of the session or namespace, raised when the query asks "
+        "about the latest; kept low, since alone it ranks the newest chatter first.",
+    )
+
+
+class ImportanceWeights(BaseSettings):
+    """How much each signal adds to an episode's importance (engine/ingest/importance.py)."""
+
+    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_IMPORTANCE_", frozen=True)
+
+    base: float = Field(
+        0.4, ge=0, le=1,
+        description="A plain statement with no signal: above the default threshold, so it is "
+        "kept.",
+    )
+    new_entity: float = Field(
+        0.08, ge=0, le=1,
+        description="Added for each entity the namespace has not seen before (up to three): new "
+        "information.",
+    )
+    number: float = Field(
+        0.08, ge=0, le=1,
+        description="Added when the text holds a number: amounts, counts and versions are asked "
+        "about later.",
+    )
+    date: float = Field(0.08, ge=0, le=1, description="Added when the text holds a date or time.")
+    decision: float = Field(
+        0.25, ge=0, le=1,
+        description="Added for a decision: what agents are most often asked about later.",
+    )
+    todo: float = Field(0.15, ge=0, le=1, description="Added for a todo.")
+    negation: float = Field(
+        0.05, ge=0, le=1,
+        description="Added for a negation: \"we don't use Redis\" corrects an assumption.",
+    )
+    correction: float = Field(
+        0.15, ge=0, le=1,
+        description="Added for a correction (\"actually\", \"改成\"): it overrides something "
+        "remembered earlier.",
+    )
+    short: float = Field(
+        0.15, ge=0, le=1,
+        description="Subtracted for three tokens or fewer: \"hmm\", \"let me see\".",
+    )
+    acknowledgement: float = Field(
+        0.05, ge=0, le=1,
+        description="The whole score of a bare acknowledgement (\"ok thanks\", \"好的\").",
+    )

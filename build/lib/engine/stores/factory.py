@@ -1,0 +1,102 @@
+"""The one place that chooses backends, from settings. Nothing outside `engine/stores/`
+knows which backend runs."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from engine.errors import InvalidInput, StoreUnavailable
+from engine.settings import Settings
+from engine.stores.base import GraphStore, VectorStore
+
+__all__ = ["open_stores"]
+
+log = logging.getLogger(__name__)
+
+
+def open_stores(
+    settings: Settings, *, model: str, dimension: int, vectors_aside: Path | None = None
+) -> tuple[GraphStore, VectorStore]:
+    """Open the graph and vector stores the settings name (creating them when missing).
+
+    The vector collection is named with the embedding model and dimension, so switching
+    models starts a new mirror instead of mixing incompatible vectors. `vectors_aside`: the
+    embedded vector store is moved there, once the graph holds the data directory (so that
+    no other process has it open), and an empty one is started.
+    """
+    if vectors_aside is not None and not _on_edge(settings):
+        raise InvalidInput("vectors_aside", "only the embedded vector store can be set aside; "
+                           "with a Qdrant server, delete the collection and run doctor --repair")  # fmt: skip
+    graph = _open_graph(settings)
+    try:
+        if vectors_aside is not None and settings.vectors_dir.exists():
+            _set_aside(settings.vectors_dir, vectors_aside)
+        vectors = _open_vectors(settings, f"{model}-{dimension}", dimension)
+    except StoreUnavailable:
+        graph.close()
+        raise
+    return graph, vectors
+
+
+def _set_aside(directory: Path, target: Path) -> None:
+    try:
+        directory.rename(target)
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot set the vector store aside to {target}: {exc}") from exc
+    log.warning("vector store set aside: %s -> %s", directory, target)
+
+
+def _open_graph(settings: Settings) -> GraphStore:
+    if settings.backend == "embedded":
+        from engine.stores.ladybug_graph import LadybugGraphStore
+
+        return LadybugGraphStore(
+            settings.graph_path,
+            settings.graph_threads,
+            index_episodes=settings.graph_index_episodes,
+            access_batch=settings.access_batch,
+            cache_episodes=settings.graph_cache_episodes,
+        )
+    from engine.stores.neo4j_graph import Neo4jGraphStore
+
+    return Neo4jGraphStore(
+        settings.neo4j_uri,
+        user=settings.neo4j_user,
+        password=settings.neo4j_password.get_secret_value(),
+        database=settings.neo4j_database,
+        attempts=settings.connect_attempts,
+    )
+
+
+def _on_edge(settings: Settings) -> bool:
+    if settings.vector_store == "auto":
+        return settings.backend == "embedded"
+    return settings.vector_store == "edge"
+
+
+def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
+    if _on_edge(settings):
+        from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+
+        return QdrantEdgeVectorStore(
+            settings.vectors_dir / name,
+            dimension,
+            search_threads=settings.vector_search_threads,
+            index_threshold_kb=settings.vector_index_threshold_kb,
+        )
+    from qdrant_client import QdrantClient
+
+    from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
+
+    if settings.qdrant_url:
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        # The client's own version check runs in a thread and only warns; the store's first
+        # call is retried and fails clearly instead.
+        client = QdrantClient(url=settings.qdrant_url, api_key=key, check_compatibility=False)
+    else:
+        path = settings.data_dir / "qdrant-local"
+        log.warning("QDRANT_URL is not set: using qdrant-client local mode at %s", path)
+        client = QdrantClient(path=str(path))
+    collection = f"{settings.qdrant_collection_prefix}-{name}"
+    return QdrantServerVectorStore(client, collection, dimension, attempts=settings.connect_attempts)

@@ -1,0 +1,247 @@
+"""The production vector store on a Qdrant server (single node or distributed), through
+`qdrant-client`.
+
+One collection per embedding model, named with the model and dimension, holding the same
+two vectors as the embedded store: "dense" (cosine) and "bm25" (sparse, IDF applied by Qdrant
+at query time). Payload indexes on the fields every search filters on. The same class runs
+on `qdrant-client`'s local mode (`QdrantClient(location=":memory:")` or `path=`), which
+emulates the server's API; the tests use it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from engine.errors import StoreUnavailable, WriteFailed
+from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
+from engine.stores.retry import Retry
+
+__all__ = ["QdrantServerVectorStore"]
+
+DENSE = "dense"
+SPARSE = "bm25"
+_INDEXED: dict[str, qm.PayloadSchemaType] = {
+    "namespace": qm.PayloadSchemaType.KEYWORD,
+    "deleted": qm.PayloadSchemaType.INTEGER,
+    "session_id": qm.PayloadSchemaType.KEYWORD,
+    "occurred_at": qm.PayloadSchemaType.FLOAT,  # `recent` orders by it
+    "kind": qm.PayloadSchemaType.KEYWORD,
+    "created_at": qm.PayloadSchemaType.FLOAT,
+}
+# Points per upsert request: bounded so that one request stays well under the server's
+# 32 MB default body limit (a 384-d point with its sparse vector is a few KB).
+_UPSERT_CHUNK = 256
+_ERRORS = (UnexpectedResponse, ResponseHandlingException, ValueError, RuntimeError, OSError)
+_T = TypeVar("_T")
+_I = TypeVar("_I")
+
+
+class QdrantServerVectorStore:
+    """`VectorStore` on `collection` of the Qdrant reached by `client` (created when missing)."""
+
+    def __init__(
+        self, client: QdrantClient, collection: str, dimension: int, *, attempts: int = 1
+    ) -> None:
+        self._client = client
+        self._collection = collection
+        try:
+            # A server started beside us may not accept connections yet: retry the first call.
+            exists = Retry((ResponseHandlingException,), attempts)(
+                lambda: client.collection_exists(collection), "Qdrant"
+            )
+            if not exists:
+                client.create_collection(
+                    collection,
+                    vectors_config={DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+                )
+            # Also for an existing collection: one from an older version may lack a newer index.
+            present = set(client.get_collection(collection).payload_schema or {})
+            with warnings.catch_warnings():
+                # Local mode warns that payload indexes have no effect there; on a server
+                # they are what keeps filtered search fast.
+                warnings.simplefilter("ignore", UserWarning)
+                for field, schema in _INDEXED.items():
+                    if field not in present:
+                        client.create_payload_index(collection, field, schema, wait=True)
+        except _ERRORS as exc:
+            raise StoreUnavailable(f"cannot open the Qdrant collection {collection}: {exc}") from exc
+
+    def _call(self, what: str, action: Callable[[], _T], error: type[StoreUnavailable] = StoreUnavailable) -> _T:
+        try:
+            return action()
+        except _ERRORS as exc:
+            raise error(f"vector {what} failed: {exc}") from exc
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        structs = [
+            qm.PointStruct(
+                id=point.id,
+                vector={
+                    DENSE: list(point.dense),
+                    SPARSE: qm.SparseVector(indices=point.sparse.indices, values=point.sparse.values),
+                },
+                payload=point.payload.model_dump(),
+            )
+            for point in points
+        ]
+        self._in_chunks("upsert", structs, lambda chunk: self._client.upsert(self._collection, chunk, wait=True))
+
+    def _in_chunks(self, what: str, items: Sequence[_I], write: Callable[[list[_I]], object]) -> None:
+        """One write per _UPSERT_CHUNK items, each waited for."""
+        for start in range(0, len(items), _UPSERT_CHUNK):
+            chunk = list(items[start : start + _UPSERT_CHUNK])
+            self._call(what, lambda chunk=chunk: write(chunk), WriteFailed)  # type: ignore[misc]
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            selector = qm.PointIdsList(points=list(ids))
+            self._call("delete", lambda: self._client.delete(self._collection, selector, wait=True), WriteFailed)
+
+    def _set_deleted(self, ids: Sequence[str], flag: int) -> None:
+        if ids:
+            self._call(
+                "update",
+                lambda: self._client.set_payload(
+                    self._collection, {"deleted": flag}, points=list(ids), wait=True
+                ),
+                WriteFailed,
+            )
+
+    def mark_deleted(self, ids: Sequence[str]) -> None:
+        self._set_deleted(ids, 1)
+
+    def mark_live(self, ids: Sequence[str]) -> None:
+        self._set_deleted(ids, 0)
+
+    def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
+        found = self._call(
+            "retrieve",
+            lambda: self._client.retrieve(
+                self._collection, list(keys), with_payload=False, with_vectors=False
+            ),
+        )
+        present: list[Any] = [str(p.id) for p in found]
+        if not present:
+            return
+        vectors = [
+            qm.PointVectors(
+                id=i,
+                vector={SPARSE: qm.SparseVector(indices=keys[i].indices, values=keys[i].values)},
+            )
+            for i in present
+        ]
+        self._in_chunks(
+            "update", vectors, lambda chunk: self._client.update_vectors(self._collection, chunk, wait=True)
+        )
+        self._call(
+            "update",
+            lambda: self._client.set_payload(
+                self._collection, {"key_version": key_version}, points=present, wait=True
+            ),
+            WriteFailed,
+        )
+
+    def _request(self, namespace: str, query: Any, using: str, limit: int) -> qm.QueryRequest:
+        return qm.QueryRequest(query=query, using=using, filter=_live_in(namespace), limit=limit)
+
+    def _search(self, requests: list[qm.QueryRequest]) -> list[list[VectorHit]]:
+        responses = self._call(
+            "search", lambda: self._client.query_batch_points(self._collection, requests)
+        )
+        return [[VectorHit(str(p.id), float(p.score)) for p in r.points] for r in responses]
+
+    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
+        return self._search([self._request(namespace, list(vector), DENSE, limit)])[0]
+
+    def search_dense_batch(
+        self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
+    ) -> list[list[VectorHit]]:
+        if not vectors:
+            return []
+        return self._search([self._request(namespace, list(v), DENSE, limit) for v in vectors])
+
+    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
+        if not vector.indices:
+            return []
+        sparse = qm.SparseVector(indices=vector.indices, values=vector.values)
+        return self._search([self._request(namespace, sparse, SPARSE, limit)])[0]
+
+    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+        records, _ = self._call(
+            "scroll",
+            lambda: self._client.scroll(
+                self._collection, scroll_filter=_live_in(namespace, session_id), limit=limit,
+                order_by=qm.OrderBy(key="occurred_at", direction=qm.Direction.DESC),
+                with_payload=False, with_vectors=False,
+            ),
+        )  # fmt: skip
+        return [str(record.id) for record in records]
+
+    def _retrieve(self, ids: Sequence[str], *, vector: bool) -> list[qm.Record]:
+        if not ids:
+            return []
+        return self._call(
+            "retrieve",
+            lambda: self._client.retrieve(
+                self._collection, list(ids), with_payload=not vector, with_vectors=[DENSE] if vector else False
+            ),
+        )
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
+        return {
+            str(p.id): VectorPayload.model_validate(p.payload) for p in self._retrieve(ids, vector=False)
+        }
+
+    def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        found: dict[str, list[float]] = {}
+        for point in self._retrieve(ids, vector=True):
+            if isinstance(point.vector, dict) and isinstance(values := point.vector.get(DENSE), list):
+                found[str(point.id)] = [float(x) for x in values]  # type: ignore[arg-type]
+        return found
+
+    def all_payloads(self) -> dict[str, VectorPayload]:
+        found: dict[str, VectorPayload] = {}
+        offset: Any = None
+        while True:
+            records, offset = self._call(
+                "scroll",
+                lambda offset=offset: self._client.scroll(  # type: ignore[misc]
+                    self._collection, limit=1000, offset=offset, with_payload=True, with_vectors=False
+                ),
+            )
+            for record in records:
+                found[str(record.id)] = VectorPayload.model_validate(record.payload)
+            if offset is None:
+                return found
+
+    def optimize(self) -> None:
+        """Nothing to do: the server's own optimizers index new points in the background."""
+
+    def count(self, namespace: str | None, *, exact: bool = True) -> int:
+        flt = None if namespace is None else _live_in(namespace)
+        result = self._call(
+            "count", lambda: self._client.count(self._collection, count_filter=flt, exact=exact)
+        )
+        return int(result.count)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _live_in(namespace: str, session_id: str | None = None) -> qm.Filter:
+    must: list[qm.Condition] = [
+        qm.FieldCondition(key="namespace", match=qm.MatchValue(value=namespace))
+    ]
+    if session_id is not None:
+        must.append(qm.FieldCondition(key="session_id", match=qm.MatchValue(value=session_id)))
+    return qm.Filter(
+        must=must,
+        must_not=[qm.FieldCondition(key="deleted", match=qm.MatchValue(value=1))],
+    )

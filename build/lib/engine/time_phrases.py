@@ -1,0 +1,99 @@
+"""Relative times a sentence names, resolved against when it was said. Pure.
+
+"yesterday", "last year", "two weeks ago", "last Saturday", "昨天", "上周三", "三年前": each is
+a span of the calendar counted back from the moment of the sentence, so that "I painted it
+last year", said in May 2023, is kept as 2022. Absolute dates ("on 4 May", "2023年5月") are
+read by `engine.recall.time_query.date_window`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+__all__ = ["relative_time"]
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3, "a few": 3,
+    "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+    "十": 10, "几": 3,
+}  # fmt: skip
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_UNIT_DAYS = {"day": 1, "week": 7, "天": 1, "日": 1, "周": 7, "星期": 7, "个星期": 7, "礼拜": 7}
+_MONTH_UNITS = {"month": 1, "year": 12, "个月": 1, "月": 1, "年": 12}
+
+_AGO = re.compile(
+    r"\b(?P<n>\d+|a few|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|few)"
+    r"\s+(?P<unit>day|week|month|year)s?\s+ago\b"
+    r"|(?P<zn>\d+|[一两二三四五六七八九十几])\s*(?P<zunit>天|日|周|个星期|星期|礼拜|个月|年)(?:以|之)?前",
+    re.IGNORECASE,
+)
+_LAST_WEEKDAY = re.compile(r"\blast\s+(?P<day>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+_ZH_LAST_WEEKDAY = re.compile(r"上(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
+_LAST_PERIOD = re.compile(
+    r"\b(?P<en>yesterday|last night|last weekend|last week|last month|last year)\b"
+    r"|(?P<zh>前天|昨天|昨晚|上周末|上周|上个星期|上星期|上个月|去年|前年)",
+    re.IGNORECASE,
+)
+# phrase -> (days back, months back); the span's start is what is kept
+_PERIODS = {
+    "yesterday": (1, 0), "last night": (1, 0), "last weekend": (7, 0), "last week": (7, 0),
+    "last month": (0, 1), "last year": (0, 12), "昨天": (1, 0), "昨晚": (1, 0), "前天": (2, 0),
+    "上周末": (7, 0), "上周": (7, 0), "上个星期": (7, 0), "上星期": (7, 0), "上个月": (0, 1),
+    "去年": (0, 12), "前年": (0, 24),
+}  # fmt: skip
+
+
+def _months_back(moment: datetime, months: int) -> datetime:
+    index = moment.year * 12 + moment.month - 1 - months
+    return datetime(index // 12, index % 12 + 1, 1)
+
+
+def _back(moment: datetime, days: int, months: int) -> datetime:
+    """The start of the span `days` or `months` before the moment: a day, a month or a year."""
+    if months % 12 == 0 and months:
+        return datetime(moment.year - months // 12, 1, 1)
+    if months:
+        return _months_back(moment, months)
+    day = moment - timedelta(days=days)
+    return datetime(day.year, day.month, day.day)
+
+
+def relative_time(text: str, at: float) -> float | None:
+    """The start (epoch seconds) of the first relative time `text` names, said at `at`.
+
+    >>> at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
+    >>> def day(t): return datetime.fromtimestamp(t, UTC).date().isoformat()
+    >>> day(relative_time("I painted that lake sunrise last year.", at))
+    '2022-01-01'
+    >>> day(relative_time("I went to a support group yesterday", at)), day(relative_time("two weeks ago", at))
+    ('2023-05-07', '2023-04-24')
+    >>> day(relative_time("last Saturday we ran", at)), day(relative_time("我上周三去了杭州", at))
+    ('2023-05-06', '2023-05-03')
+    >>> day(relative_time("三年前我搬到了上海", at)), relative_time("I love painting", at) is None
+    ('2020-01-01', True)
+    """
+    moment = datetime.fromtimestamp(at, UTC).replace(tzinfo=None)
+    found: datetime | None = None
+    if match := _AGO.search(text):
+        count = match["n"] or match["zn"]
+        n = int(count) if count.isdigit() else _NUMBERS.get(count.lower(), 1)
+        unit = (match["unit"] or match["zunit"]).lower()
+        if unit in _UNIT_DAYS:
+            found = _back(moment, n * _UNIT_DAYS[unit], 0)
+        else:
+            found = _back(moment, 0, n * _MONTH_UNITS[unit])
+    elif match := _LAST_WEEKDAY.search(text) or _ZH_LAST_WEEKDAY.search(text):
+        name = match["day"].lower()
+        weekday = _WEEKDAYS.index(name) if name in _WEEKDAYS else _ZH_WEEKDAYS[name]
+        if name in _WEEKDAYS:  # "last Saturday": the latest Saturday before today
+            back = (moment.weekday() - weekday - 1) % 7 + 1
+        else:  # "上周三": Wednesday of the previous calendar week
+            back = moment.weekday() + 7 - weekday
+        found = _back(moment, back, 0)
+    elif match := _LAST_PERIOD.search(text):
+        days, months = _PERIODS[(match["en"] or match["zh"]).lower()]
+        found = _back(moment, days, months)
+    return found.replace(tzinfo=UTC).timestamp() if found is not None else None

@@ -1,0 +1,113 @@
+"""Read views the façade returns besides cards: explanations, entity profiles, facts, Cypher rows.
+
+Like `engine.models`, these are the typed boundary the MCP server, the CLI and the notebooks
+share; they hold no behaviour.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from engine.models import Decision, Entity, Episode
+
+__all__ = [
+    "CypherResult",
+    "EntityProfile",
+    "EpisodeExplanation",
+    "Fact",
+    "Health",
+    "Neighbour",
+    "ReflectionSummary",
+]
+
+
+class Fact(BaseModel):
+    """A semantic fact: a FACT edge between two entities, written by reflection.
+
+    `valid_to` is set when newer, stronger evidence contradicted it; it is kept, not deleted.
+    """
+
+    id: str = ""
+    subject: str
+    subject_id: str = ""
+    predicate: str
+    negated: bool = False
+    object: str
+    object_id: str = ""
+    statement: str
+    confidence: float
+    support: int
+    valid_from: float
+    valid_to: float | None = None
+    invalidated_by: str | None = None
+    refers_to: float | None = None  # the time the statement names ("last year"), epoch seconds
+    reflection_id: str | None = None
+    source_episode_ids: list[str] = Field(default_factory=list)
+
+
+class Neighbour(BaseModel):
+    """An episode next to another: before or after it in its session, or sharing an entity."""
+
+    id: str
+    relation: Literal["previous", "next", "shares_entity"]
+    via: str | None = None  # the shared entity's name
+    summary: str
+    occurred_at: datetime
+
+
+class EpisodeExplanation(BaseModel):
+    """Everything the graph knows about one episode, and why it exists."""
+
+    episode: Episode
+    entities: list[Entity]
+    decisions: list[Decision]
+    neighbours: list[Neighbour]
+    why: str  # one sentence: what it is, who said it, when, how important, where it came from
+
+
+class EntityProfile(BaseModel):
+    """Entity-aware recall: the entity, its aliases, facts, decisions and latest episodes."""
+
+    entity: Entity
+    facts: list[Fact]
+    decisions: list[Decision]
+    latest_episodes: list[Episode]
+
+
+class CypherResult(BaseModel):
+    """Rows of a read-only Cypher query. Nodes and relationships come back as property maps."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool = False  # more rows existed than `settings.cypher_max_rows`
+
+
+class ReflectionSummary(BaseModel):
+    """One reflection run: what it read and what it changed (also a Reflection node)."""
+
+    id: str
+    namespace: str
+    ran_at: float
+    episodes_seen: int
+    clusters: int
+    facts_written: int
+    facts_reinforced: int
+    facts_closed: int
+    until: float  # created_at of the last episode read; the next run starts after it
+    until_id: str = ""  # and its id: episodes of one store_many share their created_at
+    status: Literal["done", "nothing_new"] = "done"
+
+
+class Health(BaseModel):
+    """What `/health` reports: whether both stores answer, and how much they hold."""
+
+    status: Literal["ok", "degraded"]
+    backend: str
+    graph: Literal["ok", "unreachable"]
+    vectors: Literal["ok", "unreachable"]
+    episodes: int | None = None
+    vector_points: int | None = None
+    detail: str | None = None

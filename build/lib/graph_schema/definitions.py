@@ -1,0 +1,145 @@
+"""Node labels and relationship types of the memory graph, with typed properties.
+
+Property types are the portable subset both Ladybug and Neo4j hold: STRING, DOUBLE, INT64,
+BOOLEAN and STRING[] (a list of strings). Structured values (metadata, numbers) are JSON strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 5  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
+# 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id
+
+# The version node every backend keeps, so that a later change can migrate.
+VERSION_READ = "MATCH (v:SchemaVersion {id: 'graph'}) RETURN v.version"
+VERSION_WRITE = "MERGE (v:SchemaVersion {id: 'graph'}) SET v.version = $version"
+
+PropType = str  # one of STRING, DOUBLE, INT64, BOOLEAN, STRING[]
+
+
+@dataclass(frozen=True)
+class NodeType:
+    label: str
+    properties: tuple[tuple[str, PropType], ...]
+
+
+@dataclass(frozen=True)
+class RelType:
+    name: str
+    source: str
+    target: str
+    properties: tuple[tuple[str, PropType], ...] = ()
+
+
+# Every node has id (primary key), namespace and created_at.
+_COMMON: tuple[tuple[str, PropType], ...] = (
+    ("id", "STRING"),
+    ("namespace", "STRING"),
+    ("created_at", "DOUBLE"),
+)
+
+EPISODE = NodeType(
+    "Episode",
+    _COMMON
+    + (
+        ("content", "STRING"),
+        ("summary", "STRING"),
+        ("kind", "STRING"),
+        ("session_id", "STRING"),
+        ("role", "STRING"),
+        ("agent", "STRING"),
+        ("importance", "DOUBLE"),
+        ("layer", "STRING"),
+        ("token_count", "INT64"),
+        ("content_hash", "STRING"),
+        ("occurred_at", "DOUBLE"),
+        ("last_accessed_at", "DOUBLE"),
+        ("access_count", "INT64"),
+        ("expires_at", "DOUBLE"),
+        ("deleted_at", "DOUBLE"),
+        ("archived_at", "DOUBLE"),
+        ("redactions", "INT64"),
+        ("metadata", "STRING"),  # JSON object
+        ("numbers", "STRING"),  # JSON list of NumberMention
+        ("todos", "STRING[]"),
+        ("related_ids", "STRING[]"),
+        ("last_seen", "DOUBLE"),  # last time this content was stored again (dedup)
+        ("sources", "STRING[]"),  # where the content came from, one entry per store
+    ),
+)
+
+ENTITY = NodeType(
+    "Entity",
+    _COMMON
+    + (
+        ("name", "STRING"),
+        ("canonical", "STRING"),
+        ("type", "STRING"),
+        ("aliases", "STRING[]"),
+        ("first_seen", "DOUBLE"),
+        ("last_seen", "DOUBLE"),
+        ("mention_count", "INT64"),
+    ),
+)
+
+DECISION = NodeType(
+    "Decision",
+    _COMMON
+    + (
+        ("text", "STRING"),
+        ("status", "STRING"),
+        ("decided_at", "DOUBLE"),
+        # What the decision is about ("entity:<id>", "topic:budget"): a later active decision
+        # on one of the same subjects, and similar enough, supersedes it.
+        ("subjects", "STRING[]"),
+    ),
+)
+
+SESSION = NodeType("Session", _COMMON + (("name", "STRING"), ("started_at", "DOUBLE")))
+
+REFLECTION = NodeType(
+    "Reflection",
+    _COMMON
+    + (
+        ("ran_at", "DOUBLE"),
+        ("episodes_seen", "INT64"),
+        ("clusters", "INT64"),
+        ("facts_written", "INT64"),
+        ("facts_reinforced", "INT64"),
+        ("facts_closed", "INT64"),
+        ("until", "DOUBLE"),  # created_at of the last episode this run read
+        ("until_id", "STRING"),  # and its id, since a store_many's episodes share created_at
+    ),
+)
+
+NODES: tuple[NodeType, ...] = (EPISODE, ENTITY, DECISION, SESSION, REFLECTION)
+
+RELATIONSHIPS: tuple[RelType, ...] = (
+    RelType("MENTIONS", "Episode", "Entity", (("count", "INT64"),)),
+    RelType("DECIDED", "Episode", "Decision"),
+    RelType("ABOUT", "Decision", "Entity"),
+    RelType("SUPERSEDES", "Decision", "Decision"),
+    RelType("IN_SESSION", "Episode", "Session"),
+    RelType("NEXT", "Episode", "Episode"),
+    RelType("PART_OF", "Episode", "Episode", (("index", "INT64"),)),
+    RelType(
+        "FACT",
+        "Entity",
+        "Entity",
+        (
+            ("id", "STRING"),
+            ("predicate", "STRING"),
+            ("negated", "BOOLEAN"),
+            ("statement", "STRING"),
+            ("confidence", "DOUBLE"),
+            ("support", "INT64"),
+            ("valid_from", "DOUBLE"),
+            ("valid_to", "DOUBLE"),
+            ("refers_to", "DOUBLE"),  # the time the statement names ("last year"), if any
+            ("source_episode_ids", "STRING[]"),
+            ("reflection_id", "STRING"),
+            ("invalidated_by", "STRING"),
+        ),
+    ),
+)
