@@ -14,8 +14,8 @@ the episodes hindsight stored (the baseline: same points, indexed as hindsight's
 store_many and searched on as many threads, so that the ratio is hindsight's own work; it
 takes turns with recall, ten questions each, so that both see the machine at the same
 speed); then peak RSS, data-directory size, reopen time, the first recall after reopening
-(which loads the embedder and the graph's MENTIONS index) and the MCP HTTP server's
-`retrieve_memory` requests/s with 8 concurrent clients. After the timed recalls,
+(which loads the embedder and the graph's MENTIONS index), and the HTTP server's recall
+requests/s with 8 concurrent clients, over MCP (`retrieve_memory`) and over REST. After the timed recalls,
 `--sustained` more run (default 2,000) and their last quarter is timed as "late": what a
 long-lived process sees once recall's own writes have piled up. `--json` prints one
 object per size.
@@ -153,8 +153,12 @@ def _baseline(items: list[dict[str, Any]], where: Path, embedder: MiniLMEmbedder
     return store
 
 
-def _mcp_requests_per_second(data_dir: Path, queries: list[str], seconds: float, backend: str) -> float:
-    """`hindsight serve` on the data directory; 8 clients call retrieve_memory for `seconds`."""
+def _served_requests_per_second(
+    data_dir: Path, queries: list[str], seconds: float, backend: str
+) -> tuple[float, float]:
+    """`hindsight serve` on the data directory; 8 clients recall for `seconds` over MCP
+    (`retrieve_memory`), then 8 over REST (`POST /v1/namespaces/default/recall`)."""
+    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
@@ -164,33 +168,46 @@ def _mcp_requests_per_second(data_dir: Path, queries: list[str], seconds: float,
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     if backend == "neo4j":
         env |= {"HINDSIGHT_BACKEND": "neo4j", "HINDSIGHT_VECTOR_STORE": "edge"}
+
+    async def mcp_client(base: str, number: int, until: float, warm: float, done: list[int]) -> None:
+        async with Client(streamable_http_client(f"{base}/mcp")) as session:
+            i = number
+            while time.perf_counter() < until:
+                result = await session.call_tool(
+                    "retrieve_memory", {"query": queries[i % len(queries)], "explain": False}
+                )
+                assert not result.is_error, result.content
+                done[0] += time.perf_counter() > warm
+                i += CLIENTS
+
+    async def rest_client(base: str, number: int, until: float, warm: float, done: list[int]) -> None:
+        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+            i = number
+            while time.perf_counter() < until:
+                answer = await http.post("/v1/namespaces/default/recall",
+                                         json={"query": queries[i % len(queries)]})  # fmt: skip
+                answer.raise_for_status()
+                done[0] += time.perf_counter() > warm
+                i += CLIENTS
+
+    def load(base: str, client: Any) -> float:
+        # A warm-up of a quarter of the window, not counted: the first requests page in a
+        # freshly opened graph and vector store.
+        warm = time.perf_counter() + seconds / 4
+        done = [0]
+
+        async def clients() -> None:
+            async with anyio.create_task_group() as group:
+                for number in range(CLIENTS):
+                    group.start_soon(client, base, number, warm + seconds, warm, done)
+
+        anyio.run(clients)
+        return done[0] / seconds
+
     with tempfile.TemporaryDirectory() as logs, served(
         ["--port", str(port), "--data-dir", str(data_dir)], env, Path(logs) / "server.log", port
     ) as base:
-        done = [0]
-        # A warm-up of a quarter of the window, not counted: the server's first requests
-        # page in a freshly opened graph and vector store.
-        warm_until = time.perf_counter() + seconds / 4
-
-        async def client(number: int, deadline: float) -> None:
-            async with Client(streamable_http_client(f"{base}/mcp")) as session:
-                i = number
-                while time.perf_counter() < deadline:
-                    result = await session.call_tool(
-                        "retrieve_memory", {"query": queries[i % len(queries)], "explain": False}
-                    )
-                    assert not result.is_error, result.content
-                    done[0] += time.perf_counter() > warm_until
-                    i += CLIENTS
-
-        async def load() -> float:
-            deadline = warm_until + seconds
-            async with anyio.create_task_group() as group:
-                for number in range(CLIENTS):
-                    group.start_soon(client, number, deadline)
-            return done[0] / seconds
-
-        return anyio.run(load)
+        return load(base, mcp_client), load(base, rest_client)
 
 
 def _size(path: Path) -> int:
@@ -205,7 +222,7 @@ def _settings(backend: str, data_dir: Path) -> Settings:
 
 
 def measure(
-    episodes: int, query_count: int, mcp_seconds: float, sustained: int, backend: str = "embedded"
+    episodes: int, query_count: int, http_seconds: float, sustained: int, backend: str = "embedded"
 ) -> dict[str, Any]:
     items = corpus(episodes)
     asked = questions(query_count)
@@ -247,9 +264,9 @@ def measure(
         reopen_seconds += time.perf_counter() - start
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         data_mb = _size(data_dir) / 2**20  # on Neo4j: the vectors, the archive and the logs
-        mcp_rps = (
-            _mcp_requests_per_second(data_dir, all_questions, mcp_seconds, backend)
-            if mcp_seconds else None
+        mcp_rps, rest_rps = (
+            _served_requests_per_second(data_dir, all_questions, http_seconds, backend)
+            if http_seconds else (None, None)
         )  # fmt: skip
     every = recall["single_hop"] + recall["graph"]
     row: dict[str, Any] = {
@@ -275,6 +292,7 @@ def measure(
         "reopen_s": round(reopen_seconds, 2),
         "first_recall_after_reopen_s": round(first_recall_seconds, 2),
         "mcp_retrieve_req_per_s": None if mcp_rps is None else round(mcp_rps, 1),
+        "rest_recall_req_per_s": None if rest_rps is None else round(rest_rps, 1),
     }
     row["recall_vs_baseline_p50"] = round(row["recall_p50_ms"] / row["baseline_p50_ms"], 2)
     row["recall_vs_baseline_p95"] = round(row["recall_p95_ms"] / row["baseline_p95_ms"], 2)
@@ -306,7 +324,8 @@ def main() -> None:
     parser.add_argument("--backend", default="embedded",
                         help="comma-separated: embedded, neo4j (the server at NEO4J_URI)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=100, help="questions of each kind")
-    parser.add_argument("--mcp-seconds", type=float, default=20.0, help="0 skips the MCP load")
+    parser.add_argument("--http-seconds", type=float, default=20.0,
+                        help="seconds of HTTP load, over MCP then REST; 0 skips both")  # fmt: skip
     parser.add_argument(
         "--sustained", type=int, default=2000, help="recalls more, the last quarter timed (0: none)"
     )
@@ -314,7 +333,7 @@ def main() -> None:
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child measuring one size
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one, args.queries, args.mcp_seconds, args.sustained,
+        print(json.dumps(measure(args.one, args.queries, args.http_seconds, args.sustained,
                                  args.backend)))  # fmt: skip
         return
     rows = []
@@ -323,7 +342,7 @@ def main() -> None:
         print(f"measuring {size:,} episodes on {backend}...", file=sys.stderr, flush=True)
         child = subprocess.run(
             [sys.executable, "-m", "bench.speed", "--one", str(size), "--queries", str(args.queries),
-             "--mcp-seconds", str(args.mcp_seconds), "--sustained", str(args.sustained),
+             "--http-seconds", str(args.http_seconds), "--sustained", str(args.sustained),
              "--backend", backend],
             capture_output=True, text=True,
         )  # fmt: skip

@@ -9,6 +9,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from engine.errors import (
+    AccessDenied,
     HindsightError,
     InvalidInput,
     NotFound,
@@ -29,6 +30,7 @@ from engine.models import (
     StoreResult,
     Trace,
 )
+from engine.remote import RemoteMemory
 from engine.settings import Settings
 
 try:
@@ -37,6 +39,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
+    "AccessDenied",
     "ChannelHit",
     "Decision",
     "Entity",
@@ -49,6 +52,7 @@ __all__ = [
     "NotFound",
     "PathNode",
     "ReadOnlyViolation",
+    "RemoteMemory",
     "Settings",
     "Stats",
     "StoreResult",

@@ -241,7 +241,7 @@ def serve(
     ] = "default",
     data_dir: DataDir = None,
 ) -> None:
-    """Run the MCP server; print the client configuration to paste into an MCP client."""
+    """Run the server (MCP and, over HTTP, the REST API); print the MCP client configuration."""
     from mcp_server.server import Transport, run
     from mcp_server.snippet import client_config
 
@@ -260,6 +260,10 @@ def serve(
         out = err_console if chosen == "stdio" else console
         out.print("MCP client configuration:", style="bold")
         out.print(snippet, markup=False, highlight=False, soft_wrap=True)
+        if chosen != "stdio":
+            host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+            out.print(f"REST API: http://{host}:{settings.port}/v1 (docs at /docs)",
+                      markup=False, highlight=False)  # fmt: skip
         run(memory, settings, transport=chosen, default_namespace=namespace)
 
 

@@ -5,15 +5,18 @@
     ├── NotFound                   no memory, entity or session has that id in that namespace
     ├── StoreUnavailable           a graph or vector store failed or cannot be reached
     │   └── WriteFailed            a write did not complete; nothing of it is visible
-    └── ReadOnlyViolation          a read-only entry point was asked to write
+    ├── ReadOnlyViolation          a read-only entry point was asked to write
+    └── AccessDenied               a remote server refused the token (401) or the namespace (403)
 
 Backends convert driver errors at their boundary (``raise StoreUnavailable(...) from exc``);
-callers never see a driver's exception. The CLI and the MCP server map this tree in one place each.
+callers never see a driver's exception. The CLI, the MCP tools and the REST API map this tree
+in one place each; `RemoteMemory` maps the REST API's answers back onto it.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "AccessDenied",
     "HindsightError",
     "InvalidInput",
     "NotFound",
@@ -58,3 +61,7 @@ class WriteFailed(StoreUnavailable):
 
 class ReadOnlyViolation(HindsightError):
     """A read-only entry point was asked to write."""
+
+
+class AccessDenied(HindsightError, PermissionError):
+    """A server refused the request: no or a wrong token, or a namespace the token may not use."""

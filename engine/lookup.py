@@ -44,7 +44,12 @@ def explain_episode(
     )
     shared: dict[str, str] = {}
     for link in links:
-        if link.episode_id not in seen and link.episode_id not in shared:
+        if link.episode_id in seen:
+            continue
+        # Of several shared entities, the first by name: entity ids depend on the namespace,
+        # so an order by id would name another one for the same memory elsewhere.
+        known = shared.get(link.episode_id)
+        if known is None or link.entity_name < known:
             shared[link.episode_id] = link.entity_name
     shared = dict(list(shared.items())[: settings.explain_neighbours])
     for other in sorted(

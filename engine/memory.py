@@ -40,10 +40,12 @@ from engine.models import (
     Stats,
     StoreRequest,
     StoreResult,
+    invalid_input,
 )
 from engine.recall.pipeline import card_order, query_models, run_recall, within_budget
 from engine.recall.working import working_cards
 from engine.reflect.run import failed_task_namespaces
+from engine.remote import RemoteMemory
 from engine.settings import Settings, settings_at
 from engine.stores import GraphStore, VectorStore, open_stores
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
@@ -123,6 +125,18 @@ class Memory(Lifecycle):
         graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension,
                                      vectors_aside=vectors_aside)  # fmt: skip
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
+
+    @staticmethod
+    def connect(
+        url: str, *, token: str | None = None, namespace: str = "default", timeout: float = 60.0
+    ) -> RemoteMemory:
+        """A client of the hindsight server at `url` with the methods of `Memory`, whose
+        `namespace` arguments default to `namespace` (`engine.remote`).
+
+        Example:
+            >>> memory = Memory.connect("http://127.0.0.1:8765", token="...")  # doctest: +SKIP
+        """
+        return RemoteMemory(url, token=token, namespace=namespace, timeout=timeout)
 
     # -- writing --------------------------------------------------------------------------
     def store(
@@ -234,7 +248,7 @@ class Memory(Lifecycle):
         try:
             return StoreRequest.model_validate(item, context=context)
         except ValidationError as exc:
-            raise _invalid(exc, prefix) from None
+            raise invalid_input(exc, prefix) from None
 
     def _reflect_on_failed_tasks(self, requests: list[StoreRequest], results: list[StoreResult]) -> None:
         for namespace in failed_task_namespaces(requests, results):
@@ -299,7 +313,7 @@ class Memory(Lifecycle):
                 max_tokens=max_tokens,
             )
         except ValidationError as exc:
-            raise _invalid(exc, "") from None
+            raise invalid_input(exc, "") from None
         at = request.now if request.now is not None else time.time()
         models = query_models(request.query, self._embedder, self._model_pool, self.settings)
         cards: list[MemoryCard] = []
@@ -557,14 +571,6 @@ class Memory(Lifecycle):
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def _invalid(exc: ValidationError, prefix: str) -> InvalidInput:
-    """The first validation error as InvalidInput naming its field."""
-    error = exc.errors()[0]
-    field = ".".join(str(part) for part in error["loc"]) or "input"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return InvalidInput(prefix + field, message)
 
 
 def _strings(values: Iterable[str]) -> list[str]:

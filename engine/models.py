@@ -11,16 +11,30 @@ import json
 import math
 import re
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
+
+from engine.errors import InvalidInput
 
 __all__ = [
     "IMPORTANCE_LEVELS",
+    "NOT_BLANK_PATTERN",
+    "SESSION_PATTERN",
     "ChannelHit",
     "Decision",
     "Entity",
     "Episode",
+    "EpisodeInput",
     "GraphPath",
     "Kind",
     "Layer",
@@ -28,6 +42,7 @@ __all__ = [
     "NumberMention",
     "PathNode",
     "RecallLayer",
+    "RecallQuery",
     "RecallRequest",
     "Session",
     "Stats",
@@ -35,6 +50,7 @@ __all__ = [
     "StoreResult",
     "Trace",
     "from_epoch",
+    "invalid_input",
     "session_node_id",
     "to_epoch",
 ]
@@ -50,6 +66,35 @@ IMPORTANCE_LEVELS: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
 # A namespace is a short identifier: it ends up in filters, file names and URLs.
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 _SESSION = re.compile(r"^[^\x00-\x1f]{1,128}$")
+# What `str.strip()` removes, for JSON Schema: text must hold one character outside it (and no
+# NUL), in the ECMA regex dialect OpenAPI tools read.
+_PY_SPACE = r"\t-\r\u001c- \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK_PATTERN = rf"^[^\u0000]*[^\u0000{_PY_SPACE}][^\u0000]*$"
+SESSION_PATTERN = r"^[^\u0000-\u001f]{1,128}$"
+# Times a caller may give: years 1..9999, what a datetime can show again.
+_EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
+_LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
+
+# What the validators below accept, for JSON Schema (and so for the REST API's OpenAPI).
+_IMPORTANCE_SCHEMA: dict[str, JsonValue] = {
+    "anyOf": [
+        {"type": "number", "minimum": 0, "maximum": 1},
+        {"enum": ["high", "medium", "low"]},
+        {"type": "null"},
+    ],
+    "description": "0..1, or high, medium or low; scored from the content when null",
+}
+
+
+def _moment_schema(what: str) -> dict[str, JsonValue]:
+    return {
+        "anyOf": [
+            {"type": "number", "minimum": _EARLIEST, "maximum": _LATEST},
+            {"type": "string", "format": "date-time"},
+            {"type": "null"},
+        ],
+        "description": f"{what}: epoch seconds or ISO 8601 (naive is UTC)",
+    }
 
 
 def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float:
@@ -57,11 +102,14 @@ def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float
     if isinstance(value, bool):
         raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
     if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise ValueError(f"{field} must be a finite number of epoch seconds")
-        return float(value)
+        return _in_range(float(value), field)
     if isinstance(value, str):
         text = value.strip()
+        try:  # epoch seconds written out, as a query string carries them
+            return _in_range(float(text), field)
+        except ValueError as exc:
+            if "epoch seconds" in str(exc):
+                raise
         if text.endswith("Z"):
             text = text[:-1] + "+00:00"
         try:
@@ -71,32 +119,51 @@ def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
-        return value.timestamp()
+        try:
+            return _in_range(value.timestamp(), field)
+        except OverflowError:
+            raise ValueError(f"{field} must fall in the years 1..9999") from None
     raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
+
+
+def _in_range(seconds: float, field: str) -> float:
+    if not math.isfinite(seconds) or not _EARLIEST <= seconds <= _LATEST:
+        raise ValueError(f"{field} must be epoch seconds of a year in 1..9999, got {seconds}")
+    return seconds
+
+
+def invalid_input(exc: ValidationError, prefix: str) -> InvalidInput:
+    """The first validation error as InvalidInput naming its field (`prefix` + its path)."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or "input"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return InvalidInput(prefix + field, message)
 
 
 def from_epoch(value: float) -> datetime:
     return datetime.fromtimestamp(value, tz=UTC)
 
 
-class StoreRequest(BaseModel):
-    """What `Memory.store` accepts, validated. Unknown keys are rejected."""
+class EpisodeInput(BaseModel):
+    """One episode to store, as `Memory.store` takes it, without the namespace it goes to
+    (the REST API's body, whose namespace is in the path). Unknown keys are rejected."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    content: str
-    namespace: str = "default"
-    session_id: str | None = None
+    content: str = Field(json_schema_extra={"pattern": NOT_BLANK_PATTERN})
+    session_id: str | None = Field(None, json_schema_extra={"pattern": SESSION_PATTERN})
     role: str | None = Field(None, max_length=64)
     kind: Kind = "message"
     layer: Layer = "episodic"
-    importance: float | None = None
-    occurred_at: float | None = None
+    importance: Annotated[float | None, WithJsonSchema(_IMPORTANCE_SCHEMA)] = None
+    occurred_at: Annotated[float | None, WithJsonSchema(_moment_schema("When it happened"))] = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     # Episodes this one follows from or refers to (must exist in the same namespace).
     related_ids: list[str] = Field(default_factory=list, max_length=100)
     # When the episode leaves recall (TTL); default: settings.ttl_days for its kind, or never.
-    expires_at: float | None = None
+    expires_at: Annotated[
+        float | None, WithJsonSchema(_moment_schema("When it leaves recall"))
+    ] = None
 
     @field_validator("content")
     @classmethod
@@ -109,11 +176,6 @@ class StoreRequest(BaseModel):
         if limit is not None and len(value) > limit:
             raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
         return value
-
-    @field_validator("namespace")
-    @classmethod
-    def _namespace(cls, value: str) -> str:
-        return check_namespace(value)
 
     @field_validator("session_id")
     @classmethod
@@ -180,6 +242,21 @@ class StoreRequest(BaseModel):
         return decoded
 
 
+class _InNamespace(BaseModel):
+    """The namespace a request acts in, checked."""
+
+    namespace: str = "default"
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        return check_namespace(value)
+
+
+class StoreRequest(EpisodeInput, _InNamespace):
+    """What `Memory.store` accepts, validated: an episode and its namespace."""
+
+
 def session_node_id(namespace: str, session_id: str) -> str:
     """Session ids are chosen by callers, so the Session node's id is scoped by namespace."""
     return f"{namespace}/{session_id}"
@@ -194,17 +271,17 @@ def check_namespace(value: str) -> str:
     return value
 
 
-class RecallRequest(BaseModel):
-    """What `Memory.recall` accepts, validated."""
+class RecallQuery(BaseModel):
+    """A recall as `Memory.recall` takes it, without the namespace it reads (the REST API's
+    body, whose namespace is in the path)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    query: str = Field(min_length=1, max_length=10_000)
-    namespace: str = "default"
+    query: str = Field(min_length=1, max_length=10_000, json_schema_extra={"pattern": NOT_BLANK_PATTERN})
     top_k: int = Field(5, ge=1, le=200)
-    min_score: float | None = Field(None, ge=0)
-    session_id: str | None = None
-    now: float | None = None
+    min_score: float | None = Field(None, ge=0, allow_inf_nan=False)
+    session_id: str | None = Field(None, json_schema_extra={"pattern": SESSION_PATTERN})
+    now: Annotated[float | None, WithJsonSchema(_moment_schema("When it is asked"))] = None
     layer: RecallLayer | None = None
     # Who is asking ("user", "coder", a tool name): memories by or for that role rank higher.
     role: str | None = Field(None, min_length=1, max_length=128)
@@ -212,6 +289,8 @@ class RecallRequest(BaseModel):
     capabilities: list[str] | None = Field(None, max_length=200)
     # Also read the shared namespace (readable by all, written only when named).
     include_shared: bool = True
+    # With a session_id, also rank that session's working memory.
+    include_working: bool = True
     # A budget for the returned cards' content, in `count_tokens` units; None: no budget.
     max_tokens: int | None = Field(None, ge=1, le=1_000_000)
 
@@ -222,15 +301,14 @@ class RecallRequest(BaseModel):
             raise ValueError("must not be empty")
         return value
 
-    @field_validator("namespace")
-    @classmethod
-    def _namespace(cls, value: str) -> str:
-        return check_namespace(value)
-
     @field_validator("now", mode="before")
     @classmethod
     def _now(cls, value: Any) -> float | None:
         return None if value is None else to_epoch(value, "now")
+
+
+class RecallRequest(RecallQuery, _InNamespace):
+    """What `Memory.recall` accepts, validated: a recall and the namespace it reads."""
 
 
 class NumberMention(BaseModel):

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field, JsonValue, SecretStr, field_validator
 
+from engine.access import TokenScopes, parse_token_scopes
 from engine.settings_stores import StoreSettings
 from engine.settings_weights import ChannelWeights, ImportanceWeights
 
@@ -398,8 +399,14 @@ class Settings(StoreSettings):
     )
     api_token: SecretStr | None = Field(
         None, json_schema_extra=_SERVER,
-        description="When set, every HTTP request except /health must carry `Authorization: "
-        "Bearer <token>`.",
+        description="When set, every HTTP request except /health and the API docs must carry "
+        "`Authorization: Bearer <token>`; this token may use every namespace.",
+    )
+    api_tokens: SecretStr | None = Field(
+        None, json_schema_extra=_SERVER,
+        description='Tokens bound to namespaces, as JSON: {"<token>": ["team-a", "shared"], '
+        '"<token>": "*"}. A request with one of them for another namespace gets 403, on REST '
+        "and MCP alike. Tokens are at least 16 characters.",
     )
 
     bm25_k1: float = Field(
@@ -427,11 +434,24 @@ class Settings(StoreSettings):
         " reach of the graph query); 0 indexes each episode alone.",
     )
 
-    @field_validator("api_token", "qdrant_api_key", "llm_api_key", mode="before")
+    @field_validator("api_token", "api_tokens", "qdrant_api_key", "llm_api_key", mode="before")
     @classmethod
     def _blank_secret_is_none(cls, value: object) -> object:
         # docker compose passes an unset variable as "": that means no token, not an empty one.
         return None if value == "" else value
+
+    @field_validator("api_tokens")
+    @classmethod
+    def _token_scopes(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            parse_token_scopes(value.get_secret_value())  # its ValueError names the entry
+        return value
+
+    def token_scopes(self) -> TokenScopes:
+        """Who may use which namespace over HTTP, from `api_token` and `api_tokens`."""
+        token = self.api_token.get_secret_value() if self.api_token else None
+        scoped = self.api_tokens.get_secret_value() if self.api_tokens else None
+        return TokenScopes(token, parse_token_scopes(scoped) if scoped else {})
 
 
 def settings_at(path: str | Path | None, settings: Settings | None) -> Settings:

@@ -32,7 +32,10 @@ def default_model_cache() -> Path:
 class StoreSettings(BaseSettings):
     """Where the data lives, the backends and models, and the limits of what is stored."""
 
-    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_", frozen=True)
+    # A wrong value is named, never echoed: it may be a token or a password.
+    model_config = SettingsConfigDict(
+        env_prefix="HINDSIGHT_", frozen=True, hide_input_in_errors=True
+    )
 
     data_dir: Path = Field(
         Path("./hindsight-data"), json_schema_extra=_WHERE_AND_WHAT,

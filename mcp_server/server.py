@@ -1,29 +1,38 @@
-"""The hindsight MCP server: the memory tools over stdio, SSE and streamable HTTP.
+"""The hindsight server: the memory tools over MCP (stdio, SSE, streamable HTTP) and REST.
 
-One HTTP app serves streamable HTTP at `/mcp`, SSE at `/sse` (posting to `/messages/`), and
-`GET /health`. When `settings.api_token` is set, every path but `/health` needs
-`Authorization: Bearer <token>`; the health check stays open for container orchestrators.
+One HTTP app serves the REST API at `/v1` (OpenAPI at `/openapi.json`, docs at `/docs`),
+streamable HTTP MCP at `/mcp`, SSE at `/sse` (posting to `/messages/`), and `GET /health`.
+When tokens are set (`api_token`, `api_tokens`), every path but `/health` and the docs needs
+`Authorization: Bearer <token>`, and a token bound to namespaces may use only those
+(`mcp_server.auth`).
 """
 
 from __future__ import annotations
 
-import hmac
-import json
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from typing import Literal
 
 import anyio
 import uvicorn
+from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import Memory, __version__
 from engine.models import check_namespace
 from engine.settings import Settings
+from engine.views import Health
+from mcp_server.auth import TokenAuth
 from mcp_server.namespaces import namespace_from_request
+from mcp_server.openapi import install_openapi
+from mcp_server.problems import install_handlers
+from mcp_server.rest import rest_router
 from mcp_server.schedule import MaintenanceLoop
 from mcp_server.tools import memory_tools
 
@@ -35,6 +44,10 @@ INSTRUCTIONS = """hindsight is your long-term memory. Before answering anything 
 on earlier sessions, call retrieve_memory; store what is worth remembering with store_memory
 (decisions, preferences, facts, numbers, task outcomes), not greetings. Cards cite episode ids;
 explain_memory and get_entity tell you more about a card or a named thing."""
+
+API_DESCRIPTION = """Agent memory with reasons: store episodes, recall cards that cite their
+sources and carry a trace, reflect them into facts. The same methods as the Python `Memory`;
+errors are `application/problem+json`."""
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/health"
@@ -51,19 +64,37 @@ def build_server(memory: Memory, *, default_namespace: str = "default") -> MCPSe
     return server
 
 
-def http_app(server: MCPServer, memory: Memory, settings: Settings) -> ASGIApp:
-    """Streamable HTTP at /mcp, SSE at /sse, /health, behind the optional bearer token."""
+def http_app(server: MCPServer, memory: Memory, settings: Settings,
+             default_namespace: str = "default") -> ASGIApp:  # fmt: skip
+    """One app: the REST API at /v1 with its OpenAPI at /openapi.json and docs at /docs,
+    streamable HTTP MCP at /mcp, SSE at /sse, and /health; behind the tokens when set."""
+    mcp_app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=settings.host)
+    sse = server.sse_app(sse_path="/sse", message_path="/messages/", host=settings.host)
+    mcp_app.router.routes.append(Mount("/", app=_SseNamespace(sse)))
 
-    async def health(request: Request) -> Response:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with mcp_app.router.lifespan_context(mcp_app):  # MCP's session manager
+            yield
+
+    scopes = settings.token_scopes()
+    app = FastAPIOffline(
+        title="hindsight", version=__version__, description=API_DESCRIPTION, lifespan=lifespan,
+        redoc_url=None,
+    )  # fmt: skip
+    install_handlers(app)
+    install_openapi(app, with_tokens=scopes.enabled)
+
+    @app.get(HEALTH_PATH, tags=["admin"], operation_id="health",
+             responses={503: {"model": Health, "description": "A store does not answer"}})  # fmt: skip
+    async def health() -> Response:
+        """Whether both stores answer, with their counts (open without a token)."""
         report = await anyio.to_thread.run_sync(memory.health)
         return JSONResponse(report.model_dump(), status_code=200 if report.status == "ok" else 503)
 
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=settings.host)
-    sse = server.sse_app(sse_path="/sse", message_path="/messages/", host=settings.host)
-    app.router.routes.insert(0, Route(HEALTH_PATH, health, methods=["GET"]))
-    app.router.routes.append(Mount("/", app=_SseNamespace(sse)))
-    token = settings.api_token.get_secret_value() if settings.api_token else None
-    return _BearerAuth(app, token) if token else app
+    app.include_router(rest_router(memory))
+    app.router.routes.append(_McpMount("/", app=mcp_app))
+    return TokenAuth(app, scopes, default_namespace) if scopes.enabled else app
 
 
 def run(
@@ -80,7 +111,8 @@ def run(
             server.run("stdio")
         elif transport == "sse" or transport == "streamable-http":
             config = uvicorn.Config(
-                http_app(server, memory, settings), host=settings.host, port=settings.port,
+                http_app(server, memory, settings, default_namespace),
+                host=settings.host, port=settings.port,
                 log_level="info",
             )  # fmt: skip
             anyio.run(uvicorn.Server(config).serve)
@@ -90,29 +122,15 @@ def run(
         loop.stop()
 
 
-class _BearerAuth:
-    """401 for any request without the right bearer token, except the health check."""
+class _McpMount(Mount):
+    """The MCP app under every path but the REST API's: an unknown /v1 path stays FastAPI's
+    (a 404 problem), and a known one with another method its 405."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self._app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] == HEALTH_PATH:
-            await self._app(scope, receive, send)
-            return
-        sent = dict(scope["headers"]).get(b"authorization", b"")
-        if hmac.compare_digest(sent, self._expected):
-            await self._app(scope, receive, send)
-            return
-        body = json.dumps({"error": "unauthorized", "detail": "missing or wrong bearer token"})
-        response = Response(
-            body,
-            status_code=401,
-            media_type="application/json",
-            headers={"WWW-Authenticate": 'Bearer realm="hindsight"'},
-        )
-        await response(scope, receive, send)
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        path = scope.get("path", "")
+        if path == "/v1" or path.startswith("/v1/"):
+            return Match.NONE, {}
+        return super().matches(scope)
 
 
 _ENDPOINT_EVENT = re.compile(rb"(event: endpoint\r?\ndata: [^\r\n]*session_id=[0-9a-f]+)")

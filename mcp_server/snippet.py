@@ -47,4 +47,6 @@ def client_config(
             entry = {"type": "http", "url": f"{base}{MCP_PATH}?namespace={namespace}"}
         if settings.api_token is not None:
             entry["headers"] = {"Authorization": "Bearer ${HINDSIGHT_API_TOKEN}"}
+        elif settings.api_tokens is not None:  # a token bound to this namespace
+            entry["headers"] = {"Authorization": "Bearer <your token>"}
     return json.dumps({"mcpServers": {"hindsight": entry}}, indent=None, ensure_ascii=False)

@@ -29,7 +29,7 @@ def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets(
     open_settings(backend, tmp_path)  # on Neo4j: the empty database the bench asks for
     done = subprocess.run(
         [sys.executable, "-m", "bench.speed", "--episodes", "150", "--queries", "3",
-         "--mcp-seconds", "1", "--sustained", "8", "--json", "--backend", backend],
+         "--http-seconds", "1", "--sustained", "8", "--json", "--backend", backend],
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=True,
         env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )  # fmt: skip
@@ -41,7 +41,7 @@ def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets(
         assert row["recall_p50_ms"] <= row["recall_p95_ms"] <= row["recall_p99_ms"]
         assert row["store_many_eps_per_s"] > 0 and row["peak_rss_mb"] > 0
         assert 0 < row["stored_after_dedup"] <= 150  # the baseline holds what was stored
-        assert row["mcp_retrieve_req_per_s"] > 0
+        assert row["mcp_retrieve_req_per_s"] > 0 and row["rest_recall_req_per_s"] > 0
         assert row["sustained_recalls"] == 8 and row["late_recall_p50_ms"] <= row["late_recall_p95_ms"]
     table = _table(rows + [{**rows[0], "episodes": 300}])  # a column per size
     assert "recall_p50_ms" in table

@@ -6,7 +6,7 @@
 //        --grass browser.grass --query query.cypher --param namespace=demo --out shot.png
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./launch.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -20,12 +20,7 @@ const { values } = parseArgs({
   },
 });
 
-// The flags keep Chromium off the network: nothing here needs more than loopback.
-const browser = await chromium.launch({
-  executablePath: values.chromium,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launchChromium(values.chromium);
 try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const origin = new URL(values.url).origin;
