@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo semantic clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo bilingual semantic clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,10 @@ speed: $(STAMP)
 # Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; 6-10 minutes).
 locomo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo
+
+# The same harness on hindsight's own dated English and Chinese chats (bench/data/).
+bilingual: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo --data bench/data/bilingual.json
 
 # Semantic memory on LoCoMo: reflection's facts against the annotators' observations (~3 minutes).
 semantic: $(STAMP)

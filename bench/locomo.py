@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark: turn-level R@k of hindsight's recall against BM25 and dense baselines.
 
     python -m bench.locomo [--data ../shared/data/locomo/locomo10.json] [--k 5,10,25]
-                           [--conversations N] [--json]
+                           [--conversations N] [--sample ID] [--json]
 
 Each conversation goes into its own namespace of one fresh memory: one episode per turn
 (`speaker: text`, the image caption appended), the session date as the episode time (turns a
@@ -11,6 +11,11 @@ the top k, averaged over questions; malformed evidence ids count as misses, empt
 recall 1. The baselines run in the same process on the same turns: BM25 alone (Okapi, the
 engine's tokenizer) and dense alone (the engine's embedder, exact cosine). The data is read
 from its path and never copied: its licence (CC BY-NC 4.0) allows benchmarking only.
+
+Questions whose evidence spans two or more sessions are also scored by session: recall_all@k
+is the share of them with every evidence session in the top k. `--data
+bench/data/bilingual.json` runs the same harness on hindsight's own English and Chinese dated
+chats (bench/data/README.md).
 """
 
 from __future__ import annotations
@@ -84,6 +89,20 @@ def recall_at(found: list[str], evidence: list[str], k: int) -> float:
     return sum(1 for e in evidence if e in top) / len(evidence)
 
 
+_DIA = re.compile(r"^D(\d+):\d+$")
+
+
+def sessions_of(dia_ids: list[str]) -> set[int]:
+    """The session numbers of LoCoMo turn ids ("D3:12" is session 3); malformed ids none."""
+    return {int(m.group(1)) for d in dia_ids if (m := _DIA.match(d.strip()))}
+
+
+def recall_all(found: list[str], evidence: list[str], k: int) -> float:
+    """1 when every session holding evidence has a turn in the top k, else 0: what a question
+    spread over sessions ("how many ... in total") needs to be answered at all."""
+    return float(sessions_of(evidence) <= sessions_of(found[:k]))
+
+
 class BM25:
     """Okapi BM25 over the engine's tokens: the keyword baseline."""
 
@@ -108,11 +127,19 @@ class BM25:
         return [-i for _, i in sorted(scores, reverse=True)[:k]]
 
 
-def run(data: Path, ks: list[int], conversations: int | None) -> dict[str, Any]:
+def run(
+    data: Path, ks: list[int], conversations: int | None, sample_id: str | None = None
+) -> dict[str, Any]:
     samples = json.loads(data.read_text(encoding="utf-8"))[:conversations]
+    if sample_id is not None:
+        samples = [s for s in samples if s.get("sample_id") == sample_id]
+        if not samples:
+            raise SystemExit(f"--sample: no conversation has sample_id {sample_id!r}")
     embedder = MiniLMEmbedder()
     kmax = max(ks)
     scores: dict[str, list[tuple[int, dict[int, float]]]] = {"system": [], "bm25": [], "dense": []}
+    # Questions whose evidence spans two or more sessions: recall_all@k per system.
+    spread: dict[str, list[tuple[int, dict[int, float]]]] = {"system": [], "bm25": [], "dense": []}
     latencies: dict[str, list[float]] = {"system": [], "bm25": [], "dense": []}
     stored = 0
     ingest_seconds = 0.0
@@ -149,16 +176,19 @@ def run(data: Path, ks: list[int], conversations: int | None) -> dict[str, Any]:
                 latencies["dense"].append((time.perf_counter() - started) * 1000)
                 semantic = [dia_ids[int(i)] for i in nearest]
                 scores["dense"].append((category, {k: recall_at(semantic, evidence, k) for k in ks}))
+                if len(sessions_of(evidence)) >= 2:
+                    for name, ranked in (("system", found), ("bm25", lexical), ("dense", semantic)):
+                        spread[name].append((category, {k: recall_all(ranked, evidence, k) for k in ks}))
             print(f"conversation {number + 1}/{len(samples)}: {len(items)} turns, "
                   f"{len(sample['qa'])} questions", file=sys.stderr)  # fmt: skip
 
-    def summary(rows: list[tuple[int, dict[int, float]]]) -> dict[str, Any]:
-        out: dict[str, Any] = {f"R@{k}": round(100 * statistics.fmean(r[k] for _, r in rows), 1) for k in ks}
+    def summary(rows: list[tuple[int, dict[int, float]]], measure: str = "R") -> dict[str, Any]:
+        def mean(values: list[float]) -> float | None:
+            return round(100 * statistics.fmean(values), 1) if values else None
+
+        out: dict[str, Any] = {f"{measure}@{k}": mean([r[k] for _, r in rows]) for k in ks}
         out["by_category"] = {
-            name: {
-                f"R@{k}": round(100 * statistics.fmean(r[k] for c, r in rows if c == cat), 1)
-                for k in ks
-            }
+            name: {f"{measure}@{k}": mean([r[k] for c, r in rows if c == cat]) for k in ks}
             for cat, name in CATEGORIES.items()
             if any(c == cat for c, _ in rows)
         }
@@ -173,6 +203,10 @@ def run(data: Path, ks: list[int], conversations: int | None) -> dict[str, Any]:
         **{name: {**summary(rows), "query_p50_ms": percentile(latencies[name], 0.5),
                   "query_p95_ms": percentile(latencies[name], 0.95)}
            for name, rows in scores.items()},
+        "multi_session": {
+            "questions": len(spread["system"]),
+            **{name: summary(rows, "recall_all") for name, rows in spread.items()},
+        },
         "questions": len(scores["system"]),
         "turns": stored,
         "ingest_eps_per_s": round(stored / ingest_seconds, 1) if ingest_seconds else None,
@@ -195,11 +229,17 @@ def table(result: dict[str, Any], ks: list[int]) -> str:
         + "".join(f"{result[n]['query_p50_ms']:.1f} / {result[n]['query_p95_ms']:.1f}".rjust(14 * len(ks))
                   for n in ("system", "bm25", "dense"))
     )  # fmt: skip
+    spread = result["multi_session"]
+    lines.append(f"{'multi-session':<14}" + "".join(
+        f"{'-' if spread[n][f'recall_all@{k}'] is None else spread[n][f'recall_all@{k}']:>14}"
+        for n in ("system", "bm25", "dense") for k in ks))  # fmt: skip
     lines.append(
         f"{result['questions']} questions over {result['turns']} turns; ingest "
         f"{result['ingest_eps_per_s']} turns/s. Latency: system = hindsight recall (query "
         "embedding, every channel, reranking); bm25 = pure-Python Okapi over the "
-        "conversation in memory; dense = query embedding + exact numpy cosine."
+        "conversation in memory; dense = query embedding + exact numpy cosine. multi-session: "
+        f"of the {spread['questions']} questions whose evidence spans two or more sessions, "
+        "the share with every evidence session in the top k (recall_all@k)."
     )
     return "\n".join(lines)
 
@@ -209,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--k", default="5,10,25", help="comma-separated cut-offs")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N")
+    parser.add_argument("--sample", help="only the conversation with this sample_id")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if not args.data.exists():
@@ -220,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--k: comma-separated positive integers, e.g. 5,10,25")
     if not ks or min(ks) < 1:
         parser.error("--k: comma-separated positive integers, e.g. 5,10,25")
-    result = run(args.data, ks, args.conversations)
+    result = run(args.data, ks, args.conversations, args.sample)
     print(json.dumps(result) if args.json else table(result, ks))
     return 0
 

@@ -448,11 +448,16 @@ class Trace(BaseModel):
     # The query names the memory's author; the query asks "when" or names a date (rerank.py).
     author_factor: float = 1.0
     time_factor: float = 1.0
+    # A question that gathers ("how many times ..."): a later card of the same session.
+    session_factor: float = 1.0
     final: float
     # A knowledge update (recall/updates.py): the older cards this one replaces, or the newer
     # card that replaced this one.
     supersedes: list[str] = Field(default_factory=list)
     superseded_by: str | None = None
+    # The [start, end) the query names ("on May 2", "上周三"), as recall applied it: episodes in
+    # it were listed by the recency channel and boosted by time_factor.
+    time_window: tuple[datetime, datetime] | None = None
 
 
 class MemoryCard(BaseModel):

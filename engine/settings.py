@@ -153,7 +153,9 @@ class Settings(StoreSettings):
     time_intent_recency_boost: float = Field(
         4.0, ge=1, json_schema_extra=_RECALL,
         description="Recall multiplies the recency weight by this when the query asks about time "
-        "(\"last time\", \"yesterday\", \"上次\").",
+        "(\"last time\", \"yesterday\", \"上次\"), or about everything of a date it names "
+        "(\"what did we talk about on May 2\": the recency channel then lists that date's "
+        "episodes).",
     )
 
     working_capacity: int = Field(
@@ -347,6 +349,18 @@ class Settings(StoreSettings):
         1.5, ge=1, le=4, json_schema_extra=_RERANKING,
         description="A memory that happened within a date the query names (\"on 4 May\", "
         "\"in 2022\") is multiplied by this.",
+    )
+    session_repeat_factor: float = Field(
+        0.6, gt=0, le=1, json_schema_extra=_RERANKING,
+        description="A question that gathers (\"how many times\", \"what has she read\", \"一共\", "
+        "\"哪些\") multiplies each card by this once per card of its session ranked above it: "
+        "lower reaches more sessions in the top k, 1 turns it off.",
+    )
+    time_window_outside: float = Field(
+        0.1, gt=0, le=1, json_schema_extra=_RERANKING,
+        description="A question about everything of a date (\"what did we talk about on May 2\", "
+        "\"5月2号我们聊了什么\") multiplies memories from outside that date by this: lower "
+        "keeps the cards to that date, 1 only prefers it.",
     )
     time_window_slack_days: float = Field(
         7.0, ge=0, le=365, json_schema_extra=_RERANKING,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["relative_time"]
+__all__ = ["relative_span", "relative_time"]
 
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -34,16 +34,21 @@ _LAST_WEEKDAY = re.compile(r"\blast\s+(?P<day>" + "|".join(_WEEKDAYS) + r")\b", 
 _ZH_LAST_WEEKDAY = re.compile(r"上(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
 _LAST_PERIOD = re.compile(
     r"\b(?P<en>yesterday|last night|last weekend|last week|last month|last year)\b"
-    r"|(?P<zh>前天|昨天|昨晚|上周末|上周|上个星期|上星期|上个月|去年|前年)",
+    r"|(?P<zh>前天|昨天|昨晚|上周末|上周|上个星期|上星期|上个月|去年|前年)(?P<part>初|中|底|末)?",
     re.IGNORECASE,
 )
-# phrase -> (days back, months back); the span's start is what is kept
+# phrase -> (days back, months back): where the span starts
 _PERIODS = {
     "yesterday": (1, 0), "last night": (1, 0), "last weekend": (7, 0), "last week": (7, 0),
     "last month": (0, 1), "last year": (0, 12), "昨天": (1, 0), "昨晚": (1, 0), "前天": (2, 0),
     "上周末": (7, 0), "上周": (7, 0), "上个星期": (7, 0), "上星期": (7, 0), "上个月": (0, 1),
     "去年": (0, 12), "前年": (0, 24),
 }  # fmt: skip
+# How long each span lasts, by its phrase or unit: a day unless named here.
+_SPAN_DAYS = {"last weekend": 7, "last week": 7, "上周末": 7, "上周": 7, "上个星期": 7, "上星期": 7,
+              "week": 7, "周": 7, "个星期": 7, "星期": 7, "礼拜": 7}  # fmt: skip
+# 上个月初 / 中 / 底: the first, middle or last ten days of the month
+_MONTH_PART = {"初": (0, 10), "中": (10, 20), "底": (20, 31), "末": (20, 31)}
 
 
 def _months_back(moment: datetime, months: int) -> datetime:
@@ -75,16 +80,38 @@ def relative_time(text: str, at: float) -> float | None:
     >>> day(relative_time("三年前我搬到了上海", at)), relative_time("I love painting", at) is None
     ('2020-01-01', True)
     """
+    span = relative_span(text, at)
+    return span[0] if span is not None else None
+
+
+def relative_span(text: str, at: float) -> tuple[float, float] | None:
+    """The first relative time `text` names, said at `at`, as a [start, end) span: a day, a
+    week, a month (or a third of one: "上个月初") or a year.
+
+    >>> at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()  # a Monday
+    >>> def days(span): return [datetime.fromtimestamp(t, UTC).date().isoformat() for t in span]
+    >>> days(relative_span("what did we do last Tuesday?", at)), days(relative_span("前天", at))
+    (['2023-05-02', '2023-05-03'], ['2023-05-06', '2023-05-07'])
+    >>> days(relative_span("two weeks ago", at)), days(relative_span("上个月初聊了什么", at))
+    (['2023-04-24', '2023-05-01'], ['2023-04-01', '2023-04-11'])
+    >>> days(relative_span("last month", at)), days(relative_span("去年", at))
+    (['2023-04-01', '2023-05-01'], ['2022-01-01', '2023-01-01'])
+    >>> days(relative_span("上个月底", at))
+    ['2023-04-21', '2023-05-01']
+    """
     moment = datetime.fromtimestamp(at, UTC).replace(tzinfo=None)
-    found: datetime | None = None
+    start: datetime | None = None
+    days, months = 1, 0  # the span's length
     if match := _AGO.search(text):
         count = match["n"] or match["zn"]
         n = int(count) if count.isdigit() else _NUMBERS.get(count.lower(), 1)
         unit = (match["unit"] or match["zunit"]).lower()
         if unit in _UNIT_DAYS:
-            found = _back(moment, n * _UNIT_DAYS[unit], 0)
+            start = _back(moment, n * _UNIT_DAYS[unit], 0)
+            days = _SPAN_DAYS.get(unit, 1)
         else:
-            found = _back(moment, 0, n * _MONTH_UNITS[unit])
+            start = _back(moment, 0, n * _MONTH_UNITS[unit])
+            days, months = 0, _MONTH_UNITS[unit]
     elif match := _LAST_WEEKDAY.search(text) or _ZH_LAST_WEEKDAY.search(text):
         name = match["day"].lower()
         weekday = _WEEKDAYS.index(name) if name in _WEEKDAYS else _ZH_WEEKDAYS[name]
@@ -92,8 +119,30 @@ def relative_time(text: str, at: float) -> float | None:
             back = (moment.weekday() - weekday - 1) % 7 + 1
         else:  # "上周三": Wednesday of the previous calendar week
             back = moment.weekday() + 7 - weekday
-        found = _back(moment, back, 0)
+        start = _back(moment, back, 0)
     elif match := _LAST_PERIOD.search(text):
-        days, months = _PERIODS[(match["en"] or match["zh"]).lower()]
-        found = _back(moment, days, months)
-    return found.replace(tzinfo=UTC).timestamp() if found is not None else None
+        phrase = (match["en"] or match["zh"]).lower()
+        back_days, back_months = _PERIODS[phrase]
+        start = _back(moment, back_days, back_months)
+        if back_months:
+            days, months = 0, 12 if back_months % 12 == 0 else 1
+        else:
+            days = _SPAN_DAYS.get(phrase, 1)
+        if match["part"] and months == 1:  # a third of the month, not past its end
+            first, last = _MONTH_PART[match["part"]]
+            month_end = _months_forward(start, 1)
+            start = start + timedelta(days=first)
+            return _epoch(start), _epoch(min(start + timedelta(days=last - first), month_end))
+    if start is None:
+        return None
+    end = _months_forward(start, months) if months else start + timedelta(days=days)
+    return _epoch(start), _epoch(end)
+
+
+def _months_forward(moment: datetime, months: int) -> datetime:
+    index = moment.year * 12 + moment.month - 1 + months
+    return datetime(index // 12, index % 12 + 1, 1)
+
+
+def _epoch(moment: datetime) -> float:
+    return moment.replace(tzinfo=UTC).timestamp()

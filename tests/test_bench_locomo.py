@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.locomo import BM25, main, recall_at, turns_of
+from bench.locomo import BM25, main, recall_all, recall_at, sessions_of, turns_of
 
 SAMPLE = {
     "sample_id": "tiny",
@@ -31,6 +31,8 @@ SAMPLE = {
         {"question": "Where did Ben's cello teacher move?", "answer": "Lisbon",
          "evidence": ["D2:2", "D:11:26"], "category": 1},
         {"question": "What did Pixel chew?", "answer": "shoes", "evidence": [], "category": 2},
+        {"question": "What has Ana's beagle Pixel done since she adopted him?",
+         "answer": "chewed her shoes", "evidence": ["D1:1", "D2:1"], "category": 1},
     ],
 }  # fmt: skip
 
@@ -49,6 +51,14 @@ def test_recall_at_follows_locomo() -> None:
     assert recall_at(["a", "b", "c"], ["c"], 2) == 0.0
 
 
+def test_recall_all_needs_every_evidence_session_in_the_top_k() -> None:
+    assert sessions_of(["D1:3", "D12:1", "D:11:26", "junk"]) == {1, 12}
+    evidence = ["D1:3", "D4:2", "D4:7"]
+    assert recall_all(["D4:9", "D1:1", "D2:2"], evidence, 2) == 1.0  # other turns, same sessions
+    assert recall_all(["D4:9", "D2:2", "D1:1"], evidence, 2) == 0.0  # session 1 only at rank 3
+    assert recall_all([], evidence, 5) == 0.0
+
+
 def test_bm25_ranks_the_matching_turn_first() -> None:
     bm25 = BM25(["the cat sat", "a cello teacher in Lisbon", "dogs chew shoes"])
     assert bm25.top("where is the cello teacher", 1) == [1]
@@ -59,7 +69,12 @@ def test_harness_prints_json_for_every_system(tmp_path: Path, capsys: object) ->
     data.write_text(json.dumps([SAMPLE]))
     assert main(["--data", str(data), "--k", "1,3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
-    assert result["questions"] == 3 and result["turns"] == 4
+    assert result["questions"] == 4 and result["turns"] == 4
+    spread = result["multi_session"]
+    assert spread["questions"] == 1  # the only one whose evidence spans two sessions
+    for system in ("system", "bm25", "dense"):
+        assert spread[system]["recall_all@3"] in (0.0, 100.0)
+        assert spread[system]["recall_all@3"] >= spread[system]["recall_all@1"] == 0.0
     for system in ("system", "bm25", "dense"):
         assert set(result[system]) >= {"R@1", "R@3", "by_category"}
         assert result[system]["R@3"] >= result[system]["R@1"]

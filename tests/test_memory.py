@@ -268,8 +268,11 @@ class FailingVectors:
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
         return self.real.payloads(ids)
 
-    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
-        return self.real.recent(namespace, session_id, limit)
+    def recent(
+        self, namespace: str, session_id: str | None, limit: int,
+        within: tuple[float, float] | None = None,
+    ) -> list[str]:  # fmt: skip
+        return self.real.recent(namespace, session_id, limit, within)
 
     def optimize(self) -> None:
         self.real.optimize()

@@ -25,6 +25,7 @@ DOCTEST_MODULES = [
     "engine.recall.time_query",
     "engine.recall.rerank",
     "engine.recall.diversity",
+    "engine.recall.sessions",
     "engine.keyword_keys",
     "graph_schema.ladybug",
     "engine.cypher_guard",

@@ -30,6 +30,7 @@ from engine.recall.rerank import (
     factor_ceiling,
     reranker_for,
 )
+from engine.recall.sessions import gathers, spread_by_session
 from engine.recall.time_query import time_query
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
@@ -106,10 +107,11 @@ def run_recall(
     keyword = keyword_channel(vectors, namespace, terms.tokens, limit)
     max_degree = hub_degree(vectors.count(namespace, exact=False), settings)
     by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit, max_degree)
-    # The latest by the vector mirror's index of occurred_at: the graph has none, and would
-    # sort every episode of the namespace.
+    time = time_query(request.query, now)
+    # The latest by the vector mirror's index of occurred_at (the graph has none, and would
+    # sort every episode of the namespace); of the time the query names, when it names one.
     recent = recency_channel(
-        vectors.recent(namespace, request.session_id, settings.recency_candidates)
+        vectors.recent(namespace, request.session_id, settings.recency_candidates, time.window)
     )
     facts = (
         graph.facts_about(namespace, [e.id for e in known], include_closed=False)
@@ -117,8 +119,7 @@ def run_recall(
         else []
     )
     weights = settings.weights.model_dump()
-    time = time_query(request.query, now)
-    if time.wants_latest:
+    if time.wants_latest or (time.broad and time.window is not None):
         weights["recency"] *= settings.time_intent_recency_boost
     context = RerankContext(
         now=now, role=request.role, capabilities=request.capabilities,
@@ -153,9 +154,12 @@ def run_recall(
     def final_score(episode: Episode) -> float:
         return reranker.rerank([Candidate(episode, *fused[episode.id])], context)[0][0]
 
-    # Only episodes that can still reach the top are read (a layer filter or MMR may need
-    # the others).
-    prune = request.layer is None and settings.mmr_lambda >= 1
+    # A question that gathers reaches across sessions; one about everything of a date keeps
+    # to that date's sessions instead.
+    gathering = gathers(request.query) and not (time.broad and time.window is not None)
+    # Only episodes that can still reach the top are read (a layer filter, MMR or a spread
+    # across sessions may need the others).
+    prune = request.layer is None and settings.mmr_lambda >= 1 and not gathering
     episodes = _read_live(
         lambda ids: graph.live_episodes(namespace, ids, now), {i: f for i, (f, _) in fused.items()},
         top_k=request.top_k if prune else None, ceiling=factor_ceiling(context, settings),
@@ -171,11 +175,14 @@ def run_recall(
         for final, candidate, factors in reranker.rerank(candidates, context)
         if request.min_score is None or final >= request.min_score
     ]
+    if gathering:
+        ranked = spread_by_session(ranked, settings.session_repeat_factor)
     shown = _diverse(ranked, vectors, request.top_k, settings)
     paths = {c.episode.id: _path(c.episode.id, reached, entity_paths) for _, c, _ in shown}
     named = _path_episodes(graph, namespace, paths.values(), episodes, now)
     top = [
-        (final, candidate.episode, _trace(final, candidate, factors, now, paths[candidate.episode.id], named))
+        (final, candidate.episode,
+         _trace(final, candidate, factors, now, paths[candidate.episode.id], named, time.window))
         for final, candidate, factors in shown
     ]  # fmt: skip
     semantic = [
@@ -277,6 +284,7 @@ def _trace(
     now: float,
     path: GraphPath | None,
     episodes: dict[str, Episode],
+    window: tuple[float, float] | None,
 ) -> Trace:
     """Why a card was recalled: its channel hits, its graph path and every factor."""
     episode = candidate.episode
@@ -291,7 +299,9 @@ def _trace(
         capability_factor=factors.capability,
         author_factor=factors.author,
         time_factor=round(factors.time, 6),
+        session_factor=round(factors.session, 6),
         final=round(final, 6),
+        time_window=None if window is None else (from_epoch(window[0]), from_epoch(window[1])),
     )
 
 

@@ -75,6 +75,7 @@ class Factors:
     capability: float
     author: float
     time: float
+    session: float = 1.0  # a repeat of a session for a gathering question (recall/sessions.py)
 
     def product(self) -> float:
         return self.decay * self.importance * self.role * self.capability * self.author * self.time
@@ -103,7 +104,8 @@ def author_factor(author: str | None, query_names: Sequence[str], *, boost: floa
 
 def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings: Settings) -> float:
     """`time_answer_boost` for a memory carrying a time when the query asks "when", times
-    `time_window_boost` for one that happened within the date the query names.
+    `time_window_boost` for one that happened within the date the query names (a question
+    about everything of that date: `time_window_outside` for one that did not).
 
     >>> from engine.settings import Settings
     >>> asks = TimeQuery(asks_when=True, wants_latest=False)
@@ -117,7 +119,10 @@ def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings
         factor *= settings.time_answer_boost
     if time.window is not None:
         start, end = time.window
-        if start <= occurred_at < end + settings.time_window_slack_days * SECONDS_PER_DAY:
+        if time.broad:  # everything of that date: only what happened on it
+            inside = start <= occurred_at < end
+            factor *= settings.time_window_boost if inside else settings.time_window_outside
+        elif start <= occurred_at < end + settings.time_window_slack_days * SECONDS_PER_DAY:
             factor *= settings.time_window_boost
     return factor
 

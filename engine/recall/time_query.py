@@ -14,6 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
 
+from engine.time_phrases import relative_span
+
 __all__ = ["TimeQuery", "date_window", "has_time_expression", "time_query"]
 
 _MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
@@ -30,6 +32,14 @@ _WANTS_LATEST = re.compile(
     r"\b(last time|latest|recent(ly)?|yesterday|today|earlier|previous(ly)?|just now"
     r"|this (morning|week|month)|last (week|month|night|session))\b"
     r"|上次|之前|刚才|昨天|今天|最近|前几天|上周|上个月",
+    re.IGNORECASE,
+)
+# A question about everything said at a time ("what did we talk about on May 2"). Not "what
+# did I do on May 2": an event is often told days after it (time_window_slack_days).
+_BROAD = re.compile(
+    r"\bwhat (?:did|have|had|do) (?:\w+ )?(?:\w+ )?(?:talk|chat|discuss|speak|say)"
+    r"|\bwhat (?:was|were) (?:said|discussed|talked about)\b"
+    r"|聊了|谈了|讨论了|说了(?:什么|哪些)|聊的|谈的|话题",
     re.IGNORECASE,
 )
 _TIME_EXPRESSION = re.compile(
@@ -49,14 +59,14 @@ _DAY_MONTH_YEAR = re.compile(
 _MONTH_YEAR = re.compile(rf"\b(?:in\s+)?{_MONTH}(?:,?\s+(?P<year>(?:19|20)\d\d))?\b", re.IGNORECASE)
 _YEAR = re.compile(r"\bin\s+(?P<year>(?:19|20)\d\d)\b")
 _ZH_DATE = re.compile(r"(?:(?P<year>(?:19|20)\d\d)\s*年)?\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?")
-_RELATIVE_DAYS = {"yesterday": 1, "today": 0, "昨天": 1, "今天": 0, "前天": 2}
-_RELATIVE = re.compile(r"\b(yesterday|today)\b|昨天|今天|前天", re.IGNORECASE)
+_TODAY = re.compile(r"\btoday\b|今天", re.IGNORECASE)
 
 
 class TimeQuery(BaseModel):
     asks_when: bool  # "when did ...": memories that carry a time answer it
     wants_latest: bool  # "last time", "recently", "上次": newer memories first
     window: tuple[float, float] | None = None  # a named date: [start, end) in epoch seconds
+    broad: bool = False  # "what did we talk about (then)": that time's sessions, not one fact
 
 
 def has_time_expression(text: str) -> bool:
@@ -122,11 +132,11 @@ def date_window(query: str, now: datetime) -> tuple[float, float] | None:
             return _span(found, day=False, month=True) if found else None
     if match := _YEAR.search(query):
         return _span(datetime(int(match["year"]), 1, 1), day=False, month=False)
-    if match := _RELATIVE.search(query):
-        back = _RELATIVE_DAYS[match.group(0).lower()]
-        start = datetime(now.year, now.month, now.day) - timedelta(days=back)
+    if _TODAY.search(query):
+        start = datetime(now.year, now.month, now.day)
         return _span(start, day=True, month=False)
-    return None
+    # "yesterday", "last Tuesday", "two weeks ago", "上周三", "前天", "上个月初"
+    return relative_span(query, _epoch(now))
 
 
 def time_query(query: str, now: float) -> TimeQuery:
@@ -142,10 +152,13 @@ def time_query(query: str, now: float) -> TimeQuery:
     (True, ['2023-05-01', '2023-06-01'])
     >>> time_query("上次的预算是多少", now).wants_latest, time_query("May I ask?", now).window
     (True, None)
+    >>> time_query("What did we talk about last Tuesday?", now).broad, time_query("在1月2日我们聊了哪些话题", now).broad
+    (True, True)
     """
     moment = datetime.fromtimestamp(now, UTC).replace(tzinfo=None)
     return TimeQuery(
         asks_when=_ASKS_WHEN.search(query) is not None,
         wants_latest=_WANTS_LATEST.search(query) is not None,
         window=date_window(query, moment),
+        broad=_BROAD.search(query) is not None,
     )

@@ -387,9 +387,13 @@ class VectorStore(Protocol):
         """BM25 search: document weights stored, IDF applied at query time."""
         ...
 
-    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
-        """Ids of the latest points by `occurred_at` (of one session when given), newest
-        first: read from a payload index, where the graph would sort every episode."""
+    def recent(
+        self, namespace: str, session_id: str | None, limit: int,
+        within: tuple[float, float] | None = None,
+    ) -> list[str]:  # fmt: skip
+        """Ids of the latest points by `occurred_at` (of one session when given; with
+        `within`, of those that happened in [start, end)), newest first: read from a payload
+        index, where the graph would sort every episode."""
         ...
 
     def all_payloads(self) -> dict[str, VectorPayload]:

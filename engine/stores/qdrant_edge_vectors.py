@@ -181,9 +181,13 @@ class QdrantEdgeVectorStore:
         sparse = qe.SparseVector(vector.indices, vector.values)
         return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit)
 
-    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+    def recent(
+        self, namespace: str, session_id: str | None, limit: int,
+        within: tuple[float, float] | None = None,
+    ) -> list[str]:  # fmt: skip
         request = qe.ScrollRequest(
-            limit=limit, filter=_live_in(namespace, session_id), with_payload=False, with_vector=False,
+            limit=limit, filter=_live_in(namespace, session_id, within),
+            with_payload=False, with_vector=False,
             order_by=qe.OrderBy("occurred_at", direction=qe.Direction.Desc),
         )  # fmt: skip
         with self._lock:
@@ -257,10 +261,15 @@ class QdrantEdgeVectorStore:
             self._shard.close()
 
 
-def _live_in(namespace: str, session_id: str | None = None) -> Any:
+def _live_in(
+    namespace: str, session_id: str | None = None, within: tuple[float, float] | None = None
+) -> Any:
     must: list[Any] = [qe.FieldCondition("namespace", match=qe.MatchValue(namespace))]
     if session_id is not None:
         must.append(qe.FieldCondition("session_id", match=qe.MatchValue(session_id)))
+    if within is not None:
+        start, end = within
+        must.append(qe.FieldCondition("occurred_at", range=qe.RangeFloat(gte=start, lt=end)))
     return qe.Filter(must=must, must_not=[qe.FieldCondition("deleted", match=qe.MatchValue(1))])
 
 

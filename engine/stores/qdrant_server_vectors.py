@@ -173,11 +173,15 @@ class QdrantServerVectorStore:
         sparse = qm.SparseVector(indices=vector.indices, values=vector.values)
         return self._search([self._request(namespace, sparse, SPARSE, limit)])[0]
 
-    def recent(self, namespace: str, session_id: str | None, limit: int) -> list[str]:
+    def recent(
+        self, namespace: str, session_id: str | None, limit: int,
+        within: tuple[float, float] | None = None,
+    ) -> list[str]:  # fmt: skip
         records, _ = self._call(
             "scroll",
             lambda: self._client.scroll(
-                self._collection, scroll_filter=_live_in(namespace, session_id), limit=limit,
+                self._collection, scroll_filter=_live_in(namespace, session_id, within),
+                limit=limit,
                 order_by=qm.OrderBy(key="occurred_at", direction=qm.Direction.DESC),
                 with_payload=False, with_vectors=False,
             ),
@@ -235,12 +239,16 @@ class QdrantServerVectorStore:
         self._client.close()
 
 
-def _live_in(namespace: str, session_id: str | None = None) -> qm.Filter:
+def _live_in(
+    namespace: str, session_id: str | None = None, within: tuple[float, float] | None = None
+) -> qm.Filter:
     must: list[qm.Condition] = [
         qm.FieldCondition(key="namespace", match=qm.MatchValue(value=namespace))
     ]
     if session_id is not None:
         must.append(qm.FieldCondition(key="session_id", match=qm.MatchValue(value=session_id)))
+    if within is not None:
+        must.append(qm.FieldCondition(key="occurred_at", range=qm.Range(gte=within[0], lt=within[1])))
     return qm.Filter(
         must=must,
         must_not=[qm.FieldCondition(key="deleted", match=qm.MatchValue(value=1))],

@@ -114,6 +114,11 @@ def test_recent_orders_by_occurred_at_within_the_namespace(vectors: VectorStore)
     assert vectors.recent("ns", None, 2) == [IDS[2], IDS[1]]
     assert vectors.recent("ns", "s1", 10) == [IDS[2], IDS[0]]
     assert vectors.recent("other", None, 10) == [IDS[3]]
+    # occurred_at is T + i: [T, T + 2) holds the first two, the end left out
+    assert vectors.recent("ns", None, 10, within=(T, T + 2)) == [IDS[1], IDS[0]]
+    assert vectors.recent("ns", "s1", 10, within=(T, T + 2)) == [IDS[0]]
+    assert vectors.recent("other", None, 10, within=(T, T + 4)) == [IDS[3]]
+    assert vectors.recent("ns", None, 10, within=(T + 5, T + 9)) == []
     vectors.mark_deleted([IDS[2]])
     assert vectors.recent("ns", None, 10) == [IDS[1], IDS[0]]
     assert vectors.recent("nobody", None, 10) == []
