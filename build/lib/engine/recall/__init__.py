@@ -1,1 +1,0 @@
-"""Recall: query analysis, channels, fusion with decay and importance, cards with traces."""

@@ -1,1 +1,0 @@
-"""Reflection: semantic facts from recent episodes, written as FACT edges between entities."""
