@@ -106,10 +106,11 @@ def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float
     if isinstance(value, str):
         text = value.strip()
         try:  # epoch seconds written out, as a query string carries them
-            return _in_range(float(text), field)
-        except ValueError as exc:
-            if "epoch seconds" in str(exc):
-                raise
+            seconds = float(text)
+        except ValueError:
+            seconds = None
+        if seconds is not None:
+            return _in_range(seconds, field)
         if text.endswith("Z"):
             text = text[:-1] + "+00:00"
         try:

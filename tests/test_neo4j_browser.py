@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -23,7 +24,7 @@ from engine import Memory
 from engine.demo import sample_episodes
 from graph_schema import NODES
 from graph_schema.saved import saved_queries
-from tests.backends import live, open_settings
+from tests.backends import live, open_settings, unavailable
 
 ROOT = Path(__file__).parent.parent
 CHECK = ROOT / "tools" / "browser-check"
@@ -31,11 +32,8 @@ GRASS = ROOT / "graph_schema" / "browser.grass"
 ARTIFACT = CHECK / "target" / "neo4j-browser.png"
 
 
-def _required(what: str) -> None:
-    reason = f"{what}: the Neo4j Browser check cannot run"
-    if "browser" in os.environ.get("HINDSIGHT_REQUIRE_LIVE", "").split(","):
-        pytest.fail(reason)
-    pytest.skip(reason)
+def _required(what: str) -> NoReturn:
+    unavailable(f"{what}: the Neo4j Browser check cannot run", "browser")
 
 
 def _grass_colours() -> dict[str, str]:

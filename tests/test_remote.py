@@ -161,9 +161,9 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteMemory]:
             yield memory
 
 
-def test_remote_scores_travel_exactly(remote: RemoteMemory) -> None:
-    """Scores and traces are JSON floats and come back exactly (CLOCKED leaves them out above,
-    as decay reads each store's created_at)."""
+def test_repeated_remote_recalls_agree_to_the_last_digit(remote: RemoteMemory) -> None:
+    """CLOCKED leaves scores out above (decay reads each store's created_at); here the same
+    server answers twice, and each card's score is its trace's final."""
     remote.store("Kestrel uses Redis for its cache.", occurred_at="2024-02-01T00:00:00")
     cards = remote.recall("What does Kestrel use for caching?", now=NOW)
     again = remote.recall("What does Kestrel use for caching?", now=NOW)
