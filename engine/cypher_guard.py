@@ -105,7 +105,7 @@ def references_parameter(query: str, name: str) -> bool:
     return re.search(r"\$" + re.escape(name) + r"\b", visible) is not None
 
 
-_PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 def bind_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -116,7 +116,7 @@ def bind_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
         raise InvalidInput("params", "must be a JSON object of parameter names to values")
     bound: dict[str, Any] = {}
     for name, value in params.items():
-        if not isinstance(name, str) or not _PARAM_NAME.match(name):
+        if not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
             raise InvalidInput("params", f"{name!r} is not a parameter name")
         if name == "namespace":
             raise InvalidInput("params.namespace", "is bound by hindsight to the caller's namespace")

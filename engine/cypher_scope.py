@@ -142,7 +142,7 @@ def _pinned(expression: ParserRuleContext | None) -> set[str]:
         return set()
     pinned = set()
     for text in _conjuncts(expression):
-        if found := _PIN.match(text):
+        if found := _PIN.fullmatch(text):
             pinned.add(_variable_name(found.group(1) or found.group(2)))
     return pinned
 

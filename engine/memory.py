@@ -33,6 +33,7 @@ from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.memory_lifecycle import Lifecycle
 from engine.models import (
+    MAX_OFFSET,
     Episode,
     MemoryCard,
     RecallLayer,
@@ -491,13 +492,13 @@ class Memory(Lifecycle):
         """Episodes newest first, optionally of one session or one layer (working, episodic).
 
         Raises:
-            InvalidInput: limit outside 1..1000 or a negative offset.
+            InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
         """
         self._scope(namespace)
         if not 1 <= limit <= 1000:
             raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
-        if offset < 0:
-            raise InvalidInput("offset", f"must not be negative, got {offset}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")
         if layer not in (None, "working", "episodic", "semantic"):
             raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
         if layer == "semantic":

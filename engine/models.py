@@ -64,13 +64,15 @@ RecallLayer = Literal["working", "episodic", "semantic"]
 IMPORTANCE_LEVELS: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
 
 # A namespace is a short identifier: it ends up in filters, file names and URLs.
-_NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
-_SESSION = re.compile(r"^[^\x00-\x1f]{1,128}$")
+_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")  # fullmatch: "$" would let "\n" end it
+_SESSION = re.compile(r"[^\x00-\x1f]{1,128}")
 # What `str.strip()` removes, for JSON Schema: text must hold one character outside it (and no
 # NUL), in the ECMA regex dialect OpenAPI tools read.
 _PY_SPACE = r"\t-\r\u001c- \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK_PATTERN = rf"^[^\u0000]*[^\u0000{_PY_SPACE}][^\u0000]*$"
 SESSION_PATTERN = r"^[^\u0000-\u001f]{1,128}$"
+# Paging beyond this is a caller's bug; graph engines refuse skips past a 64-bit integer.
+MAX_OFFSET = 1_000_000_000
 # Times a caller may give: years 1..9999, what a datetime can show again.
 _EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
 _LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
@@ -181,7 +183,7 @@ class EpisodeInput(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _session(cls, value: str | None) -> str | None:
-        if value is not None and not _SESSION.match(value):
+        if value is not None and not _SESSION.fullmatch(value):
             raise ValueError("must be 1-128 printable characters")
         return value
 
@@ -264,7 +266,7 @@ def session_node_id(namespace: str, session_id: str) -> str:
 
 
 def check_namespace(value: str) -> str:
-    if not isinstance(value, str) or not _NAMESPACE.match(value):
+    if not isinstance(value, str) or not _NAMESPACE.fullmatch(value):
         raise ValueError(
             "must be 1-64 characters of letters, digits, '_', '-' or '.', starting with a "
             "letter or digit"

@@ -16,10 +16,10 @@ from engine import Memory
 from engine.audit import AuditEntry
 from engine.errors import AccessDenied
 from engine.models import (
+    MAX_OFFSET,
     NOT_BLANK_PATTERN,
     SESSION_PATTERN,
     Episode,
-    EpisodeInput,
     MemoryCard,
     RecallQuery,
     Stats,
@@ -27,6 +27,8 @@ from engine.models import (
 )
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
 from mcp_server.auth import grant_of
+from mcp_server.rest_bodies import EpisodeInput
+from mcp_server.rest_bodies import RecallQuery as RecallBody
 
 __all__ = ["CypherQuery", "ReflectOptions", "StoreMany", "rest_router"]
 
@@ -40,13 +42,13 @@ EpisodeId = Annotated[str, Path(min_length=1, max_length=128, description="An ep
 class StoreMany(BaseModel):
     """`store_many`: episodes stored in batches, each batch all-or-nothing."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     items: list[EpisodeInput] = Field(min_length=1, max_length=10_000)
 
 
 class ReflectOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     force: bool = Field(False, description="Re-read every episode, not only the new ones")
 
@@ -54,7 +56,7 @@ class ReflectOptions(BaseModel):
 class CypherQuery(BaseModel):
     """A read-only Cypher query; `$namespace` is bound to the path's namespace."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: str = Field(min_length=1, max_length=20_000)
     params: dict[str, Any] | None = None
@@ -66,7 +68,7 @@ class ListQuery(BaseModel):
     session_id: str | None = Field(None, pattern=SESSION_PATTERN)
     layer: Literal["working", "episodic", "semantic"] | None = None
     limit: int = Field(20, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
     include_deleted: bool = False
 
 
@@ -132,7 +134,7 @@ def rest_router(memory: Memory) -> APIRouter:
         return memory.explain(id, namespace=namespace)
 
     @router.post("/namespaces/{namespace}/recall", tags=["recall"], operation_id="recall")
-    def recall(namespace: NamespacePath, query: RecallQuery) -> list[MemoryCard]:
+    def recall(namespace: NamespacePath, query: RecallBody) -> list[MemoryCard]:
         """Recall the memories that answer a query, best first, each with its trace."""
         return _recall(namespace, query)
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine import Memory
 from engine.errors import HindsightError, InvalidInput
-from engine.models import Episode, MemoryCard, StoreResult
+from engine.models import MAX_OFFSET, Episode, MemoryCard, StoreResult
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
 from mcp_server.namespaces import namespace_of
 
@@ -128,7 +128,7 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         ctx: Context,
         layer: Literal["working", "episodic", "semantic"] | None = None,
         limit: Limit = 20,
-        offset: Annotated[int, Field(ge=0)] = 0,
+        offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0,
         session_id: str | None = None,
     ) -> ListResult:
         namespace = scope(ctx)

@@ -13,6 +13,7 @@ import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
+from engine.models import MAX_OFFSET
 from engine.recall.channels import Seed, graph_channel, specificity
 from engine.recall.pipeline import query_models
 from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
@@ -192,6 +193,9 @@ def test_reopen_keeps_everything(settings: Settings) -> None:
         ({"content": "x", "importance": 2}, "importance"),
         ({"content": "x", "importance": "critical"}, "importance"),
         ({"content": "x", "namespace": "no spaces"}, "namespace"),
+        # Python's "$" matches before a final newline; the names must not end in one.
+        ({"content": "x", "namespace": "team-a\n"}, "namespace"),
+        ({"content": "x", "session_id": "chat-1\n"}, "session_id"),
         ({"content": "x", "kind": "email"}, "kind"),
         ({"content": "x", "occurred_at": "not a date"}, "occurred_at"),
     ],
@@ -201,6 +205,16 @@ def test_bad_input_is_rejected_and_nothing_stored(memory: Memory, kwargs: dict[s
         memory.store(**kwargs)  # type: ignore[arg-type]
     assert caught.value.field == field
     assert memory.stats().episodes == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"limit": 0}, "limit"), ({"offset": -1}, "offset"), ({"offset": MAX_OFFSET + 1}, "offset")],
+)
+def test_list_names_the_paging_field_out_of_range(memory: Memory, kwargs: dict[str, int], field: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        memory.list(**kwargs)  # type: ignore[arg-type]
+    assert caught.value.field == field
 
 
 def test_store_many_validates_every_item_first(memory: Memory) -> None:

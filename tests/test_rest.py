@@ -106,6 +106,12 @@ def test_errors_are_problems_naming_the_field_and_store_nothing(server: str) -> 
         ("POST", "/episodes/batch", {"items": [{"content": "fine"}, {"kind": "x"}]}, 400,
          "items[1].content"),
         ("POST", "/recall", {"query": "x", "top_k": 0}, 400, "top_k"),
+        # A JSON body keeps to JSON types: a string is no number, nor a boolean.
+        ("POST", "/recall", {"query": "x", "top_k": "5"}, 400, "top_k"),
+        ("POST", "/episodes", {"content": "ok", "metadata": {}, "related_ids": "abc"}, 400,
+         "related_ids"),
+        ("POST", "/reflect", {"force": "t"}, 400, "force"),
+        ("GET", "/episodes?offset=1000000001", None, 400, "offset"),
         ("POST", "/cypher", {"query": "MATCH (n) RETURN n"}, 400, "cypher"),
         ("GET", "/episodes/no-such-id", None, 404, None),
         ("GET", "/entities/Nobody", None, 404, None),
@@ -122,6 +128,9 @@ def test_errors_are_problems_naming_the_field_and_store_nothing(server: str) -> 
         "query": "CREATE (n:Episode {namespace: $namespace}) RETURN n"})  # fmt: skip
     assert write.status_code == 400 and write.json()["type"] == "urn:hindsight:read-only"
     assert httpx.get(f"{base}/stats", headers=_as(ADMIN)).json() == before
+    # JSON has one number type: 7.0 is an integer to JSON Schema, and so to the API.
+    assert httpx.post(f"{base}/recall", json={"query": "x", "top_k": 7.0}, headers=_as(ADMIN)).status_code == 200
+    assert httpx.get(f"{base}/episodes?offset=1000000000", headers=_as(ADMIN)).json() == []
     unknown = httpx.get(f"{server}/v1/nothing-here", headers=_as(ADMIN))
     assert unknown.status_code == 404 and unknown.headers["content-type"] == PROBLEM
 

@@ -151,11 +151,16 @@ class CypherGraphStore(CypherAdmin):
         include_deleted: bool,
         layer: str | None = None,
     ) -> list[Episode]:
-        params = {
+        params: dict[str, Any] = {
             "ns": namespace, "sid": session_id or "", "layer": layer or "",
-            "include_deleted": include_deleted, "skip": offset, "limit": limit,
+            "include_deleted": include_deleted,
         }  # fmt: skip
-        return [episode_from_columns(row) for row in self._run(self._q.list_episodes, params)]
+        # An ordered SKIP past the end is answered here: Ladybug sizes its top-k by
+        # skip + limit, and a skip of 10^9 crashes the process.
+        if offset and offset >= int(self._run(self._q.count_listed, params)[0][0]):
+            return []
+        rows = self._run(self._q.list_episodes, {**params, "skip": offset, "limit": limit})
+        return [episode_from_columns(row) for row in rows]
 
     def recent_episode_ids(
         self, namespace: str, session_id: str | None, now: float, limit: int

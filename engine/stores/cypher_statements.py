@@ -254,12 +254,17 @@ class GraphStatements:
         )
         self.get_episodes = _s(f"{EPISODES_BY_ID} RETURN {episode}", "ids", "ns")
         self.live_episodes = _s(f"{EPISODES_BY_ID} AND {live} RETURN {episode}", "ids", "ns", "now")
-        self.list_episodes = _s(
+        listed = (
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ($sid = '' OR ep.session_id = $sid) "
             "AND ($layer = '' OR ep.layer = $layer) AND ($include_deleted OR ep.deleted_at IS NULL) "
-            f"RETURN {episode} ORDER BY ep.occurred_at DESC, ep.created_at DESC "
+        )
+        self.list_episodes = _s(
+            f"{listed}RETURN {episode} ORDER BY ep.occurred_at DESC, ep.created_at DESC "
             "SKIP $skip LIMIT $limit",
             "ns", "sid", "layer", "include_deleted", "skip", "limit",
+        )
+        self.count_listed = _s(
+            f"{listed}RETURN count(ep)", "ns", "sid", "layer", "include_deleted",
         )
         self.recent_episode_ids = _s(
             f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND {live} "

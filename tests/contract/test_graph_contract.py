@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import StoreUnavailable
-from engine.models import Decision, Entity, Episode, Session, session_node_id
+from engine.models import MAX_OFFSET, Decision, Entity, Episode, Session, session_node_id
 from engine.stores.base import GraphBatch, GraphStore
 from engine.views import Fact, ReflectionSummary
 from tests.contract.conftest import OpenGraph
@@ -155,6 +155,7 @@ def test_episode_reads_filters_and_order(graph: GraphStore) -> None:
     assert ids(session_id="s1") == ["b", "a"]
     assert ids(layer="working") == ["b"]
     assert ids(limit=1, offset=1) == ["b"]
+    assert ids(offset=MAX_OFFSET) == []  # the largest offset the API lets through
     assert graph.recent_episode_ids("ns", None, T + 25, 10) == ["c", "b", "a"]
     assert graph.recent_episode_ids("ns", None, T + 40, 10) == ["b", "a"]  # c expired
     assert graph.recent_episode_ids("ns", "s1", T + 25, 1) == ["b"]

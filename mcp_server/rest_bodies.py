@@ -1,0 +1,32 @@
+"""The engine's input models as JSON request bodies: strict about JSON types.
+
+Python callers of `Memory` get pydantic's lax coercion; a JSON body gets none, so that what the
+OpenAPI document calls a number or a boolean is one ("5" is no `top_k`, "t" no `force`). The
+classes keep the engine's names, and so the document's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, field_validator
+
+from engine import models
+
+__all__ = ["EpisodeInput", "RecallQuery"]
+
+
+class EpisodeInput(models.EpisodeInput):
+    __doc__ = models.EpisodeInput.__doc__
+    model_config = ConfigDict(strict=True)
+
+
+class RecallQuery(models.RecallQuery):
+    __doc__ = models.RecallQuery.__doc__
+    model_config = ConfigDict(strict=True)
+
+    @field_validator("top_k", "max_tokens", mode="before")
+    @classmethod
+    def _whole(cls, value: Any) -> Any:
+        """JSON Schema counts 7.0 as an integer, as JSON does not tell them apart."""
+        return int(value) if isinstance(value, float) and value.is_integer() else value
