@@ -37,12 +37,16 @@ from typing import Any
 
 import numpy as np
 
+from bench.misses import CLASSES, miss_class, shares
 from engine import Memory, Settings
-from engine.embed import MiniLMEmbedder
+from engine.embed import Embedder, embedder_for
+from engine.embed_multilingual import needs_multilingual
 from engine.text import tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+# Misses are classed at the cut-off the multi-hop target is set at (R@10).
+MISS_K = 10
 _SESSION = re.compile(r"^session_(\d+)$")
 
 
@@ -127,6 +131,27 @@ class BM25:
         return [-i for _, i in sorted(scores, reverse=True)[:k]]
 
 
+class DenseBaseline:
+    """Exact cosine in the space recall's vector channel searches: the main model's, or for
+    a query in Chinese the multilingual model's, over the texts that have a vector there."""
+
+    def __init__(self, embedder: Embedder, texts: list[str]) -> None:
+        self._embedder, self._second = embedder, embedder.multilingual
+        self._vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+        self._rows = [i for i, text in enumerate(texts) if self._second and needs_multilingual(text)]
+        picked = [texts[i] for i in self._rows]
+        self._multilingual = np.asarray(self._second.embed(picked) if self._second and picked else [])
+
+    def top(self, query: str, k: int) -> list[int]:
+        if self._second is not None and needs_multilingual(query):
+            if not self._rows:
+                return []
+            vector = np.asarray(self._second.embed([query])[0], dtype=np.float32)
+            return [self._rows[int(i)] for i in np.argsort(-(self._multilingual @ vector))[:k]]
+        vector = np.asarray(self._embedder.embed([query])[0], dtype=np.float32)
+        return [int(i) for i in np.argsort(-(self._vectors @ vector))[:k]]
+
+
 def run(
     data: Path, ks: list[int], conversations: int | None, sample_id: str | None = None
 ) -> dict[str, Any]:
@@ -135,12 +160,13 @@ def run(
         samples = [s for s in samples if s.get("sample_id") == sample_id]
         if not samples:
             raise SystemExit(f"--sample: no conversation has sample_id {sample_id!r}")
-    embedder = MiniLMEmbedder()
+    embedder = embedder_for("minilm", multilingual=Settings().multilingual_embedder)
     kmax = max(ks)
     scores: dict[str, list[tuple[int, dict[int, float]]]] = {"system": [], "bm25": [], "dense": []}
     # Questions whose evidence spans two or more sessions: recall_all@k per system.
     spread: dict[str, list[tuple[int, dict[int, float]]]] = {"system": [], "bm25": [], "dense": []}
     latencies: dict[str, list[float]] = {"system": [], "bm25": [], "dense": []}
+    misses: dict[int, Counter[str]] = {}  # evidence turns not in the top MISS_K, by class
     stored = 0
     ingest_seconds = 0.0
     with scratch_memory("hindsight-locomo-") as memory:
@@ -154,8 +180,10 @@ def run(
             dia_of = {r.id: i["metadata"]["dia_id"] for r, i in zip(results, items, strict=True)}
             dia_ids = [i["metadata"]["dia_id"] for i in items]
             texts = [i["content"] for i in items]
+            turn_text = dict(zip(dia_ids, texts, strict=True))
+            speakers = frozenset(t for i in items for t in tokenize(i.get("role") or ""))
             bm25 = BM25(texts)
-            vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+            dense = DenseBaseline(embedder, texts)
             last = max(datetime.fromisoformat(i["occurred_at"].rstrip("Z")) for i in items)
             asked_at = (last + timedelta(days=1)).isoformat() + "Z"
             for qa in sample["qa"]:
@@ -171,11 +199,13 @@ def run(
                 latencies["bm25"].append((time.perf_counter() - started) * 1000)
                 scores["bm25"].append((category, {k: recall_at(lexical, evidence, k) for k in ks}))
                 started = time.perf_counter()
-                query = np.asarray(embedder.embed([qa["question"]])[0], dtype=np.float32)
-                nearest = np.argsort(-(vectors @ query))[:kmax]
+                nearest = dense.top(qa["question"], kmax)
                 latencies["dense"].append((time.perf_counter() - started) * 1000)
-                semantic = [dia_ids[int(i)] for i in nearest]
+                semantic = [dia_ids[i] for i in nearest]
                 scores["dense"].append((category, {k: recall_at(semantic, evidence, k) for k in ks}))
+                for missed in set(evidence) - set(found[:MISS_K]):
+                    misses.setdefault(category, Counter())[miss_class(
+                        qa["question"], str(qa.get("answer", "")), turn_text.get(missed), speakers)] += 1
                 if len(sessions_of(evidence)) >= 2:
                     for name, ranked in (("system", found), ("bm25", lexical), ("dense", semantic)):
                         spread[name].append((category, {k: recall_all(ranked, evidence, k) for k in ks}))
@@ -207,6 +237,8 @@ def run(
             "questions": len(spread["system"]),
             **{name: summary(rows, "recall_all") for name, rows in spread.items()},
         },
+        f"misses@{MISS_K}": {CATEGORIES[c]: {"turns": sum(n.values()), **shares(n)}
+                              for c, n in sorted(misses.items())},  # fmt: skip
         "questions": len(scores["system"]),
         "turns": stored,
         "ingest_eps_per_s": round(stored / ingest_seconds, 1) if ingest_seconds else None,
@@ -233,11 +265,16 @@ def table(result: dict[str, Any], ks: list[int]) -> str:
     lines.append(f"{'multi-session':<14}" + "".join(
         f"{'-' if spread[n][f'recall_all@{k}'] is None else spread[n][f'recall_all@{k}']:>14}"
         for n in ("system", "bm25", "dense") for k in ks))  # fmt: skip
+    lines.append(f"evidence turns missed at {MISS_K}, share by class (bench/misses.py):")
+    lines.append(f"{'':<14}{'turns':>8}" + "".join(f"{name:>16}" for name in CLASSES))
+    for category, row in result[f"misses@{MISS_K}"].items():
+        lines.append(f"{category:<14}{row['turns']:>8}" + "".join(f"{row[n]:>16}" for n in CLASSES))
     lines.append(
         f"{result['questions']} questions over {result['turns']} turns; ingest "
         f"{result['ingest_eps_per_s']} turns/s. Latency: system = hindsight recall (query "
         "embedding, every channel, reranking); bm25 = pure-Python Okapi over the "
-        "conversation in memory; dense = query embedding + exact numpy cosine. multi-session: "
+        "conversation in memory; dense = query embedding in the vector channel's space "
+        "(MiniLM; USE multilingual for a Chinese query) + exact numpy cosine. multi-session: "
         f"of the {spread['questions']} questions whose evidence spans two or more sessions, "
         "the share with every evidence session in the top k (recall_all@k)."
     )

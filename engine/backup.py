@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from engine.embed import Embedder
 from engine.errors import InvalidInput
 from engine.forget import Archive, ArchiveRecord
-from engine.ingest.pipeline import vector_point
+from engine.ingest.pipeline import vector_point, with_multilingual
 from engine.keyword_keys import rekey
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
@@ -130,7 +130,7 @@ def import_memory(
         if missing:
             for e, vector in zip(missing, embedder.embed([e["content"] for e in missing]), strict=True):
                 dense[e["id"]] = list(vector)
-        vectors.upsert([
+        points = [
             vector_point(
                 e["id"], e["content"], dense[e["id"]],
                 VectorPayload(
@@ -143,7 +143,8 @@ def import_memory(
                 settings,
             )
             for e in batch
-        ])  # fmt: skip
+        ]  # fmt: skip
+        vectors.upsert(with_multilingual(points, {e["id"]: e["content"] for e in batch}, embedder))
     by_namespace: dict[str, list[str]] = {}
     for e in episodes:
         if e.get("deleted_at") is None:

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from engine.embed_multilingual import UseEmbedder
 from engine.embed_onnx import DIMENSION, OnnxMiniLM
 from engine.embed_torch import TorchMiniLM
 from engine.settings_stores import default_model_cache
@@ -33,6 +34,11 @@ class Embedder(Protocol):
     def dimension(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    @property
+    def multilingual(self) -> Embedder | None:
+        """The model of a second dense space for text this one cannot read (CJK), if any."""
+        ...
 
 
 @lru_cache(maxsize=1)
@@ -80,7 +86,9 @@ class MiniLMEmbedder:
         threads: int = 0,
         cache_dir: Path | None = None,
         query_threads: int | None = None,
+        multilingual: Embedder | None = None,
     ) -> None:
+        self.multilingual = multilingual
         self._precision = precision
         self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads)
         self._torch = TorchMiniLM(threads)
@@ -103,12 +111,17 @@ def embedder_for(
     threads: int = 0,
     cache_dir: Path | None = None,
     query_threads: int | None = None,
+    multilingual: str = "off",
 ) -> Embedder:
     """The embedder a setting names: bf16 batches per `precision`, ONNX Runtime on `threads`
     cores for a batch and `query_threads` for one text (0: all; None: as a batch), its
-    export cached in `cache_dir` (None: `default_model_cache()`)."""
+    export cached in `cache_dir` (None: `default_model_cache()`); with `multilingual="use"`,
+    CJK text also gets a vector in USE multilingual's space (`engine.embed_multilingual`)."""
+    if multilingual not in ("off", "use"):
+        raise ValueError(f"unknown multilingual embedder: {multilingual}")
+    second = UseEmbedder(threads) if multilingual == "use" else None
     if choice == "minilm":
-        return MiniLMEmbedder(precision, threads, cache_dir, query_threads)
+        return MiniLMEmbedder(precision, threads, cache_dir, query_threads, second)
     raise ValueError(f"unknown embedder: {choice}")
 
 

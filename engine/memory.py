@@ -7,6 +7,7 @@ synchronous and thread-safe: writes are serialised, reads share the stores' own 
 from __future__ import annotations
 
 import builtins
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,8 @@ __all__ = ["Memory"]
 
 Progress = Callable[[int], None]
 
+log = logging.getLogger(__name__)
+
 
 class Memory(Lifecycle):
     """Agent memory over a graph store and a vector mirror.
@@ -89,6 +92,11 @@ class Memory(Lifecycle):
         # Counted once: afterwards only this process's writes (the writer keeps track) can fill
         # the shared namespace, as one process owns the stores. It saves a count per recall.
         self._shared_had_episodes = vectors.count(settings.shared_namespace) > 0
+        if vectors.count(None, exact=False) == 0 and graph.namespaces():
+            # A new vector collection (another embedding model or multilingual setting) over
+            # an existing graph: recall works on its other channels until the mirror is rebuilt.
+            log.warning("the vector mirror is empty but the graph holds episodes: run "
+                        "`hindsight doctor --repair` to embed them")  # fmt: skip
         self._extractor = extractor_for(settings)
         self._writer = Writer(
             graph=graph,
@@ -122,9 +130,14 @@ class Memory(Lifecycle):
             settings.embedder_threads,
             settings.model_cache_dir,
             settings.embedder_query_threads,
+            settings.multilingual_embedder,
         )
-        graph, vectors = open_stores(settings, model=embedder.name, dimension=embedder.dimension,
-                                     vectors_aside=vectors_aside)  # fmt: skip
+        second = embedder.multilingual
+        graph, vectors = open_stores(
+            settings, model=embedder.name, dimension=embedder.dimension,
+            multilingual=(second.name, second.dimension) if second else None,
+            vectors_aside=vectors_aside,
+        )  # fmt: skip
         return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
 
     @staticmethod

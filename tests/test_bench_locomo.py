@@ -4,9 +4,11 @@ benchmarking only and stays outside the repository)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 from bench.locomo import BM25, main, recall_all, recall_at, sessions_of, turns_of
+from bench.misses import miss_class, shares
 
 SAMPLE = {
     "sample_id": "tiny",
@@ -81,6 +83,20 @@ def test_harness_prints_json_for_every_system(tmp_path: Path, capsys: object) ->
         assert result[system]["query_p95_ms"] >= result[system]["query_p50_ms"] > 0
     assert result["system"]["by_category"]["single-hop"]["R@3"] == 100.0
     assert result["query_p50_ms"] > 0
+    # With 4 turns each is in the top 10: only the malformed id "D:11:26" is missed.
+    assert result["misses@10"] == {"multi-hop": {
+        "turns": 1, "outranked": 0.0, "category": 0.0, "no shared word": 0.0, "unknown turn": 100.0}}  # fmt: skip
+
+
+def test_misses_are_classed_by_what_the_turn_shares() -> None:
+    names = frozenset({"melani"})
+    question = "What activities does Melanie do with her kids?"
+    assert miss_class(question, "pottery", "Melanie: I signed up for a pottery class", names) == "category"
+    assert miss_class(question, "pottery", "Melanie: the kids loved the clay", names) == "outranked"
+    assert miss_class(question, "pottery", "Melanie: You'd be a great counselor!", names) == "no shared word"
+    assert miss_class(question, "pottery", None, names) == "unknown turn"
+    assert shares(Counter({"category": 1, "outranked": 3})) == {
+        "outranked": 75.0, "category": 25.0, "no shared word": 0.0, "unknown turn": 0.0}  # fmt: skip
 
 
 def test_missing_data_is_skipped_with_a_message(tmp_path: Path, capsys: object) -> None:

@@ -16,7 +16,7 @@ from engine.embed import MiniLMEmbedder
 from engine.models import MAX_OFFSET
 from engine.recall.channels import Seed, graph_channel, specificity
 from engine.recall.pipeline import query_models
-from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
+from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
@@ -262,8 +262,10 @@ class FailingVectors:
     def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
         self.real.set_keyword(keys, key_version)
 
-    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
-        return self.real.search_dense(namespace, vector, limit)
+    def search_dense(
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
+    ) -> list[VectorHit]:
+        return self.real.search_dense(namespace, vector, limit, space=space)
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int

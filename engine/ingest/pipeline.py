@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
+from engine.embed import Embedder
+from engine.embed_multilingual import needs_multilingual
 from engine.ingest.dedup import content_hash
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
@@ -259,6 +261,19 @@ def vector_point(
         sparse=own_key(content, settings),
         payload=payload.model_copy(update={"key_version": KEY_VERSION}),
     )
+
+
+def with_multilingual(
+    points: Sequence[VectorPoint], contents: Mapping[str, str], embedder: Embedder
+) -> list[VectorPoint]:
+    """`points`, those whose content (by id) holds CJK text given their vector in the
+    embedder's multilingual space, embedded in one batch; the rest as they are."""
+    model = embedder.multilingual
+    chosen = [p.id for p in points if model is not None and needs_multilingual(contents.get(p.id, ""))]
+    if model is None or not chosen:
+        return list(points)
+    vectors = dict(zip(chosen, model.embed([contents[i] for i in chosen]), strict=True))
+    return [p.model_copy(update={"multilingual": vectors[p.id]}) if p.id in vectors else p for p in points]
 
 
 def _result(item: PlannedEpisode) -> StoreResult:

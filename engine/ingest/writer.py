@@ -43,6 +43,7 @@ from engine.ingest.pipeline import (
     entity_id,
     prepare,
     source_of,
+    with_multilingual,
 )
 from engine.ingest.redact import compile_patterns, redact_request
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
@@ -335,6 +336,7 @@ class Writer:
             p.model_copy(update={"sparse": keys[p.id]}) if p.id in keys else p
             for p in prepared.points
         ]
+        points = with_multilingual(points, {p.id: p.request.content for p in planned}, self._embedder)
         # Inside the graph transaction: if the mirror fails, the graph rolls back.
         self._vectors.upsert(points)
         for namespace, ids in neighbours.items():

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from engine.models import Entity, GraphPath, PathNode
 from engine.recall.fusion import Scored, top_in_order
 from engine.settings import Settings
-from engine.stores.base import EntityLink, GraphStore, SparseVector, VectorStore
+from engine.stores.base import DenseSpace, EntityLink, GraphStore, SparseVector, VectorStore
 from engine.text import bm25_query
 
 __all__ = [
@@ -87,9 +87,11 @@ def specificity(degree: int) -> float:
 
 
 def vector_channel(
-    vectors: VectorStore, namespace: str, embedding: Sequence[float], limit: int
-) -> list[Scored]:
-    return [Scored(id=h.id, score=h.score) for h in vectors.search_dense(namespace, embedding, limit)]
+    vectors: VectorStore, namespace: str, embedding: Sequence[float], limit: int,
+    space: DenseSpace = "dense",
+) -> list[Scored]:  # fmt: skip
+    hits = vectors.search_dense(namespace, embedding, limit, space=space)
+    return [Scored(id=h.id, score=h.score) for h in hits]
 
 
 def keyword_channel(

@@ -9,6 +9,7 @@ from itertools import takewhile
 from operator import itemgetter
 
 from engine.embed import Embedder
+from engine.embed_multilingual import needs_multilingual
 from engine.models import Episode, GraphPath, MemoryCard, RecallRequest, Trace, from_epoch
 from engine.recall.channels import (
     Seed,
@@ -34,7 +35,7 @@ from engine.recall.sessions import gathers, spread_by_session
 from engine.recall.time_query import time_query
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import DenseSpace, GraphStore, VectorStore
 from engine.text import count_tokens
 
 __all__ = [
@@ -60,18 +61,33 @@ class QueryModels:
 
     def __init__(self, query: str, embedder: Embedder, pool: Executor, *, beside_reads: bool) -> None:
         self._query, self._embedder = query, embedder
+        second = embedder.multilingual
+        # A query in Chinese searches the multilingual space, where MiniLM would read noise.
+        self.space: DenseSpace = "multilingual" if second and needs_multilingual(query) else "dense"
+        self._searcher = second if second is not None and self.space == "multilingual" else embedder
         self._started: Future[list[list[float]]] | None = (
-            pool.submit(embedder.embed, [query]) if beside_reads else None
+            pool.submit(self._searcher.embed, [query]) if beside_reads else None
         )
+        self._search_vector: list[float] | None = None
         self._embedding: list[float] | None = None
         self.terms: QueryTerms = analyze(query)
 
     @property
+    def search_vector(self) -> list[float]:
+        """The query's vector in `space`, for the vector channel; computed, or waited for,
+        the first time."""
+        if self._search_vector is None:
+            rows = self._started.result() if self._started is not None else self._searcher.embed([self._query])
+            self._search_vector = rows[0]
+        return self._search_vector
+
+    @property
     def embedding(self) -> list[float]:
-        """The query's embedding; computed, or waited for, the first time."""
+        """The query's embedding by the main model (working memory compares it)."""
+        if self.space == "dense":
+            return self.search_vector
         if self._embedding is None:
-            rows = self._started.result() if self._started is not None else self._embedder.embed([self._query])
-            self._embedding = rows[0]
+            self._embedding = self._embedder.embed([self._query])[0]
         return self._embedding
 
 
@@ -130,7 +146,7 @@ def run_recall(
     # The vector channels' hits are not checked against the graph here but when read below:
     # a dead hit (deleted, expired, or a point whose graph write never committed) expands to
     # nothing, since the graph's own reads keep to live episodes, and is left out then.
-    dense = vector_channel(vectors, namespace, models.embedding, limit)
+    dense = vector_channel(vectors, namespace, models.search_vector, limit, models.space)
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
     by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)

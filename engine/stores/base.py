@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -330,11 +330,18 @@ class VectorPayload(BaseModel):
     key_version: int = 1
 
 
+# The two dense spaces: the main model's, and the multilingual model's for CJK text.
+DenseSpace = Literal["dense", "multilingual"]
+
+
 class VectorPoint(BaseModel):
     id: str
     dense: list[float]
     sparse: SparseVector
     payload: VectorPayload
+    # The vector in the multilingual space, for text the dense model cannot read (CJK);
+    # None for the rest (engine/embed_multilingual.py).
+    multilingual: list[float] | None = None
 
 
 class VectorHit(NamedTuple):
@@ -373,8 +380,12 @@ class VectorStore(Protocol):
         ids without a point are skipped."""
         ...
 
-    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
-        """Cosine similarity search."""
+    def search_dense(
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
+    ) -> list[VectorHit]:
+        """Cosine similarity search, in the dense model's space or the multilingual one (which
+        holds only the points given a `multilingual` vector; a store opened without that
+        space finds nothing there)."""
         ...
 
     def search_dense_batch(

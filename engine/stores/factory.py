@@ -16,12 +16,18 @@ log = logging.getLogger(__name__)
 
 
 def open_stores(
-    settings: Settings, *, model: str, dimension: int, vectors_aside: Path | None = None
+    settings: Settings,
+    *,
+    model: str,
+    dimension: int,
+    multilingual: tuple[str, int] | None = None,
+    vectors_aside: Path | None = None,
 ) -> tuple[GraphStore, VectorStore]:
     """Open the graph and vector stores the settings name (creating them when missing).
 
-    The vector collection is named with the embedding model and dimension, so switching
-    models starts a new mirror instead of mixing incompatible vectors. `vectors_aside`: the
+    The vector collection is named with the embedding model and dimension (and the
+    multilingual model's, `(name, dimension)`, when CJK text gets a second vector), so
+    switching models starts a new mirror instead of mixing incompatible vectors. `vectors_aside`: the
     embedded vector store is moved there, once the graph holds the data directory (so that
     no other process has it open), and an empty one is started.
     """
@@ -32,7 +38,8 @@ def open_stores(
     try:
         if vectors_aside is not None and settings.vectors_dir.exists():
             _set_aside(settings.vectors_dir, vectors_aside)
-        vectors = _open_vectors(settings, f"{model}-{dimension}", dimension)
+        name = f"{model}-{dimension}" + (f"+{multilingual[0]}-{multilingual[1]}" if multilingual else "")
+        vectors = _open_vectors(settings, name, dimension, multilingual[1] if multilingual else None)
     except StoreUnavailable:
         graph.close()
         raise
@@ -75,13 +82,16 @@ def _on_edge(settings: Settings) -> bool:
     return settings.vector_store == "edge"
 
 
-def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
+def _open_vectors(
+    settings: Settings, name: str, dimension: int, multilingual: int | None
+) -> VectorStore:
     if _on_edge(settings):
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
         return QdrantEdgeVectorStore(
             settings.vectors_dir / name,
             dimension,
+            multilingual=multilingual,
             search_threads=settings.vector_search_threads,
             index_threshold_kb=settings.vector_index_threshold_kb,
         )
@@ -99,4 +109,6 @@ def _open_vectors(settings: Settings, name: str, dimension: int) -> VectorStore:
         log.warning("QDRANT_URL is not set: using qdrant-client local mode at %s", path)
         client = QdrantClient(path=str(path))
     collection = f"{settings.qdrant_collection_prefix}-{name}"
-    return QdrantServerVectorStore(client, collection, dimension, attempts=settings.connect_attempts)
+    return QdrantServerVectorStore(
+        client, collection, dimension, multilingual=multilingual, attempts=settings.connect_attempts
+    )

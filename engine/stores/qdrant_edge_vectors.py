@@ -1,7 +1,9 @@
 """The embedded vector store on Qdrant Edge (Qdrant's engine in process, on disk).
 
 One shard per embedding model, named with the model and dimension. Each point holds a dense
-vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time).
+vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time);
+a point of CJK text also one in the multilingual space ("multilingual", cosine), when the shard
+has it.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from typing import Any
 import qdrant_edge as qe
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
+from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 
 __all__ = ["QdrantEdgeVectorStore"]
 
 DENSE = "dense"
+MULTILINGUAL = "multilingual"
 SPARSE = "bm25"
 # Payload fields searched by every query get an index; `recent` orders by occurred_at.
 # Only the namespace's index adds links to the HNSW graph, so that a mid-sized namespace's
@@ -43,16 +46,19 @@ class QdrantEdgeVectorStore:
         directory: Path,
         dimension: int,
         *,
+        multilingual: int | None = None,
         search_threads: int | None = None,
         index_threshold_kb: int | None = None,
     ) -> None:
-        """`search_threads`: the shard's search pool; 0: one thread per core; None: Qdrant
+        """`multilingual`: the dimension of the multilingual space (None: the shard has none).
+        `search_threads`: the shard's search pool; 0: one thread per core; None: Qdrant
         Edge's own (four a core), or what an existing shard was last opened with.
         `index_threshold_kb`: a segment, or the points a filter leaves, with more vectors
         than this (in KB) is searched through the HNSW graph, which `optimize` builds; with
         fewer, exhaustively. None: Qdrant's own (10 MB), or what the shard has."""
         self._lock = threading.RLock()
         self._closed = False
+        self._spaces = {DENSE} | ({MULTILINGUAL} if multilingual else set())
         threads = (os.cpu_count() or 1) if search_threads == 0 else search_threads
         indexing: dict[str, Any] = {}
         if index_threshold_kb is not None:
@@ -61,8 +67,11 @@ class QdrantEdgeVectorStore:
                 # m and ef_construct as Qdrant's defaults; only the threshold is ours.
                 "hnsw_config": qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=index_threshold_kb),
             }
+        dense = {DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)}
+        if multilingual:
+            dense[MULTILINGUAL] = qe.EdgeVectorParams(size=multilingual, distance=qe.Distance.Cosine)
         config = qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+            vectors=dense,
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             max_search_threads=threads,
             **indexing,
@@ -107,17 +116,18 @@ class QdrantEdgeVectorStore:
         if not points:
             return
         converted = [
-            qe.Point(
-                point.id,
-                {
-                    DENSE: list(point.dense),
-                    SPARSE: qe.SparseVector(point.sparse.indices, point.sparse.values),
-                },
-                point.payload.model_dump(),
-            )
-            for point in points
+            qe.Point(point.id, self._vectors_of(point), point.payload.model_dump()) for point in points
         ]
         self._update(qe.UpdateOperation.upsert_points(converted))
+
+    def _vectors_of(self, point: VectorPoint) -> dict[str, Any]:
+        vectors: dict[str, Any] = {
+            DENSE: list(point.dense),
+            SPARSE: qe.SparseVector(point.sparse.indices, point.sparse.values),
+        }
+        if point.multilingual is not None and MULTILINGUAL in self._spaces:
+            vectors[MULTILINGUAL] = list(point.multilingual)
+        return vectors
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
@@ -154,8 +164,12 @@ class QdrantEdgeVectorStore:
                 raise StoreUnavailable(f"vector search failed: {exc}") from exc
         return [VectorHit(str(p.id), float(p.score)) for p in points]
 
-    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
-        return self._query(namespace, qe.Query.Nearest(list(vector), using=DENSE), limit)
+    def search_dense(
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
+    ) -> list[VectorHit]:
+        if space not in self._spaces:
+            return []
+        return self._query(namespace, qe.Query.Nearest(list(vector), using=space), limit)
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int

@@ -2,8 +2,8 @@
 `qdrant-client`.
 
 One collection per embedding model, named with the model and dimension, holding the same
-two vectors as the embedded store: "dense" (cosine) and "bm25" (sparse, IDF applied by Qdrant
-at query time). Payload indexes on the fields every search filters on. The same class runs
+vectors as the embedded store: "dense" (cosine), "bm25" (sparse, IDF applied by Qdrant at
+query time) and, for CJK text where the collection has it, "multilingual" (cosine). Payload indexes on the fields every search filters on. The same class runs
 on `qdrant-client`'s local mode (`QdrantClient(location=":memory:")` or `path=`), which
 emulates the server's API; the tests use it.
 """
@@ -19,12 +19,13 @@ from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.stores.base import SparseVector, VectorHit, VectorPayload, VectorPoint
+from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.retry import Retry
 
 __all__ = ["QdrantServerVectorStore"]
 
 DENSE = "dense"
+MULTILINGUAL = "multilingual"
 SPARSE = "bm25"
 _INDEXED: dict[str, qm.PayloadSchemaType] = {
     "namespace": qm.PayloadSchemaType.KEYWORD,
@@ -46,10 +47,21 @@ class QdrantServerVectorStore:
     """`VectorStore` on `collection` of the Qdrant reached by `client` (created when missing)."""
 
     def __init__(
-        self, client: QdrantClient, collection: str, dimension: int, *, attempts: int = 1
+        self,
+        client: QdrantClient,
+        collection: str,
+        dimension: int,
+        *,
+        multilingual: int | None = None,
+        attempts: int = 1,
     ) -> None:
+        """`multilingual`: the dimension of the multilingual space (None: no such space)."""
         self._client = client
         self._collection = collection
+        self._spaces = {DENSE} | ({MULTILINGUAL} if multilingual else set())
+        dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
+        if multilingual:
+            dense[MULTILINGUAL] = qm.VectorParams(size=multilingual, distance=qm.Distance.COSINE)
         try:
             # A server started beside us may not accept connections yet: retry the first call.
             exists = Retry((ResponseHandlingException,), attempts)(
@@ -58,7 +70,7 @@ class QdrantServerVectorStore:
             if not exists:
                 client.create_collection(
                     collection,
-                    vectors_config={DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)},
+                    vectors_config=dense,
                     sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
                 )
             # Also for an existing collection: one from an older version may lack a newer index.
@@ -81,17 +93,19 @@ class QdrantServerVectorStore:
 
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         structs = [
-            qm.PointStruct(
-                id=point.id,
-                vector={
-                    DENSE: list(point.dense),
-                    SPARSE: qm.SparseVector(indices=point.sparse.indices, values=point.sparse.values),
-                },
-                payload=point.payload.model_dump(),
-            )
+            qm.PointStruct(id=point.id, vector=self._vectors_of(point), payload=point.payload.model_dump())
             for point in points
         ]
         self._in_chunks("upsert", structs, lambda chunk: self._client.upsert(self._collection, chunk, wait=True))
+
+    def _vectors_of(self, point: VectorPoint) -> dict[str, Any]:
+        vectors: dict[str, Any] = {
+            DENSE: list(point.dense),
+            SPARSE: qm.SparseVector(indices=point.sparse.indices, values=point.sparse.values),
+        }
+        if point.multilingual is not None and MULTILINGUAL in self._spaces:
+            vectors[MULTILINGUAL] = list(point.multilingual)
+        return vectors
 
     def _in_chunks(self, what: str, items: Sequence[_I], write: Callable[[list[_I]], object]) -> None:
         """One write per _UPSERT_CHUNK items, each waited for."""
@@ -157,8 +171,12 @@ class QdrantServerVectorStore:
         )
         return [[VectorHit(str(p.id), float(p.score)) for p in r.points] for r in responses]
 
-    def search_dense(self, namespace: str, vector: Sequence[float], limit: int) -> list[VectorHit]:
-        return self._search([self._request(namespace, list(vector), DENSE, limit)])[0]
+    def search_dense(
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
+    ) -> list[VectorHit]:
+        if space not in self._spaces:
+            return []
+        return self._search([self._request(namespace, list(vector), space, limit)])[0]
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int

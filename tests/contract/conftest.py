@@ -24,6 +24,7 @@ from tests.backends import live as _live
 from tests.backends import wipe_neo4j as _wipe_neo4j
 
 DIMENSION = 4
+MULTILINGUAL = 3  # the multilingual space: another size, so that mixing them up fails
 
 
 class OpenGraph(Protocol):
@@ -109,7 +110,7 @@ def open_vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ope
             for store in opened:  # one process may hold the shard at a time
                 store.close()
             opened.clear()
-            opened.append(QdrantEdgeVectorStore(tmp_path / "vectors", DIMENSION))
+            opened.append(QdrantEdgeVectorStore(tmp_path / "vectors", DIMENSION, multilingual=MULTILINGUAL))
             return opened[-1]
 
         yield open_edge
@@ -134,7 +135,8 @@ def open_vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ope
 
         def open_server() -> VectorStore:
             client = client_for()
-            opened.append(QdrantServerVectorStore(client, collection, DIMENSION))  # type: ignore[arg-type]
+            opened.append(QdrantServerVectorStore(client, collection, DIMENSION,  # type: ignore[arg-type]
+                                                  multilingual=MULTILINGUAL))  # fmt: skip
             return opened[-1]
 
         yield open_server

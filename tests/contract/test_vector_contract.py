@@ -41,6 +41,31 @@ def _fill(vectors: VectorStore) -> None:
     )
 
 
+def test_the_multilingual_space_holds_only_the_points_given_a_vector_there(vectors: VectorStore) -> None:
+    chinese = [_point(i, [1, 0, 0, 0], [10]).model_copy(update={"multilingual": v})
+               for i, v in ((0, [0, 1, 0]), (1, [0, 0.8, 0.6]))]  # fmt: skip
+    other = _point(3, [1, 0, 0, 0], [10], namespace="other").model_copy(update={"multilingual": [0, 1, 0]})
+    vectors.upsert([*chinese, _point(2, [1, 0, 0, 0], [10]), other])
+    found = vectors.search_dense("ns", [0, 1, 0], 10, space="multilingual")
+    assert [h.id for h in found] == [IDS[0], IDS[1]] and found[0].score > found[1].score
+    assert {h.id for h in vectors.search_dense("ns", [1, 0, 0, 0], 10)} == {IDS[0], IDS[1], IDS[2]}
+    vectors.mark_deleted([IDS[0]])
+    assert [h.id for h in vectors.search_dense("ns", [0, 1, 0], 10, space="multilingual")] == [IDS[1]]
+    # A point written again without one leaves the space (an edit to English text).
+    vectors.upsert([_point(1, [1, 0, 0, 0], [10])])
+    assert vectors.search_dense("ns", [0, 1, 0], 10, space="multilingual") == []
+
+
+def test_a_store_without_the_multilingual_space_finds_nothing_there(tmp_path: Path) -> None:
+    store = QdrantEdgeVectorStore(tmp_path / "lean", 4)
+    try:
+        store.upsert([_point(0, [1, 0, 0, 0], [10]).model_copy(update={"multilingual": [0, 1, 0]})])
+        assert store.search_dense("ns", [0, 1, 0], 10, space="multilingual") == []
+        assert [h.id for h in store.search_dense("ns", [1, 0, 0, 0], 10)] == [IDS[0]]
+    finally:
+        store.close()
+
+
 def test_dense_and_sparse_search_stay_in_the_namespace(vectors: VectorStore) -> None:
     _fill(vectors)
     hits = vectors.search_dense("ns", [1, 0, 0, 0], 10)
