@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from engine.text import has_cjk
 
-__all__ = ["UseEmbedder", "needs_multilingual"]
+__all__ = ["UseEmbedder", "multilingual_vectors", "needs_multilingual"]
 
 
 def needs_multilingual(text: str) -> bool:
@@ -27,6 +27,21 @@ def needs_multilingual(text: str) -> bool:
     (True, False)
     """
     return has_cjk(text)
+
+
+class _Embeds(Protocol):
+    def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def multilingual_vectors(model: _Embeds | None, texts: Sequence[str]) -> list[list[float] | None]:
+    """Each text's vector in the multilingual space (one batch), None for a text that stays
+    out of it, or for every text when there is no such model."""
+    chosen = [i for i, text in enumerate(texts) if model is not None and needs_multilingual(text)]
+    found: list[list[float] | None] = [None] * len(texts)
+    if model is not None and chosen:
+        for i, vector in zip(chosen, model.embed([texts[i] for i in chosen]), strict=True):
+            found[i] = vector
+    return found
 
 
 class UseEmbedder:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.embed_multilingual import needs_multilingual
+from engine.embed_multilingual import multilingual_vectors
 from engine.ingest.dedup import content_hash
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
@@ -71,6 +71,7 @@ class PlannedEpisode(BaseModel):
     request: StoreRequest
     importance: float
     embedding: list[float]
+    multilingual: list[float] | None = None  # CJK text's vector in the second space
     entities: list[PlannedEntity]
     decisions: list[PlannedDecision]
     numbers: list[NumberMention]
@@ -240,6 +241,7 @@ def _point(item: PlannedEpisode, occurred: float, now: float, settings: Settings
             entities=sorted({e.canonical for e in item.entities}),
         ),
         settings,
+        multilingual=item.multilingual,
     )
 
 
@@ -249,8 +251,10 @@ def vector_point(
     embedding: Sequence[float],
     payload: VectorPayload,
     settings: Settings,
+    multilingual: Sequence[float] | None = None,
 ) -> VectorPoint:
-    """The mirror of an episode: its dense vector, its own BM25 terms and its payload.
+    """The mirror of an episode: its dense vector (and its multilingual one, for CJK text),
+    its own BM25 terms and its payload.
 
     The writer replaces the key with one holding the session context
     (`keyword_keys.keys_in_context`) once the episode's NEXT links are in the graph.
@@ -258,6 +262,7 @@ def vector_point(
     return VectorPoint(
         id=episode_id,
         dense=list(embedding),
+        multilingual=None if multilingual is None else list(multilingual),
         sparse=own_key(content, settings),
         payload=payload.model_copy(update={"key_version": KEY_VERSION}),
     )
@@ -267,13 +272,9 @@ def with_multilingual(
     points: Sequence[VectorPoint], contents: Mapping[str, str], embedder: Embedder
 ) -> list[VectorPoint]:
     """`points`, those whose content (by id) holds CJK text given their vector in the
-    embedder's multilingual space, embedded in one batch; the rest as they are."""
-    model = embedder.multilingual
-    chosen = [p.id for p in points if model is not None and needs_multilingual(contents.get(p.id, ""))]
-    if model is None or not chosen:
-        return list(points)
-    vectors = dict(zip(chosen, model.embed([contents[i] for i in chosen]), strict=True))
-    return [p.model_copy(update={"multilingual": vectors[p.id]}) if p.id in vectors else p for p in points]
+    embedder's multilingual space; the rest as they are."""
+    found = multilingual_vectors(embedder.multilingual, [contents.get(p.id, "") for p in points])
+    return [p if v is None else p.model_copy(update={"multilingual": v}) for p, v in zip(points, found, strict=True)]
 
 
 def _result(item: PlannedEpisode) -> StoreResult:

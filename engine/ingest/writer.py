@@ -29,6 +29,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from engine.embed import Embedder
+from engine.embed_multilingual import multilingual_vectors
 from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.ingest.batch_models import BatchModels
 from engine.ingest.chunk import chunk_text
@@ -43,7 +44,6 @@ from engine.ingest.pipeline import (
     entity_id,
     prepare,
     source_of,
-    with_multilingual,
 )
 from engine.ingest.redact import compile_patterns, redact_request
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
@@ -77,6 +77,7 @@ class _Text(BaseModel):
     todos: list[str] = []
     llm_importance: float | None = None
     embedding: list[float] = []
+    multilingual: list[float] | None = None
     importance: float = 0.0
 
 
@@ -255,6 +256,10 @@ class Writer:
         assert started.models is not None  # set whenever nothing failed
         found = started.models.finish()
         texts = started.texts
+        # Outside the lock and the graph transaction, beside the next batch's models.
+        second = multilingual_vectors(self._embedder.multilingual, [t.request.content for t in texts])
+        for text, vector in zip(texts, second, strict=True):
+            text.multilingual = vector
         for text, entities, vector, answer in zip(texts, found.entities, found.vectors, found.answers, strict=True):
             text.embedding = list(vector)
             if len(text.request.content) <= _SHORT_TEXT_CHARS:
@@ -336,7 +341,6 @@ class Writer:
             p.model_copy(update={"sparse": keys[p.id]}) if p.id in keys else p
             for p in prepared.points
         ]
-        points = with_multilingual(points, {p.id: p.request.content for p in planned}, self._embedder)
         # Inside the graph transaction: if the mirror fails, the graph rolls back.
         self._vectors.upsert(points)
         for namespace, ids in neighbours.items():
@@ -444,6 +448,7 @@ class Writer:
                     request=text.request,
                     importance=text.importance,
                     embedding=text.embedding,
+                    multilingual=text.multilingual,
                     entities=entities,
                     decisions=decisions,
                     numbers=find_numbers(text.request.content),
