@@ -52,6 +52,7 @@ def test_reflection_writes_expected_facts_in_confidence_order(memory: Memory) ->
         ("Dana", "works_at", False, "Acme"),  # two
         ("user", "prefers", False, "Python"),  # stated once
         ("Bob", "meet", False, "Carol"),  # stated once
+        ("Bob", "meet_at", False, "Rotterdam venue"),  # and where
         ("deploy", "fixed_with", False, "Sentinel"),  # the fix after a failure
     }
     assert facts[("Atlas", "uses", False, "Postgres")][0] == 3

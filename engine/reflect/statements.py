@@ -22,7 +22,7 @@ _SPEAKER = frozenset({"i", "me", "we", "us"})
 _OTHER = frozenset({"you"})
 _INTERJECTIONS = frozenset({
     "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
-    "thanks", "oh", "ah", "aw", "aww", "hmm", "sure", "totally", "congrats",
+    "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye",
 })  # fmt: skip
 _HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
 _HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
@@ -33,15 +33,35 @@ _QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "wher
 # Heads that do not name a thing ("I love it", "I did something").
 _EMPTY_HEADS = frozenset({
     "it", "that", "this", "these", "those", "them", "something", "anything", "everything",
-    "nothing", "one", "thing", "stuff", "lot", "bit", "way", "time", "day", "moment", "kind",
+    "nothing", "one", "thing", "lot", "bit", "way", "time", "day", "moment", "kind",
     "sort", "yours", "mine", "what", "which", "who", "all", "some", "much", "more", "most",
     "people", "person", "guy", "guys", "folk", "folks", "everyone", "someone", "anyone",
     "blast", "chance", "detail", "details", "load", "loads", "others", "fun", "progress", "idea",
-    "opportunity", "part", "game", "games", "lots", "deal", "dream", "sense", "difference",
+    "opportunity", "part", "lots", "deal", "dream", "sense", "difference",
     "ton", "tons", "second", "minute", "course", "vibe", "vibes", "hand", "hands", "forces",
     "word", "plunge", "back", "backs", "laugh", "while", "days", "weeks", "months", "years",
     "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",
-    "weekend", "night", "morning", "evening", "afternoon", "hang",
+    "weekend", "night", "morning", "evening", "afternoon", "hang", "week", "month", "year",
+    "things", "words", "good", "ok", "okay", "fine", "bummer",
+    # what the chat shows rather than what the speaker did: "here's a pic I took"
+    "pic", "pics", "photo", "photos", "picture", "pictures", "video", "videos", "snap",
+    "screenshot", "selfie",
+    # halves of idioms: "keep in mind", "take care", "take turns", "came out on top"
+    "mind", "care", "turn", "turns", "top", "look", "feeling", "feelings", "bunch", "fingers",
+    "speaking", "set",
+})  # fmt: skip
+# Heads that name a thing only with a word that says which: "a personal milestone", "the LGBTQ
+# community" are facts, "my mood", "a big impact", "our bond" are not.
+_VAGUE_BARE = frozenset({
+    "experience", "support", "advice", "journey", "impact", "change", "future", "strength",
+    "struggle", "love", "passion", "place", "spot", "potential", "mood", "heart", "chat", "tip",
+    "mistake", "buzz", "surge", "turnout", "surprise", "accomplishment", "world", "step",
+    "energy", "joy", "happiness", "help", "game", "stuff",
+})  # fmt: skip
+# "some of my favorite treats", "all kinds of games": the quantity is not the thing
+_QUANTITIES = frozenset({
+    "some", "lot", "lots", "bunch", "couple", "few", "many", "plenty", "ton", "tons", "all", "one",
+    "most", "each", "both", "any", "kind", "kinds", "sort", "sorts", "type", "types",
 })  # fmt: skip
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
 _NOT_OBJECT_LINKS = frozenset({
@@ -53,6 +73,7 @@ _EVALUATIVE = frozenset({
     "beautiful", "lovely", "whole", "other", "same", "real", "first", "last", "favorite",
     "favourite", "wonderful", "fantastic", "cool", "incredible", "huge", "special", "own", "much",
     "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several", "long", "short",
+    "top", "biggest",
 })  # fmt: skip
 # "a big fan of jazz", "a love for horses", "take care of the dogs": the object that counts
 # is the prepositional one after the noun
@@ -108,7 +129,11 @@ def _subject_of(verb: Any) -> Any | None:
     Of two, the nearer one before the verb: in "Hi Maria, ... I'm volunteering" the parser
     takes the greeted name for a subject too."""
     while verb is not None:
-        subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
+        # "I'm stuck": the parser may hang the subject on the auxiliary
+        subjects = [c for c in verb.children if c.dep_ in _SUBJECTS] + [
+            g for c in verb.children if c.dep_ in ("aux", "auxpass") for g in c.children
+            if g.dep_ in _SUBJECTS
+        ]  # fmt: skip
         if subjects:
             before = [c for c in subjects if c.i < verb.i]
             return before[-1] if before else subjects[0]
@@ -119,14 +144,16 @@ def _subject_of(verb: Any) -> Any | None:
 def _who(subject: Any) -> tuple[str, str] | None:
     """("speaker" | "other" | "named", text) for a subject token, None when unresolved."""
     lowered = subject.lower_
-    if lowered in _SPEAKER:
-        return "speaker", subject.text
+    if lowered in _SPEAKER or any(c.dep_ == "conj" and c.lower_ in _SPEAKER for c in subject.children):
+        return "speaker", subject.text  # "my wife and I hosted": the speaker did
     if lowered in _OTHER:
         return "other", subject.text
     if lowered in _INTERJECTIONS:
         return None  # "Yep, taking care of ourselves is a must": the tagger's false name
     if subject.tag_ == "NNPS" and subject.i == subject.sent.start:
         return None  # a capitalised plural opening a sentence is rarely a name
+    if _addressed(subject):
+        return None
     if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
         words = _phrase(subject)[0].split()
         while words and words[0].lower() in _INTERJECTIONS:
@@ -135,14 +162,20 @@ def _who(subject: Any) -> tuple[str, str] | None:
     return None
 
 
+def _addressed(subject: Any) -> bool:
+    """"Sam! Take care", "Hey Nate, my favorite ...": a name set off by a comma, before an
+    imperative or after a greeting, is who is spoken to."""
+    after, before = subject.i + 1, subject.i - 1
+    if after >= len(subject.doc) or subject.doc[after].text not in (",", "!"):
+        return False
+    greeted = before >= subject.sent.start and subject.doc[before].lower_ in _INTERJECTIONS
+    return greeted or (subject.head.tag_ == "VB" and subject.i < subject.head.i)
+
+
 def _phrase(head: Any) -> tuple[str, str]:
     """(text, lemma key) of a noun phrase: compounds and descriptive adjectives before the head,
     without determiners, possessives or counts ("my two kids" -> "kids", "kid")."""
-    kept = [
-        t for t in head.lefts
-        if t.dep_ in _MODIFIERS and t.lower_ not in _EVALUATIVE and t.is_alpha
-    ] + [head]  # fmt: skip
-    kept = sorted(kept, key=lambda t: t.i)
+    kept = sorted([*_modifiers(head), head], key=lambda t: t.i)
     text = " ".join(t.text for t in kept)
     # Names keep their spelling: the small model lemmatises "Postgres" to "postgre" as a noun.
     key = " ".join(t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower()
@@ -150,14 +183,32 @@ def _phrase(head: Any) -> tuple[str, str]:
     return text, key
 
 
+def _modifiers(head: Any) -> list[Any]:
+    """The words before a noun that say which one: "personal" in "a great personal milestone"."""
+    return [t for t in head.lefts if t.dep_ in _MODIFIERS and t.lower_ not in _EVALUATIVE and t.is_alpha]
+
+
 def _is_thing(token: Any) -> bool:
     return (
         token.pos_ in _NOUNS
         and token.lower_ not in _EMPTY_HEADS
+        and not (token.lemma_.lower() in _VAGUE_BARE and not _modifiers(token))
         and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
         and token.is_alpha
         and (len(token.text) > 2 or token.text.isupper())
     )
+
+
+def _what_is_meant(token: Any) -> Any:
+    """"some of my treats" means the treats, "a game called FIFA" means FIFA."""
+    if token.lower_ in _QUANTITIES:
+        meant = [o for p in token.children if p.lower_ == "of" for o in p.children if o.dep_ == "pobj"]
+        return meant[0] if meant else token
+    named = [
+        n for clause in token.children if clause.dep_ == "acl" and clause.lemma_ in ("call", "name")
+        for n in clause.children if n.dep_ in ("oprd", "attr", "dobj") and n.pos_ == "PROPN"
+    ]  # fmt: skip
+    return named[0] if named else token
 
 
 def _with_conjuncts(token: Any) -> list[Any]:
@@ -170,11 +221,12 @@ def _with_conjuncts(token: Any) -> list[Any]:
 
 
 def _objects(verb: Any) -> list[tuple[str | None, Any]]:
-    """(preposition or particle, object token) pairs of a verb, the first form that fits: the
-    object after "a fan of" / "care of"; a direct object or a specific attribute ("a shooting
-    guard"); the noun a relative clause describes; the first prepositional object, also of an
-    adjective ("excited about X"); an activity ("we went camping")."""
+    """(preposition or particle, object token) pairs of a verb: the object after "a fan of" /
+    "care of"; else a direct object or a specific attribute ("a shooting guard"), or the noun a
+    relative clause describes, then the first object of each preposition, also of an adjective
+    ("excited about X"); else an activity ("we went camping")."""
     particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
+    direct: list[tuple[str | None, Any]] = []
     for child in verb.children:
         if child.dep_ in ("attr", "dobj") and child.lemma_ in _FAN:
             # the parser hangs "of my grandma" on the noun or on the verb after it
@@ -186,18 +238,22 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
             if liked:
                 link = f"{child.lemma_}_{liked[0][0]}"
                 return [(link, t) for t in _with_conjuncts(liked[0][1])]
-        if child.dep_ == "attr" and not any(m.dep_ in ("compound", "amod") for m in child.lefts):
-            continue  # "you're an inspiration", "we're friends": a bare noun is rarely a fact
-        if child.dep_ in ("dobj", "attr") and _is_thing(child):
-            return [(particle, t) for t in _with_conjuncts(child)]
-    if verb.dep_ == "relcl" and _is_thing(verb.head):  # "the figurines I bought"
+        if child.dep_ == "attr" and not _modifiers(child):
+            continue  # "you're an inspiration", "I'm a huge fan": a bare noun is rarely a fact
+        meant = _what_is_meant(child)
+        if child.dep_ in ("dobj", "attr") and _is_thing(meant):
+            direct = [(particle, t) for t in _with_conjuncts(meant)]
+            break
+    if not direct and verb.dep_ == "relcl" and _is_thing(verb.head):  # "the figurines I bought"
         return [(particle, verb.head)]
     heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")]
+    linked: list[tuple[str | None, Any]] = []
     for head in heads:
         for child in head.children:
             if child.dep_ != "prep" or child.lower_ in _NOT_OBJECT_LINKS:
                 continue
-            objects = [o for o in child.children if o.dep_ == "pobj" and _is_thing(o)]
+            objects = [m for o in child.children
+                       if o.dep_ == "pobj" and _is_thing(m := _what_is_meant(o))]  # fmt: skip
             # "thinking about taking a trip": the object of the -ing complement
             objects += [o for c in child.children if c.dep_ == "pcomp"
                         for o in c.children if o.dep_ == "dobj" and _is_thing(o)]  # fmt: skip
@@ -207,10 +263,12 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
                 link = f"{head.lemma_.lower()}_{child.lower_}"
             else:
                 link = f"{particle}_{child.lower_}" if particle else child.lower_
-            return [(link, t) for t in _with_conjuncts(objects[0])]
+            linked += [(link, t) for t in _with_conjuncts(objects[0])]
+    if direct or linked:
+        return direct + linked
     # "we went camping", "I started painting": the activity is the object
     return [(particle, c) for c in verb.children
-            if c.dep_ in ("xcomp", "advcl") and c.tag_ == "VBG" and c.lemma_ not in _LIGHT_VERBS
+            if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in _LIGHT_VERBS
             and not any(
                 g.dep_ in _SUBJECTS for g in c.children)][:1]  # fmt: skip
 
@@ -227,12 +285,14 @@ def _hedged(verb: Any, sentence: Any) -> bool:
 
 def _embedded(verb: Any) -> bool:
     """Inside an "if" clause, a wh-clause ("I love how you tell stories"), or what someone is
-    reported to have said."""
+    reported to have said. A past clause of time or place ("when I went to an exhibit") says
+    what happened."""
     token = verb
     while True:
         if any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in token.children):
             return True
-        if token.dep_ != "ROOT" and any(
+        happened = token.dep_ in ("advcl", "relcl") and token.tag_ == "VBD"
+        if token.dep_ != "ROOT" and not happened and any(
             c.lower_ in _QUESTION_WORDS and c.i < token.i for c in token.children
         ):
             return True
@@ -245,11 +305,15 @@ def _embedded(verb: Any) -> bool:
 
 def _says_i_without_saying_it(verb: Any) -> bool:
     """Chat drops the "I" of a sentence that opens with its verb in the past or in -ing
-    ("Lost my job yesterday", "Been doing it for 3 years"); a verb in its base form opens an
-    imperative ("Check out this pic") and says nothing about the speaker."""
-    if verb.dep_ != "ROOT":
+    ("Lost my job yesterday", "Still enjoying my soda"), or with "Can't wait"; a verb in its
+    base form opens an imperative ("Check out this pic") and says nothing about the speaker,
+    nor does "be" ("Been a busy week", "Must've been fun")."""
+    if verb.dep_ != "ROOT" or verb.lemma_ == "be":
         return False
-    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in _INTERJECTIONS), None)
+    if _cannot_wait(verb):
+        return True
+    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in _INTERJECTIONS
+                  and not (t.dep_ == "advmod" and t.head.i == verb.i)), None)  # fmt: skip
     opens = first is not None and (first.i == verb.i or (first.dep_ == "aux" and first.head.i == verb.i))
     # The tagger reads a capitalised opening verb as a base form, "Lost" and "Got" included.
     inflected = (
@@ -257,6 +321,12 @@ def _says_i_without_saying_it(verb: Any) -> bool:
         or verb.lower_.endswith("ed") or verb.lower_ in _IRREGULAR_PAST
     )  # fmt: skip
     return opens and inflected
+
+
+def _cannot_wait(verb: Any) -> bool:
+    """"I can't wait for our hike": looking forward, not a refusal to wait."""
+    children = {c.lower_ for c in verb.children}
+    return verb.lemma_ == "wait" and bool(children & {"ca", "can", "cannot"}) and bool(children & {"n't", "not", "cannot"})
 
 
 def _said_of_other(verb: Any, predicate: str) -> bool:
@@ -282,13 +352,14 @@ def _negated(verb: Any) -> bool:
 
 def _content_verb(verb: Any) -> tuple[Any, str]:
     """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
-    object and the control verb the predicate."""
-    control = verb.lemma_ if verb.lemma_ in _CONTROL else ""
+    object and the control verb the predicate; "can't wait to see X" plans to see X."""
+    control = "plan" if _cannot_wait(verb) else verb.lemma_ if verb.lemma_ in _CONTROL else ""
     # through aspect verbs: "gonna keep pursuing my goals" is pursue goals
-    while verb.lemma_ in _CONTROL or verb.lemma_ in _ASPECT:
+    while verb.lemma_ in _CONTROL or verb.lemma_ in _ASPECT or _cannot_wait(verb):
         complement = next(
-            (c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None
-        )
+            (c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")
+             and not (verb.lemma_ == "go" and c.tag_ == "VBG")), None,
+        )  # "went hiking" is the activity, "going to visit" the plan
         if complement is None:
             break
         verb = complement
@@ -301,17 +372,28 @@ def _of_speaker(predicate: str, thing: Any, sentence: Any) -> Statement:
                      object_key=key, sentence=sentence.text.strip())  # fmt: skip
 
 
+def _my_favourite(noun: Any) -> bool:
+    """"my favorite", "my favorite book", "my top pick", "one of my favorites"."""
+    if noun.lower_ == "one":
+        return any(_my_favourite(o) for p in noun.children if p.lower_ == "of" for o in p.children)
+    children = {c.lower_ for c in noun.children}
+    return "my" in children and (noun.lemma_ in _FAVOURITE or bool(children & {"favorite", "favourite", "top"}))
+
+
 def _favourites(sentence: Any) -> list[Statement]:
-    """"Painting landscapes is my favorite": the speaker likes the subject."""
+    """"Painting landscapes is my favorite", "Harry Potter is my favorite book", "my favorite
+    treat is this raspberry tart": the speaker likes what is their favourite."""
     found = []
     for verb in sentence:
         if verb.lemma_ != "be":
             continue
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
-        liked = [c for c in verb.children if c.dep_ in ("attr", "acomp") and c.lemma_ in _FAVOURITE
-                 and any(g.lower_ == "my" for g in c.children)]  # fmt: skip
-        if subjects and liked and (_is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
+        named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
+        if subjects and any(map(_my_favourite, named)) and (_is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
             found.append(_of_speaker("likes", subjects[0], sentence))
+        favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
+                     if _my_favourite(s)]  # fmt: skip
+        found += [_of_speaker("likes", thing, sentence) for thing in named if favourite and _is_thing(thing)]
     return found
 
 
@@ -348,12 +430,14 @@ def _comforts(sentence: Any) -> list[Statement]:
 
 def _possessions(sentence: Any) -> list[Statement]:
     """"My kids loved it": the speaker has kids. Only a subject's possessive, where the
-    sentence is about the thing possessed."""
+    sentence is about the thing possessed; "our" in chat is mostly everyone's ("our loved
+    ones are so important")."""
     return [
         _of_speaker("has", token, sentence)
         for token in sentence
         if token.dep_ in _SUBJECTS and _is_thing(token) and token.pos_ == "NOUN"
-        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in token.children)
+        and any(c.dep_ == "poss" and c.lower_ == "my" for c in token.children)
+        and not _my_favourite(token)  # "my favorite treat is X" is about X
     ]  # fmt: skip
 
 
@@ -367,14 +451,28 @@ def english_statements(doc: Any) -> list[Statement]:
         found += _favourites(sentence) + _possessions(sentence) + _comforts(sentence)
         found += _loves(sentence)
         for verb in sentence:
-            if verb.pos_ in ("VERB", "AUX") and verb.i not in quoted:
+            if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted:
                 found += _said_with(verb, sentence)
     return found
 
 
+def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
+    """Whether a verb's second object is worth a fact of its own: a named or described place
+    it happened at, in, to or from ("took my kids to the pet salon", "bought a mouse from
+    Logitech"), under a predicate that keeps the preposition ("prefers Python for pipelines"
+    does not prefer pipelines)."""
+    place = (link or "").rsplit("_", 1)[-1] in ("at", "in", "to", "from")
+    return place and not swallowed and (thing.pos_ == "PROPN" or bool(_modifiers(thing)))
+
+
+def _adjective_root(token: Any) -> bool:
+    """"I'm stuck with my music": the parser makes some adjectives the head of their clause."""
+    return token.pos_ == "ADJ" and token.dep_ == "ROOT" and any(c.lemma_ == "be" for c in token.children)
+
+
 def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     """The statements a verb makes about its subject."""
-    if verb.dep_ == "xcomp" and verb.head.lemma_ in _CONTROL | _ASPECT:
+    if verb.dep_ == "xcomp" and (verb.head.lemma_ in _CONTROL | _ASPECT or _cannot_wait(verb.head)):
         return []  # read through its control verb
     subject = _subject_of(verb)
     if subject is None:
@@ -387,6 +485,8 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
         c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
     ):
         return []  # "we can make a difference": an exhortation, not a fact
+    if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
+        return []  # "we all make mistakes": said of everyone
     if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
         return []  # "I wish you all the best on your exams": about the other, not a fact
     content, control = _content_verb(verb)
@@ -400,6 +500,7 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
         objects = [(None, content)]  # "I love to swim": the activity is the object
     passive = any(c.dep_ == "nsubjpass" for c in content.children)
     found = []
+    first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
         text, key = _phrase(obj) if obj.pos_ in _NOUNS else (obj.lower_, obj.lemma_.lower())
         predicate = readable_predicate(
@@ -411,11 +512,17 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
         )
         if predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
+        if preposition != objects[0][0] and not _where(preposition, obj, bool(control) or predicate == first):
+            continue
+        first = first or predicate
         if who[0] == "other" and not _said_of_other(verb, predicate):
             continue
+        if predicate == "is" and obj.pos_ not in _NOUNS:
+            continue  # "we're all striving": what they do is not what they are
         found.append(Statement(
             subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,
-            negated=_negated(verb) or (content.i != verb.i and _negated(content)),
+            negated=(_negated(verb) and not _cannot_wait(verb))
+            or (content.i != verb.i and _negated(content)),
             hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
         ))  # fmt: skip
     return found

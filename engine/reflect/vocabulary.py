@@ -46,6 +46,7 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("be", "fan_of"): "likes",
     ("have", "love_for"): "likes",
     ("take", "care_of"): "takes_care_of",
+    ("look", "to"): "plans_to",  # "looking forward to X"
     ("think", "about"): "considers",
     ("think", "of"): "considers",
     ("keep", "track_of"): "keeps_track_of",
@@ -65,15 +66,15 @@ _MAPPED: dict[tuple[str, str | None], str] = {
 # X"), with any particle or preposition; `_VAGUE_ALONE` only without one ("look" but not
 # "look_into").
 _VAGUE = frozenset({
-    "do", "say", "tell", "think", "know", "mean", "guess", "thank", "let", "hear", "ask",
-    "wonder", "bet", "sound", "seem", "imagine", "understand", "agree", "appreciate", "give",
-    "put", "reckon", "suppose", "believe", "hope_for",
+    "say", "tell", "think", "know", "mean", "guess", "thank", "let", "hear", "ask",
+    "wonder", "bet", "sound", "seem", "imagine", "understand", "agree", "give",
+    "put", "reckon", "suppose", "believe", "hope_for", "need", "show", "admire",
 })  # fmt: skip
 _VAGUE_ALONE = frozenset({"look", "come", "check", "feel"})
 # A bare preposition after "be" ("I'm in the park") says where, not what.
 _BARE_LINKS = frozenset({
     "in", "on", "at", "for", "of", "to", "with", "about", "from", "by", "like", "as", "without",
-    "over", "game_for", "part_of", "sure_with", "sure_about", "sure_of", "here_for", "there_for",
+    "over", "game_for", "part_of", "one_of", "sure_with", "sure_about", "sure_of", "here_for", "there_for",
 })  # fmt: skip
 
 
