@@ -183,9 +183,7 @@ class EpisodeInput(BaseModel):
     @field_validator("session_id")
     @classmethod
     def _session(cls, value: str | None) -> str | None:
-        if value is not None and not _SESSION.fullmatch(value):
-            raise ValueError("must be 1-128 printable characters")
-        return value
+        return valid_session(value)
 
     @field_validator("importance", mode="before")
     @classmethod
@@ -265,6 +263,13 @@ def session_node_id(namespace: str, session_id: str) -> str:
     return f"{namespace}/{session_id}"
 
 
+def valid_session(value: str | None) -> str | None:
+    """A session id as given, or a ValueError for what SESSION_PATTERN refuses."""
+    if value is not None and not _SESSION.fullmatch(value):
+        raise ValueError("must be 1-128 printable characters")
+    return value
+
+
 def check_namespace(value: str) -> str:
     if not isinstance(value, str) or not _NAMESPACE.fullmatch(value):
         raise ValueError(
@@ -308,6 +313,11 @@ class RecallQuery(BaseModel):
     @classmethod
     def _now(cls, value: Any) -> float | None:
         return None if value is None else to_epoch(value, "now")
+
+    @field_validator("session_id")
+    @classmethod
+    def _session(cls, value: str | None) -> str | None:
+        return valid_session(value)
 
 
 class RecallRequest(RecallQuery, _InNamespace):

@@ -174,11 +174,13 @@ def test_export_import_round_trip(tmp_path: Path, settings: Settings, with_embed
 
 
 def test_recall_records_access_and_keeps_accessed_memories(settings: Settings) -> None:
-    quick = settings.model_copy(update={"archive_after_days": 1e-6})
+    # Stale after a second: maintain() runs within it of the recall even on a loaded machine.
+    stale_after = 1.0
+    quick = settings.model_copy(update={"archive_after_days": stale_after / 86_400})
     with Memory.open(settings=quick) as memory:
         used = memory.store("The Kestrel deploy key lives in the vault.", importance="low")
         idle = memory.store("The office plant needs water.", importance="low")
-        time.sleep(0.2)
+        time.sleep(stale_after + 0.1)
         assert memory.recall("Kestrel deploy key", top_k=1)[0].id == used.id
         episode = memory.get(used.id)
         assert episode.access_count == 1 and episode.last_accessed_at is not None

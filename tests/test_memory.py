@@ -217,6 +217,23 @@ def test_list_names_the_paging_field_out_of_range(memory: Memory, kwargs: dict[s
     assert caught.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"query": " "}, "query"),
+        ({"query": "x", "top_k": 0}, "top_k"),
+        # what a store refuses as a session id, a recall refuses too (the schema says so)
+        ({"query": "x", "session_id": "chat\x01"}, "session_id"),
+        ({"query": "x", "session_id": "chat-1\n"}, "session_id"),
+        ({"query": "x", "session_id": "s" * 129}, "session_id"),
+    ],
+)
+def test_recall_names_the_field_it_refuses(memory: Memory, kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        memory.recall(**kwargs)  # type: ignore[arg-type]
+    assert caught.value.field == field
+
+
 def test_store_many_validates_every_item_first(memory: Memory) -> None:
     items = [{"content": "fine"}, {"content": "also fine"}, {"content": "x", "importance": "huge"}]
     with pytest.raises(InvalidInput) as caught:

@@ -75,6 +75,9 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
          [("speaker", "has", "wife", False), ("speaker", "host", "get together", False)]),
         ("I'm trying out some strategy games.", [("speaker", "try_out", "strategy game", False)]),
         ("Roasted chicken is one of my favorites.", [("speaker", "likes", "roasted chicken", False)]),
+        ("I've been reading a lot lately.", [("speaker", "does", "read", False)]),  # an activity
+        ("Dana moved the Atlas launch to November 27.",  # a month is when, not what
+         [("named", "move", "atlas launch", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:

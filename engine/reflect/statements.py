@@ -63,6 +63,13 @@ _QUANTITIES = frozenset({
     "some", "lot", "lots", "bunch", "couple", "few", "many", "plenty", "ton", "tons", "all", "one",
     "most", "each", "both", "any", "kind", "kinds", "sort", "sorts", "type", "types",
 })  # fmt: skip
+# When, not what: the small model does not always tag "November 27" as a date.
+_CALENDAR = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "today", "tomorrow", "yesterday", "tonight",
+})  # fmt: skip
+_AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": how much, not what
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
 _NOT_OBJECT_LINKS = frozenset({
     "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
@@ -192,6 +199,7 @@ def _is_thing(token: Any) -> bool:
     return (
         token.pos_ in _NOUNS
         and token.lower_ not in _EMPTY_HEADS
+        and token.lower_ not in _CALENDAR
         and not (token.lemma_.lower() in _VAGUE_BARE and not _modifiers(token))
         and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
         and token.is_alpha
@@ -465,6 +473,15 @@ def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
     return place and not swallowed and (thing.pos_ == "PROPN" or bool(_modifiers(thing)))
 
 
+def _is_activity(verb: Any) -> bool:
+    """A verb in -ing with nothing after it that it is about: "I've been painting a lot"."""
+    return (
+        verb.tag_ == "VBG" and verb.pos_ == "VERB" and verb.lemma_ not in _LIGHT_VERBS | _ASPECT
+        and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "attr", "acomp") and c.lower_ not in _AMOUNTS
+                    for c in verb.children)
+    )  # fmt: skip
+
+
 def _adjective_root(token: Any) -> bool:
     """"I'm stuck with my music": the parser makes some adjectives the head of their clause."""
     return token.pos_ == "ADJ" and token.dep_ == "ROOT" and any(c.lemma_ == "be" for c in token.children)
@@ -498,12 +515,16 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
             and content.i != verb.i and content.lemma_ not in _LIGHT_VERBS):  # fmt: skip
         objects = [(None, content)]  # "I love to swim": the activity is the object
+    # "I've been running a lot", "Been reading as usual": what they do
+    activity = not objects and not control and _is_activity(content)
+    if activity:
+        objects = [(None, content)]
     passive = any(c.dep_ == "nsubjpass" for c in content.children)
     found = []
     first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
         text, key = _phrase(obj) if obj.pos_ in _NOUNS else (obj.lower_, obj.lemma_.lower())
-        predicate = readable_predicate(
+        predicate = "does" if activity else readable_predicate(
             control or content.lemma_,
             preposition if not control else None,
             past=content.tag_ == "VBD",

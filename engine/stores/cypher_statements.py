@@ -341,7 +341,9 @@ class GraphStatements:
         self.facts_about = _s(
             "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
             "(a.id IN $ids OR b.id IN $ids) AND ($include_closed OR f.valid_to IS NULL) "
-            "RETURN a.name, b.name, f, a.id, b.id ORDER BY f.confidence DESC, f.valid_from DESC",
+            # Ties (one episode, two facts) by content, so every backend lists them alike.
+            "RETURN a.name, b.name, f, a.id, b.id "
+            "ORDER BY f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name",
             "ids", "ns", "include_closed",
         )
         # Episodes and the entities they mention. Not through decisions as well: a decision is
