@@ -49,6 +49,10 @@ _EMPTY_HEADS = frozenset({
     # halves of idioms: "keep in mind", "take care", "take turns", "came out on top"
     "mind", "care", "turn", "turns", "top", "look", "feeling", "feelings", "bunch", "fingers",
     "speaking", "set",
+    # when, not what: the small model does not always tag "November 27" as a date
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "today", "tomorrow", "yesterday", "tonight",
 })  # fmt: skip
 # Heads that name a thing only with a word that says which: "a personal milestone", "the LGBTQ
 # community" are facts, "my mood", "a big impact", "our bond" are not.
@@ -62,12 +66,6 @@ _VAGUE_BARE = frozenset({
 _QUANTITIES = frozenset({
     "some", "lot", "lots", "bunch", "couple", "few", "many", "plenty", "ton", "tons", "all", "one",
     "most", "each", "both", "any", "kind", "kinds", "sort", "sorts", "type", "types",
-})  # fmt: skip
-# When, not what: the small model does not always tag "November 27" as a date.
-_CALENDAR = frozenset({
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday", "today", "tomorrow", "yesterday", "tonight",
 })  # fmt: skip
 _AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": how much, not what
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
@@ -199,7 +197,6 @@ def _is_thing(token: Any) -> bool:
     return (
         token.pos_ in _NOUNS
         and token.lower_ not in _EMPTY_HEADS
-        and token.lower_ not in _CALENDAR
         and not (token.lemma_.lower() in _VAGUE_BARE and not _modifiers(token))
         and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
         and token.is_alpha
