@@ -126,11 +126,10 @@ def _scenario(memory: Memory | RemoteMemory, ns: str) -> list[Any]:
 
 
 @contextmanager
-def _server(backend: str, data_dir: Path, log: Path, multilingual: str = "use") -> Iterator[str]:
+def _server(backend: str, data_dir: Path, log: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, **backend_env(backend, data_dir), "HINDSIGHT_API_TOKEN": TOKEN,
-           "HF_HUB_OFFLINE": "1", "HINDSIGHT_REFLECTION_INTERVAL": "0",
-           "HINDSIGHT_MULTILINGUAL_EMBEDDER": multilingual}  # fmt: skip
+           "HF_HUB_OFFLINE": "1", "HINDSIGHT_REFLECTION_INTERVAL": "0"}  # fmt: skip
     with served(["--port", str(port), "--data-dir", str(data_dir)], env, log, port) as base:
         yield base
 
@@ -139,16 +138,11 @@ def _server(backend: str, data_dir: Path, log: Path, multilingual: str = "use") 
 def test_a_remote_memory_answers_as_a_local_one(backend: str, tmp_path: Path) -> None:
     """One namespace, written first locally, then (on an emptied store) through the server:
     entity ids derive from the namespace, so the two memories are the same but for episode
-    ids and clocks.
-
-    Without the second (multilingual) dense model: with it, a recall after reflection can rank
-    near-ties differently from one run to the next, on one memory as on two (an open defect of
-    the engine, not of the wire)."""
-    settings = open_settings(backend, tmp_path / "local", multilingual_embedder="off")
-    with Memory.open(settings=settings) as local:
+    ids and clocks."""
+    with Memory.open(settings=open_settings(backend, tmp_path / "local")) as local:
         here = _scenario(local, NAMESPACE)
     open_settings(backend, tmp_path / "served")  # on Neo4j: empty the database again
-    with _server(backend, tmp_path / "served", tmp_path / "server.log", multilingual="off") as base:
+    with _server(backend, tmp_path / "served", tmp_path / "server.log") as base:
         with Memory.connect(base, token=TOKEN, namespace=NAMESPACE) as remote:
             there = _scenario(remote, NAMESPACE)
     assert len(here) == len(there)
