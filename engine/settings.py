@@ -341,20 +341,30 @@ class Settings(StoreSettings):
         "questions about what the other speaker did.",
     )
     time_answer_boost: float = Field(
-        1.2, ge=1, le=4, json_schema_extra=_RERANKING,
+        1.5, ge=1, le=4, json_schema_extra=_RERANKING,
         description="When the query asks \"when\", a memory that carries a time (\"last Friday\", "
-        "\"2019\") is multiplied by this: it is the one that can answer.",
+        "\"2019\") is multiplied by this: it is the one that can answer. Higher buries a "
+        "turn that answers without naming a time.",
     )
     time_window_boost: float = Field(
-        1.5, ge=1, le=4, json_schema_extra=_RERANKING,
+        2.5, ge=1, le=4, json_schema_extra=_RERANKING,
         description="A memory that happened within a date the query names (\"on 4 May\", "
-        "\"in 2022\") is multiplied by this.",
+        "\"in 2022\") is multiplied by this. Higher keeps the cards to that date, at the "
+        "expense of one that tells of it later than the slack (on LoCoMo 2.5 finds more "
+        "temporal evidence than 1.5; 4 loses single-hop and open-domain evidence).",
     )
     session_repeat_factor: float = Field(
         0.6, gt=0, le=1, json_schema_extra=_RERANKING,
         description="A question that gathers (\"how many times\", \"what has she read\", \"一共\", "
         "\"哪些\") multiplies each card by this once per card of its session ranked above it: "
         "lower reaches more sessions in the top k, 1 turns it off.",
+    )
+    time_window_candidates: int = Field(
+        50, ge=0, le=1000, json_schema_extra=_RERANKING,
+        description="A question naming a date also takes this many hits of the vector and keyword"
+        " channels from that date alone (its slack included), so that what happened then"
+        " is a candidate where other times' turns match the words better: more finds "
+        "more, costs two searches; 0 turns it off.",
     )
     time_window_outside: float = Field(
         0.1, gt=0, le=1, json_schema_extra=_RERANKING,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["relative_span", "relative_time"]
+__all__ = ["NUMBERS", "relative_span", "relative_time"]
 
-_NUMBERS = {
+NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3, "a few": 3,
     "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
@@ -104,7 +104,7 @@ def relative_span(text: str, at: float) -> tuple[float, float] | None:
     days, months = 1, 0  # the span's length
     if match := _AGO.search(text):
         count = match["n"] or match["zn"]
-        n = int(count) if count.isdigit() else _NUMBERS.get(count.lower(), 1)
+        n = int(count) if count.isdigit() else NUMBERS.get(count.lower(), 1)
         unit = (match["unit"] or match["zunit"]).lower()
         if unit in _UNIT_DAYS:
             start = _back(moment, n * _UNIT_DAYS[unit], 0)

@@ -280,17 +280,21 @@ class FailingVectors:
         self.real.set_keyword(keys, key_version)
 
     def search_dense(
-        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
-    ) -> list[VectorHit]:
-        return self.real.search_dense(namespace, vector, limit, space=space)
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
+        return self.real.search_dense(namespace, vector, limit, space=space, within=within)
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
     ) -> list[list[VectorHit]]:
         return self.real.search_dense_batch(namespace, vectors, limit)
 
-    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
-        return self.real.search_sparse(namespace, vector, limit)
+    def search_sparse(
+        self, namespace: str, vector: SparseVector, limit: int, *,
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
+        return self.real.search_sparse(namespace, vector, limit, within=within)
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
         return self.real.dense(ids)

@@ -54,7 +54,57 @@ def test_a_question_about_a_day_gets_that_days_turns(memory: Memory, question: s
         assert (card.trace.time_window[1] - start).days == 1
 
 
+@pytest.mark.parametrize(("question", "days"), [
+    ("What did we talk about between May 2 and May 3?", {"2023-05-02", "2023-05-03"}),
+    ("What did we discuss in the two days before May 3, 2023?", {"2023-05-01", "2023-05-02"}),
+    ("5月2号到3号我们聊了什么？", {"2023-05-02", "2023-05-03"}),
+    ("5月3号的前两天我们聊了什么？", {"2023-05-01", "2023-05-02"}),
+])  # fmt: skip
+def test_a_question_about_a_range_gets_its_days_turns(memory: Memory, question: str, days: set[str]) -> None:
+    cards = memory.recall(question, top_k=6, now=NOW)
+    assert {c.session_id for c in cards} == days, [(c.session_id, c.content) for c in cards]
+    assert len(cards) == 6
+
+
 def test_no_date_no_window(memory: Memory) -> None:
     cards = memory.recall("Who moved the demo?", top_k=2, now=NOW)
     assert cards[0].content.startswith("Priya")
     assert all(c.trace is not None and c.trace.time_window is None for c in cards)
+
+
+# Per language: turns of other months that match the question's words better than the one of
+# the month it names, and later turns of that month about other things (so the recency
+# channel, which keeps to the month, offers only those).
+MONTH_CASES = {
+    "en": ([f"Joanna: my screenplay draft is going well, chapter {n} of the screenplay is done."
+            for n in range(12)],
+           "Joanna: I finally printed my first full script last Friday, such a relief!",
+           ["Nate: my turtles love the new tank.", "Nate: the tournament is next week.",
+            "Joanna: the weather has been cold.", "Nate: I made vanilla ice cream."],
+           "Did Joanna finish her screenplay in January 2022?"),
+    "zh": ([f"小乔：我的剧本草稿进展顺利，剧本第{n}章写完了。" for n in range(12)],
+           "小乔：上周五我终于把第一部完整的本子打印出来了，总算松了口气！",
+           ["阿杰：我的乌龟很喜欢新鱼缸。", "阿杰：比赛在下周。", "小乔：最近天气很冷。",
+            "阿杰：我做了香草冰淇淋。"],
+           "2022年1月小乔写完剧本了吗？"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", sorted(MONTH_CASES))
+@pytest.mark.parametrize("in_window", [0, 5])
+def test_a_named_month_searches_that_month_alone_too(tmp_path: Path, language: str, in_window: int) -> None:
+    elsewhere, that_month, later, question = MONTH_CASES[language]
+    settings = Settings(data_dir=tmp_path, importance_threshold=0.0, channel_candidates=5,
+                        recency_candidates=2, time_window_candidates=in_window)  # fmt: skip
+    with Memory.open(settings=settings) as memory:
+        memory.store_many(
+            [{"content": text, "occurred_at": f"2022-{3 + n % 9:02d}-{1 + n:02d}T10:00:00Z"}
+             for n, text in enumerate(elsewhere)]
+            + [{"content": that_month, "occurred_at": "2022-01-10T10:00:00Z"}]
+            + [{"content": text, "occurred_at": f"2022-01-{20 + n}T10:00:00Z"} for n, text in enumerate(later)]
+        )  # fmt: skip
+        cards = memory.recall(question, top_k=10, now=datetime(2023, 1, 1, tzinfo=UTC))
+    found = that_month in [c.content for c in cards]
+    # Without the month's own searches, the turn that answers is no candidate at all: not
+    # even tenth of thirteen.
+    assert found == (in_window > 0), [c.content for c in cards]

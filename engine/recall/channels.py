@@ -88,18 +88,19 @@ def specificity(degree: int) -> float:
 
 def vector_channel(
     vectors: VectorStore, namespace: str, embedding: Sequence[float], limit: int,
-    space: DenseSpace = "dense",
+    space: DenseSpace = "dense", within: tuple[float, float] | None = None,
 ) -> list[Scored]:  # fmt: skip
-    hits = vectors.search_dense(namespace, embedding, limit, space=space)
+    hits = vectors.search_dense(namespace, embedding, limit, space=space, within=within)
     return [Scored(id=h.id, score=h.score) for h in hits]
 
 
 def keyword_channel(
-    vectors: VectorStore, namespace: str, tokens: list[str], limit: int
-) -> list[Scored]:
+    vectors: VectorStore, namespace: str, tokens: list[str], limit: int,
+    within: tuple[float, float] | None = None,
+) -> list[Scored]:  # fmt: skip
     indices, values = bm25_query(tokens)
     sparse = SparseVector(indices=indices, values=values)
-    return [Scored(id=h.id, score=h.score) for h in vectors.search_sparse(namespace, sparse, limit)]
+    return [Scored(id=h.id, score=h.score) for h in vectors.search_sparse(namespace, sparse, limit, within=within)]
 
 
 def recency_channel(latest: Sequence[str]) -> list[Scored]:

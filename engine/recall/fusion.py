@@ -13,7 +13,9 @@ from typing import NamedTuple, TypeVar
 
 from engine.models import ChannelHit
 
-__all__ = ["RankedHit", "Scored", "competition_ranks", "decay_factor", "fuse", "importance_factor"]
+__all__ = [
+    "RankedHit", "Scored", "competition_ranks", "decay_factor", "fuse", "importance_factor", "with_hits",
+]  # fmt: skip
 
 SECONDS_PER_DAY = 86_400.0
 T = TypeVar("T")
@@ -79,6 +81,17 @@ def top_in_order(scored: Sequence[tuple[str, float]], count: int) -> list[str]:
     """
     # A sort is stable, reversed too: equal scores keep the list's order.
     return [i for i, _ in sorted(scored, key=itemgetter(1), reverse=True)[: max(0, count)]]
+
+
+def with_hits(hits: Sequence[Scored], more: Sequence[Scored]) -> list[Scored]:
+    """A channel's hits and `more` of the same search (a narrower filter, same scores), best
+    first; an id found by both is kept once.
+
+    >>> [h.id for h in with_hits([Scored("a", 0.9), Scored("b", 0.5)], [Scored("b", 0.5), Scored("c", 0.2)])]
+    ['a', 'b', 'c']
+    """
+    seen = {hit.id for hit in hits}
+    return sorted([*hits, *(hit for hit in more if hit.id not in seen)], key=attrgetter("score"), reverse=True)
 
 
 def fuse(

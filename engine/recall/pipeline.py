@@ -22,7 +22,7 @@ from engine.recall.channels import (
 )
 from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
-from engine.recall.fusion import Scored, competition_ranks, fuse
+from engine.recall.fusion import Scored, competition_ranks, fuse, with_hits
 from engine.recall.query import QueryTerms, analyze
 from engine.recall.rerank import (
     Candidate,
@@ -32,7 +32,7 @@ from engine.recall.rerank import (
     reranker_for,
 )
 from engine.recall.sessions import gathers, spread_by_session
-from engine.recall.time_query import time_query
+from engine.recall.time_query import searched_window, time_query
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
 from engine.stores.base import DenseSpace, GraphStore, VectorStore
@@ -124,6 +124,12 @@ def run_recall(
     max_degree = hub_degree(vectors.count(namespace, exact=False), settings)
     by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit, max_degree)
     time = time_query(request.query, now)
+    # A question about a named time also searches that time alone: what happened then is a
+    # candidate even where other times' turns match its words better.
+    span = searched_window(time, settings.time_window_slack_days)
+    in_span = settings.time_window_candidates if span is not None else 0
+    if in_span:
+        keyword = with_hits(keyword, keyword_channel(vectors, namespace, terms.tokens, in_span, span))
     # The latest by the vector mirror's index of occurred_at (the graph has none, and would
     # sort every episode of the namespace); of the time the query names, when it names one.
     recent = recency_channel(
@@ -147,6 +153,8 @@ def run_recall(
     # a dead hit (deleted, expired, or a point whose graph write never committed) expands to
     # nothing, since the graph's own reads keep to live episodes, and is left out then.
     dense = vector_channel(vectors, namespace, models.search_vector, limit, models.space)
+    if in_span:
+        dense = with_hits(dense, vector_channel(vectors, namespace, models.search_vector, in_span, models.space, span))
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
     by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)

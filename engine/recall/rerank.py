@@ -34,7 +34,7 @@ from engine.recall.fusion import (
     importance_factor,
     role_factor,
 )
-from engine.recall.time_query import TimeQuery, has_time_expression
+from engine.recall.time_query import TimeQuery, has_time_expression, searched_window
 from engine.settings import Settings
 from engine.text import canonical_name
 
@@ -43,7 +43,6 @@ __all__ = [
     "reranker_for",
 ]  # fmt: skip
 
-SECONDS_PER_DAY = 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,13 +116,12 @@ def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings
     factor = 1.0
     if time.asks_when and has_time_expression(episode_text):
         factor *= settings.time_answer_boost
-    if time.window is not None:
-        start, end = time.window
-        if time.broad:  # everything of that date: only what happened on it
-            inside = start <= occurred_at < end
-            factor *= settings.time_window_boost if inside else settings.time_window_outside
-        elif start <= occurred_at < end + settings.time_window_slack_days * SECONDS_PER_DAY:
+    span = searched_window(time, settings.time_window_slack_days)
+    if span is not None:
+        if span[0] <= occurred_at < span[1]:
             factor *= settings.time_window_boost
+        elif time.broad:  # everything of that date: only what happened on it
+            factor *= settings.time_window_outside
     return factor
 
 

@@ -14,9 +14,11 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel
 
+from engine.recall.fusion import SECONDS_PER_DAY
+from engine.time_phrases import NUMBERS as _NUMBERS
 from engine.time_phrases import relative_span
 
-__all__ = ["TimeQuery", "date_window", "has_time_expression", "time_query"]
+__all__ = ["TimeQuery", "date_window", "has_time_expression", "searched_window", "time_query"]
 
 _MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
@@ -60,6 +62,19 @@ _MONTH_YEAR = re.compile(rf"\b(?:in\s+)?{_MONTH}(?:,?\s+(?P<year>(?:19|20)\d\d))
 _YEAR = re.compile(r"\bin\s+(?P<year>(?:19|20)\d\d)\b")
 _ZH_DATE = re.compile(r"(?:(?P<year>(?:19|20)\d\d)\s*年)?\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?")
 _TODAY = re.compile(r"\btoday\b|今天", re.IGNORECASE)
+# Ranges: each side is read as a date of its own.
+_BETWEEN = re.compile(
+    r"\b(?:between|from)\s+(?P<first>.+?)\s+(?:and|to|until|through)\s+(?P<second>.+)"
+    r"|(?P<zfirst>(?:(?:19|20)\d\d\s*年)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]?)\s*(?:到|至)\s*"
+    r"(?P<zsecond>(?:\d{1,2}\s*月)?\s*\d{1,2}\s*[日号]?)",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(
+    r"\b(?:the\s+)?(?:(?P<n>\d+|an?|one|two|three|four|five|six)\s+)?(?P<unit>day|week|weekend)s?"
+    r"\s+before\s+(?P<rest>.+)",
+    re.IGNORECASE,
+)
+_ZH_BEFORE = re.compile(r"(?P<rest>.+?)(?:的|之)?前(?P<n>\d+|[一两二三四五六七八九十])\s*个?(?P<unit>天|周|星期)")
 
 
 class TimeQuery(BaseModel):
@@ -67,6 +82,22 @@ class TimeQuery(BaseModel):
     wants_latest: bool  # "last time", "recently", "上次": newer memories first
     window: tuple[float, float] | None = None  # a named date: [start, end) in epoch seconds
     broad: bool = False  # "what did we talk about (then)": that time's sessions, not one fact
+
+
+def searched_window(time: TimeQuery, slack_days: float) -> tuple[float, float] | None:
+    """When the episodes the query is about happened: the date it names, reaching
+    `slack_days` past it (people tell of a day after it), except for a question about
+    everything said on that date.
+
+    >>> searched_window(TimeQuery(asks_when=False, wants_latest=False, window=(0.0, 86_400.0)), 7)
+    (0.0, 691200.0)
+    >>> searched_window(TimeQuery(asks_when=False, wants_latest=False, window=(0.0, 86_400.0), broad=True), 7)
+    (0.0, 86400.0)
+    """
+    if time.window is None:
+        return None
+    start, end = time.window
+    return (start, end) if time.broad else (start, end + slack_days * SECONDS_PER_DAY)
 
 
 def has_time_expression(text: str) -> bool:
@@ -106,6 +137,39 @@ def _span(start: datetime, *, day: bool, month: bool) -> tuple[float, float]:
 
 
 def date_window(query: str, now: datetime) -> tuple[float, float] | None:
+    """The time the query names, as a [start, end) window: a range ("between May 2 and May
+    4", "the week before 16 November", "5月2号到5月4号", "5月2号的前一周"), else its first date.
+
+    >>> def days(span): return [datetime.fromtimestamp(t, UTC).date().isoformat() for t in span]
+    >>> now = datetime(2024, 1, 10)
+    >>> days(date_window("Where was John between August 11 and August 15 2023?", now))
+    ['2023-08-11', '2023-08-16']
+    >>> days(date_window("Where was Tim in the week before 16 November 2023?", now))
+    ['2023-11-09', '2023-11-16']
+    >>> days(date_window("What did he get two weeks before August 11, 2023?", now))
+    ['2023-07-28', '2023-08-11']
+    >>> days(date_window("5月2号到4号之间我们聊了什么", now)), days(date_window("2023年5月2号的前一周", now))
+    (['2023-05-02', '2023-05-05'], ['2023-04-25', '2023-05-02'])
+    """
+    if match := _BETWEEN.search(query):
+        first = _one_date(match["first"] or match["zfirst"], now)
+        second_text = match["second"] or match["zsecond"]
+        if match["zfirst"] and "月" not in second_text:  # "5月2号到4号": the first's month
+            second_text = match["zfirst"].split("月")[0] + "月" + second_text
+        second = _one_date(second_text, now)
+        if first is not None and second is not None and first[0] < second[1]:
+            return first[0], second[1]
+    if match := _BEFORE.search(query) or _ZH_BEFORE.search(query):
+        anchor = _one_date(match["rest"], now)
+        if anchor is not None:
+            count = match["n"] or "1"
+            n = int(count) if count.isdigit() else _NUMBERS.get(count.lower(), 1)
+            days = n * (1 if match["unit"].lower() in ("day", "天") else 7)
+            return anchor[0] - days * SECONDS_PER_DAY, anchor[0]
+    return _one_date(query, now)
+
+
+def _one_date(query: str, now: datetime) -> tuple[float, float] | None:
     """The first date the query names, as a [start, end) window."""
     if match := _ISO_DATE.search(query):
         found = _latest(int(match["year"]), int(match["month"]), int(match["day"]), now)

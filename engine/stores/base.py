@@ -381,11 +381,13 @@ class VectorStore(Protocol):
         ...
 
     def search_dense(
-        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
-    ) -> list[VectorHit]:
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
         """Cosine similarity search, in the dense model's space or the multilingual one (which
         holds only the points given a `multilingual` vector; a store opened without that
-        space finds nothing there)."""
+        space finds nothing there); with `within`, among the points that happened in
+        [start, end)."""
         ...
 
     def search_dense_batch(
@@ -394,8 +396,12 @@ class VectorStore(Protocol):
         """`search_dense` for several vectors at once, results in their order."""
         ...
 
-    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
-        """BM25 search: document weights stored, IDF applied at query time."""
+    def search_sparse(
+        self, namespace: str, vector: SparseVector, limit: int, *,
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
+        """BM25 search: document weights stored, IDF applied at query time; `within` as for
+        `search_dense`."""
         ...
 
     def recent(

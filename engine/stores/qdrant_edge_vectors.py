@@ -155,8 +155,10 @@ class QdrantEdgeVectorStore:
         )
         self._update(qe.UpdateOperation.set_payload(present, {"key_version": key_version}))
 
-    def _query(self, namespace: str, query: Any, limit: int) -> list[VectorHit]:
-        request = qe.QueryRequest(limit=limit, query=query, filter=_live_in(namespace))
+    def _query(
+        self, namespace: str, query: Any, limit: int, within: tuple[float, float] | None = None
+    ) -> list[VectorHit]:
+        request = qe.QueryRequest(limit=limit, query=query, filter=_live_in(namespace, None, within))
         with self._lock:
             try:
                 points = self._shard.query(request)
@@ -165,11 +167,12 @@ class QdrantEdgeVectorStore:
         return [VectorHit(str(p.id), float(p.score)) for p in points]
 
     def search_dense(
-        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
-    ) -> list[VectorHit]:
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
         if space not in self._spaces:
             return []
-        return self._query(namespace, qe.Query.Nearest(list(vector), using=space), limit)
+        return self._query(namespace, qe.Query.Nearest(list(vector), using=space), limit, within)
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
@@ -189,11 +192,14 @@ class QdrantEdgeVectorStore:
                 raise StoreUnavailable(f"vector search failed: {exc}") from exc
         return [[VectorHit(str(p.id), float(p.score)) for p in points] for points in batches]
 
-    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
+    def search_sparse(
+        self, namespace: str, vector: SparseVector, limit: int, *,
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
         if not vector.indices:
             return []
         sparse = qe.SparseVector(vector.indices, vector.values)
-        return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit)
+        return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit, within)
 
     def recent(
         self, namespace: str, session_id: str | None, limit: int,

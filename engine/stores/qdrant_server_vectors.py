@@ -162,8 +162,11 @@ class QdrantServerVectorStore:
             WriteFailed,
         )
 
-    def _request(self, namespace: str, query: Any, using: str, limit: int) -> qm.QueryRequest:
-        return qm.QueryRequest(query=query, using=using, filter=_live_in(namespace), limit=limit)
+    def _request(
+        self, namespace: str, query: Any, using: str, limit: int,
+        within: tuple[float, float] | None = None,
+    ) -> qm.QueryRequest:  # fmt: skip
+        return qm.QueryRequest(query=query, using=using, filter=_live_in(namespace, None, within), limit=limit)
 
     def _search(self, requests: list[qm.QueryRequest]) -> list[list[VectorHit]]:
         responses = self._call(
@@ -172,11 +175,12 @@ class QdrantServerVectorStore:
         return [[VectorHit(str(p.id), float(p.score)) for p in r.points] for r in responses]
 
     def search_dense(
-        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense"
-    ) -> list[VectorHit]:
+        self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
         if space not in self._spaces:
             return []
-        return self._search([self._request(namespace, list(vector), space, limit)])[0]
+        return self._search([self._request(namespace, list(vector), space, limit, within)])[0]
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int
@@ -185,11 +189,14 @@ class QdrantServerVectorStore:
             return []
         return self._search([self._request(namespace, list(v), DENSE, limit) for v in vectors])
 
-    def search_sparse(self, namespace: str, vector: SparseVector, limit: int) -> list[VectorHit]:
+    def search_sparse(
+        self, namespace: str, vector: SparseVector, limit: int, *,
+        within: tuple[float, float] | None = None,
+    ) -> list[VectorHit]:  # fmt: skip
         if not vector.indices:
             return []
         sparse = qm.SparseVector(indices=vector.indices, values=vector.values)
-        return self._search([self._request(namespace, sparse, SPARSE, limit)])[0]
+        return self._search([self._request(namespace, sparse, SPARSE, limit, within)])[0]
 
     def recent(
         self, namespace: str, session_id: str | None, limit: int,

@@ -149,6 +149,20 @@ def test_recent_orders_by_occurred_at_within_the_namespace(vectors: VectorStore)
     assert vectors.recent("nobody", None, 10) == []
 
 
+def test_searches_within_a_time_keep_to_it_and_score_as_without(vectors: VectorStore) -> None:
+    _fill(vectors)
+    everything = vectors.search_dense("ns", [1, 0, 0, 0], 10)
+    # occurred_at is T + i: [T + 1, T + 3) holds the last two of the namespace, not "other"'s
+    dense = vectors.search_dense("ns", [1, 0, 0, 0], 10, within=(T + 1, T + 3))
+    assert [h.id for h in dense] == [IDS[1], IDS[2]]
+    assert {h.id: h.score for h in everything if h.id in {IDS[1], IDS[2]}} == {h.id: h.score for h in dense}
+    query = SparseVector(indices=[11], values=[1.0])
+    assert [h.id for h in vectors.search_sparse("ns", query, 10, within=(T + 1, T + 3))] == [IDS[1]]
+    assert vectors.search_sparse("ns", query, 10, within=(T + 2, T + 3)) == []
+    vectors.mark_deleted([IDS[1]])
+    assert [h.id for h in vectors.search_dense("ns", [1, 0, 0, 0], 10, within=(T + 1, T + 3))] == [IDS[2]]
+
+
 def _edge_config(dimension: int, **tuning: Any) -> Any:
     return qe.EdgeConfig(
         vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
