@@ -78,6 +78,8 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I've been reading a lot lately.", [("speaker", "does", "read", False)]),  # an activity
         ("Dana moved the Atlas launch to November 27.",  # a month is when, not what
          [("named", "move", "atlas launch", False)]),
+        ("I started my own online clothing store last month - pretty cool, huh?",  # a tag, not a question
+         [("speaker", "start", "online clothing store", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -88,6 +90,7 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
     "text",
     [
         "Do you like jazz?",  # a question
+        "You went to Paris last year, right?",  # a tag on what the other party did still asks
         "What did you paint last week",  # a question without its mark
         "If I had a dog I would walk it.",  # a conditional
         "She said I love Paris.",  # reported speech

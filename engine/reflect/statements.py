@@ -10,6 +10,7 @@ lemmas mapped onto `engine.reflect.vocabulary` where one fits.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.reflect.vocabulary import Statement, readable_predicate
@@ -30,6 +31,11 @@ _THINK = frozenset({"think", "guess", "suppose", "believe", "feel"})
 _REPORT = frozenset({"say", "tell", "ask", "mention", "write", "claim"})
 _CONDITIONS = frozenset({"if", "unless", "whether"})
 _QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "where", "when"})
+# "I started my own store - pretty cool, huh?": the tag asks for agreement, not for an answer.
+_TAG_QUESTION = re.compile(
+    r"[,;\-–—]\s*(?:\w+\s+){0,2}(?:huh|right|eh|ya know|you know|isn't it|wasn't it)\s*\?+$",
+    re.IGNORECASE,
+)
 # Heads that do not name a thing ("I love it", "I did something").
 _EMPTY_HEADS = frozenset({
     "it", "that", "this", "these", "those", "them", "something", "anything", "everything",
@@ -124,7 +130,10 @@ def _quoted(doc: Any) -> set[int]:
 def _is_question(sentence: Any) -> bool:
     text = sentence.text.strip()
     if text.endswith("?"):
-        return True
+        # A tag after a statement of the speaker's own; "you did X, right?" still asks.
+        return _TAG_QUESTION.search(text) is None or any(
+            t.lower_ == "you" and t.dep_ in _SUBJECTS for t in sentence
+        )
     first = sentence[0]
     return first.lower_ in _QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
 
