@@ -107,6 +107,34 @@ def test_expansion_takes_a_second_hop_from_what_the_first_reached(memory: Memory
     assert scores[middle.id] == pytest.approx(hop) and scores[far.id] == pytest.approx(hop * hop)
 
 
+class _ReversedMentions:
+    """The real graph, answering `episodes_mentioning` with its rows reversed: the order a
+    store may give tied rows in (Neo4j gives them in storage order)."""
+
+    def __init__(self, real: object) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._real, name)
+
+    def episodes_mentioning(self, *args: object) -> list[object]:
+        return list(reversed(self._real.episodes_mentioning(*args)))  # type: ignore[attr-defined]
+
+
+def test_a_tied_path_does_not_depend_on_the_stores_row_order(memory: Memory) -> None:
+    """An episode reached through two entities of one degree keeps the same path, whatever
+    order the store lists the two mentions in."""
+    start = memory.store("Alice Moreau and Bruno Keller founded Kestrel.", occurred_at=NOW)
+    both = memory.store("Alice Moreau and Bruno Keller argued about the budget.", occurred_at=NOW)
+    settings, now = memory.settings.model_copy(update={"graph_max_hops": 1}), NOW.timestamp()
+    seeds = {start.id: Seed.at(1.0, start.id)}
+    paths = []
+    for graph in (memory._graph, _ReversedMentions(memory._graph)):
+        _, reached = graph_channel(graph, "default", seeds, now, settings, max_degree=10)  # type: ignore[arg-type]
+        paths.append([n.name for n in reached[both.id].onto(both.id).path().nodes if n.label == "Entity"])
+    assert paths[0] == paths[1] == [sorted(["Alice Moreau", "Bruno Keller"])[0]]
+
+
 def test_expansion_cuts_a_tie_newest_first(memory: Memory) -> None:
     """Six episodes reached through one entity tie; the hits keep the newest
     `channel_candidates` of them, and the second hop starts from the newest `graph_seeds`."""

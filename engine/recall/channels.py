@@ -206,6 +206,15 @@ def _path_key(seed: Seed) -> tuple[str, ...]:
     return tuple(node.name or node.label for node in seed.nodes)
 
 
+def _beats(seed: Seed, kept: Seed) -> bool:
+    """Whether `seed` replaces `kept` as an episode's path: a higher score, or a tie (two
+    entities of one degree) that comes first by content. Neo4j returns an episode's tied
+    mentions in storage order, which differs from one database to the next."""
+    if math.isclose(seed.score, kept.score):
+        return _path_key(seed) < _path_key(kept)
+    return seed.score > kept.score
+
+
 def graph_channel(
     graph: GraphStore,
     namespace: str,
@@ -269,16 +278,17 @@ def graph_channel(
         ):
             # The origins of an entity are tied: check the score before their paths.
             current = reached.get(link.episode_id)
-            if current is not None and current.score >= via[link.entity_id][0].score:
-                continue
             origins = via[link.entity_id]
-            if len(origins) == 1:  # most entities: one path, and no list made per link
-                if link.episode_id not in origins[0].ids:  # no walking back to where it came from
-                    reached[link.episode_id] = origins[0]
+            score = origins[0].score
+            if current is not None and current.score > score and not math.isclose(current.score, score):
                 continue
-            open_paths = [o for o in origins if link.episode_id not in o.ids]
-            if open_paths:
-                reached[link.episode_id] = min(open_paths, key=_path_key)
+            if len(origins) == 1:  # most entities: one path, and no list made per link
+                origin = origins[0] if link.episode_id not in origins[0].ids else None
+            else:  # no walking back to where it came from
+                open_paths = [o for o in origins if link.episode_id not in o.ids]
+                origin = min(open_paths, key=_path_key) if open_paths else None
+            if origin is not None and (current is None or _beats(origin, current)):
+                reached[link.episode_id] = origin
         for episode_id, origin in reached.items():
             if episode_id not in found or found[episode_id].score < origin.score:
                 found[episode_id] = origin

@@ -357,7 +357,8 @@ class GraphStatements:
         self.paths_to_entities = _s(
             # From the entity side `IN` is right: entities are few next to episodes.
             f"MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE en.id IN $ids AND ep.namespace = "
-            f"$ns AND {live} {links} ORDER BY at DESC LIMIT $limit",
+            # Ties in time by episode, then entity, as the embedded store's index orders them.
+            f"$ns AND {live} {links} ORDER BY at DESC, episode, entity LIMIT $limit",
             "ids", "ns", "now", "limit",
         )
         self.paths_from_episodes = _s(
