@@ -150,6 +150,13 @@ class Settings(StoreSettings):
         "\"the latest\" helps the newest relevant memory without flooding fusion with "
         "unrelated ones.",
     )
+    time_window_candidates: int = Field(
+        50, ge=0, le=1000, json_schema_extra=_RECALL,
+        description="A question naming a date also takes this many hits of the vector and keyword"
+        " channels from that date alone (its slack included), so that what happened then"
+        " is a candidate where other times' turns match the words better: more finds "
+        "more, costs two searches; 0 turns it off.",
+    )
     time_intent_recency_boost: float = Field(
         4.0, ge=1, json_schema_extra=_RECALL,
         description="Recall multiplies the recency weight by this when the query asks about time "
@@ -358,13 +365,6 @@ class Settings(StoreSettings):
         description="A question that gathers (\"how many times\", \"what has she read\", \"一共\", "
         "\"哪些\") multiplies each card by this once per card of its session ranked above it: "
         "lower reaches more sessions in the top k, 1 turns it off.",
-    )
-    time_window_candidates: int = Field(
-        50, ge=0, le=1000, json_schema_extra=_RERANKING,
-        description="A question naming a date also takes this many hits of the vector and keyword"
-        " channels from that date alone (its slack included), so that what happened then"
-        " is a candidate where other times' turns match the words better: more finds "
-        "more, costs two searches; 0 turns it off.",
     )
     time_window_outside: float = Field(
         0.1, gt=0, le=1, json_schema_extra=_RERANKING,
