@@ -132,13 +132,18 @@ def _from_spacy(doc: Any) -> list[RawEntity]:
     entities = []
     covered: set[int] = set()
     for ent in doc.ents:
-        if ent.label_ not in _SPACY_KEEP or not ent.text.strip():
+        # The English model reads Chinese as noise ("Atlas 的预算改成50万。" as a PERSON): the
+        # Chinese tagger names what a Chinese clause holds.
+        if ent.label_ not in _SPACY_KEEP or not ent.text.strip() or has_cjk(ent.text):
             continue
         start = ent.start
         # "Project Atlas": the small model often tags only the last word; take the title too.
         while start > 0 and doc[start - 1].tag_ in _PROPER_NOUN_TAGS and doc[start - 1].is_alpha:
             start -= 1
-        entities.append(RawEntity(name=doc[start : ent.end].text.strip(), type=_SPACY_KEEP[ent.label_]))
+        # A transcript's "Maria: Cool, ..." is tagged as one name: the speaker's ends at the colon.
+        name = doc[start : ent.end].text.split(":", 1)[0].strip()
+        if name:
+            entities.append(RawEntity(name=name, type=_SPACY_KEEP[ent.label_]))
         covered.update(range(start, ent.end))
     run: list[Any] = []
     # Proper-noun runs and code-like identifiers the small NER model leaves out.

@@ -1,9 +1,11 @@
-"""English NER: the trimmed, numpy-backed spaCy pipeline, and numpy's BLAS threads."""
+"""English NER: the trimmed, numpy-backed spaCy pipeline, what it makes of transcripts and mixed
+Chinese, and numpy's BLAS threads."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import spacy
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -16,6 +18,17 @@ TEXTS = [
     "New York City hotels are expensive this week, said the Acme Corp. travel desk.",
     "Thanks! I think the Atlas launch slips to May.",
 ]
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    # the speaker's name, not "Maria: Cool"
+    ("Maria: Cool, I went to Paris with John.", ["Maria", "Paris", "John"]),
+    # not "Atlas 的预算改成50万。": the English model reads the Chinese clause as a name
+    ("我们决定把 Atlas 的预算改成50万。", ["Atlas"]),
+])  # fmt: skip
+def test_names_end_where_the_words_stop_being_english(text: str, names: list[str]) -> None:
+    [found] = nlp.find_entities([text])
+    assert [e.name for e in found] == names
 
 
 def _blas_threads() -> list[int]:
