@@ -194,11 +194,17 @@ def _keep_best(best: dict[str, list[Seed]], key: str, seed: Seed) -> None:
         best[key] = [seed]
 
 
+def _below(score: float, than: float) -> bool:
+    """Lower and not tied: equal products of factors multiplied in another order differ in
+    their last bits."""
+    return score < than and not math.isclose(score, than)
+
+
 def _loses(best: dict[str, list[Seed]], key: str, score: float) -> bool:
     """Whether a seed of `score` is below the best under `key`, not tied: then it is not kept,
     and need not be made."""
     current = best.get(key)
-    return current is not None and score < current[0].score and not math.isclose(score, current[0].score)
+    return current is not None and _below(score, current[0].score)
 
 
 def _path_key(seed: Seed) -> tuple[str, ...]:
@@ -279,8 +285,7 @@ def graph_channel(
             # The origins of an entity are tied: check the score before their paths.
             current = reached.get(link.episode_id)
             origins = via[link.entity_id]
-            score = origins[0].score
-            if current is not None and current.score > score and not math.isclose(current.score, score):
+            if current is not None and _below(origins[0].score, current.score):
                 continue
             if len(origins) == 1:  # most entities: one path, and no list made per link
                 origin = origins[0] if link.episode_id not in origins[0].ids else None
