@@ -5,7 +5,9 @@ support group. Subject-verb-object, copula, verb-preposition and "plan to / want
 are read; a subject is the speaker ("I"), the other party ("you") or a named subject, anything
 else ("it", "they", "my sister") is dropped. Questions, conditionals and reported speech state
 nothing; hedged statements ("maybe", "I think", "might") are kept and marked. Predicates are
-lemmas mapped onto `engine.reflect.vocabulary` where one fits.
+lemmas mapped onto `engine.reflect.vocabulary` where one fits. Noun phrases are read by
+`engine.reflect.phrases`; what the speaker likes, has or values without a verb saying so ("X is
+my favorite", "your support means a lot") by `engine.reflect.stances`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.reflect.phrases import NOUNS, is_thing, modifiers, phrase, what_is_meant, with_conjuncts
+from engine.reflect.stances import stances
 from engine.reflect.vocabulary import Statement, readable_predicate
 
 __all__ = ["english_statements"]
@@ -21,6 +25,7 @@ _SUBJECTS = ("nsubj", "nsubjpass")
 # "we" in a chat is the speaker's family, team or friends: what they did, the speaker did.
 _SPEAKER = frozenset({"i", "me", "we", "us"})
 _OTHER = frozenset({"you"})
+_PEOPLE = _SPEAKER | _OTHER | {"him", "her", "them"}  # who can be told to do something
 _INTERJECTIONS = frozenset({
     "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
     "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye",
@@ -36,61 +41,16 @@ _TAG_QUESTION = re.compile(
     r"[,;\-–—]\s*(?:\w+\s+){0,2}(?:huh|right|eh|ya know|you know|isn't it|wasn't it)\s*\?+$",
     re.IGNORECASE,
 )
-# Heads that do not name a thing ("I love it", "I did something").
-_EMPTY_HEADS = frozenset({
-    "it", "that", "this", "these", "those", "them", "something", "anything", "everything",
-    "nothing", "one", "thing", "lot", "bit", "way", "time", "day", "moment", "kind",
-    "sort", "yours", "mine", "what", "which", "who", "all", "some", "much", "more", "most",
-    "people", "person", "guy", "guys", "folk", "folks", "everyone", "someone", "anyone",
-    "blast", "chance", "detail", "details", "load", "loads", "others", "fun", "progress", "idea",
-    "opportunity", "part", "lots", "deal", "dream", "sense", "difference",
-    "ton", "tons", "second", "minute", "course", "vibe", "vibes", "hand", "hands", "forces",
-    "word", "plunge", "back", "backs", "laugh", "while", "days", "weeks", "months", "years",
-    "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",
-    "weekend", "night", "morning", "evening", "afternoon", "hang", "week", "month", "year",
-    "things", "words", "good", "ok", "okay", "fine", "bummer",
-    # what the chat shows rather than what the speaker did: "here's a pic I took"
-    "pic", "pics", "photo", "photos", "picture", "pictures", "video", "videos", "snap",
-    "screenshot", "selfie",
-    # halves of idioms: "keep in mind", "take care", "take turns", "came out on top"
-    "mind", "care", "turn", "turns", "top", "look", "feeling", "feelings", "bunch", "fingers",
-    "speaking", "set",
-    # when, not what: the small model does not always tag "November 27" as a date
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday", "today", "tomorrow", "yesterday", "tonight",
-})  # fmt: skip
-# Heads that name a thing only with a word that says which: "a personal milestone", "the LGBTQ
-# community" are facts, "my mood", "a big impact", "our bond" are not.
-_VAGUE_BARE = frozenset({
-    "experience", "support", "advice", "journey", "impact", "change", "future", "strength",
-    "struggle", "love", "passion", "place", "spot", "potential", "mood", "heart", "chat", "tip",
-    "mistake", "buzz", "surge", "turnout", "surprise", "accomplishment", "world", "step",
-    "energy", "joy", "happiness", "help", "game", "stuff",
-})  # fmt: skip
-# "some of my favorite treats", "all kinds of games": the quantity is not the thing
-_QUANTITIES = frozenset({
-    "some", "lot", "lots", "bunch", "couple", "few", "many", "plenty", "ton", "tons", "all", "one",
-    "most", "each", "both", "any", "kind", "kinds", "sort", "sorts", "type", "types",
-})  # fmt: skip
 _AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": how much, not what
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
 _NOT_OBJECT_LINKS = frozenset({
     "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
 })  # fmt: skip
-# Adjectives that judge rather than describe: "an amazing experience" is an experience.
-_EVALUATIVE = frozenset({
-    "good", "great", "nice", "amazing", "awesome", "big", "little", "small", "new", "old",
-    "beautiful", "lovely", "whole", "other", "same", "real", "first", "last", "favorite",
-    "favourite", "wonderful", "fantastic", "cool", "incredible", "huge", "special", "own", "much",
-    "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several", "long", "short",
-    "top", "biggest",
-})  # fmt: skip
-# "a big fan of jazz", "a love for horses", "take care of the dogs": the object that counts
+# "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
+# sunset": the object that counts
 # is the prepositional one after the noun
-_FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track"})
-_MODIFIERS = frozenset({"compound", "amod", "nmod"})
-_NOUNS = frozenset({"NOUN", "PROPN"})
+_FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
+_ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit
 # Verbs whose clause complement carries the object: "plan to adopt", "love to paint". The
 # first set also names the predicate (plans_to, likes); the second leaves it to the complement
 # ("started caring about X" is care_about).
@@ -98,8 +58,6 @@ _CONTROL = frozenset({
     "plan", "intend", "aim", "hope", "want", "wish", "decide", "like", "love", "enjoy", "hate",
     "prefer", "choose",
 })  # fmt: skip
-_DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe", "energize"})
-_FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
 _LIGHT_VERBS = frozenset({"make", "do", "have", "get", "see", "try", "go", "be", "know"})
 _ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", "stop", "get"})
 # Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
@@ -151,6 +109,10 @@ def _subject_of(verb: Any) -> Any | None:
         if subjects:
             before = [c for c in subjects if c.i < verb.i]
             return before[-1] if before else subjects[0]
+        told = [c for c in verb.head.children if c.dep_ in ("dobj", "dative")
+                and (c.lower_ in _PEOPLE or c.pos_ == "PROPN")]  # fmt: skip
+        if verb.dep_ == "xcomp" and told:
+            return told[0]  # "I advise you to gather a group": who gathers is who was advised
         verb = verb.head if verb.dep_ in ("conj", "xcomp", "acomp") and verb.head.i != verb.i else None
     return None
 
@@ -169,7 +131,7 @@ def _who(subject: Any) -> tuple[str, str] | None:
     if _addressed(subject):
         return None
     if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
-        words = _phrase(subject)[0].split()
+        words = phrase(subject)[0].split()
         while words and words[0].lower() in _INTERJECTIONS:
             words = words[1:]  # "Hi Maria, ...": the greeting is no part of the name
         return ("named", " ".join(words)) if words else None
@@ -186,54 +148,6 @@ def _addressed(subject: Any) -> bool:
     return greeted or (subject.head.tag_ == "VB" and subject.i < subject.head.i)
 
 
-def _phrase(head: Any) -> tuple[str, str]:
-    """(text, lemma key) of a noun phrase: compounds and descriptive adjectives before the head,
-    without determiners, possessives or counts ("my two kids" -> "kids", "kid")."""
-    kept = sorted([*_modifiers(head), head], key=lambda t: t.i)
-    text = " ".join(t.text for t in kept)
-    # Names keep their spelling: the small model lemmatises "Postgres" to "postgre" as a noun.
-    key = " ".join(t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower()
-                   for t in kept)  # fmt: skip
-    return text, key
-
-
-def _modifiers(head: Any) -> list[Any]:
-    """The words before a noun that say which one: "personal" in "a great personal milestone"."""
-    return [t for t in head.lefts if t.dep_ in _MODIFIERS and t.lower_ not in _EVALUATIVE and t.is_alpha]
-
-
-def _is_thing(token: Any) -> bool:
-    return (
-        token.pos_ in _NOUNS
-        and token.lower_ not in _EMPTY_HEADS
-        and not (token.lemma_.lower() in _VAGUE_BARE and not _modifiers(token))
-        and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
-        and token.is_alpha
-        and (len(token.text) > 2 or token.text.isupper())
-    )
-
-
-def _what_is_meant(token: Any) -> Any:
-    """"some of my treats" means the treats, "a game called FIFA" means FIFA."""
-    if token.lower_ in _QUANTITIES:
-        meant = [o for p in token.children if p.lower_ == "of" for o in p.children if o.dep_ == "pobj"]
-        return meant[0] if meant else token
-    named = [
-        n for clause in token.children if clause.dep_ == "acl" and clause.lemma_ in ("call", "name")
-        for n in clause.children if n.dep_ in ("oprd", "attr", "dobj") and n.pos_ == "PROPN"
-    ]  # fmt: skip
-    return named[0] if named else token
-
-
-def _with_conjuncts(token: Any) -> list[Any]:
-    """The object and the objects coordinated with it: "the kids & work" -> kids, work."""
-    found = [token]
-    for child in token.children:
-        if child.dep_ == "conj" and child.pos_ in _NOUNS:
-            found += _with_conjuncts(child)
-    return found
-
-
 def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     """(preposition or particle, object token) pairs of a verb: the object after "a fan of" /
     "care of"; else a direct object or a specific attribute ("a shooting guard"), or the noun a
@@ -248,36 +162,38 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
                 p for p in verb.children if p.dep_ == "prep" and p.i == child.i + 1
             ]
             liked = [(p.lower_, o) for p in preps for o in p.children
-                     if o.dep_ == "pobj" and _is_thing(o)]  # fmt: skip
+                     if o.dep_ == "pobj" and is_thing(o)]  # fmt: skip
             if liked:
                 link = f"{child.lemma_}_{liked[0][0]}"
-                return [(link, t) for t in _with_conjuncts(liked[0][1])]
-        if child.dep_ == "attr" and not _modifiers(child):
+                return [(link, t) for t in with_conjuncts(liked[0][1])]
+        if child.dep_ == "attr" and not modifiers(child):
             continue  # "you're an inspiration", "I'm a huge fan": a bare noun is rarely a fact
-        meant = _what_is_meant(child)
-        if child.dep_ in ("dobj", "attr") and _is_thing(meant):
-            direct = [(particle, t) for t in _with_conjuncts(meant)]
+        meant = what_is_meant(child)
+        if child.dep_ in ("dobj", "attr") and is_thing(meant):
+            direct = [(particle, t) for t in with_conjuncts(meant)]
             break
-    if not direct and verb.dep_ == "relcl" and _is_thing(verb.head):  # "the figurines I bought"
+    if not direct and verb.dep_ == "relcl" and is_thing(verb.head):  # "the figurines I bought"
         return [(particle, verb.head)]
-    heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")]
+    # "excited about X", and "got back from X" where the parser hangs "from" on "back"
+    heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")
+                      or (c.dep_ == "advmod" and c.lower_ in _ADVERB_PARTICLES)]  # fmt: skip
     linked: list[tuple[str | None, Any]] = []
     for head in heads:
         for child in head.children:
             if child.dep_ != "prep" or child.lower_ in _NOT_OBJECT_LINKS:
                 continue
             objects = [m for o in child.children
-                       if o.dep_ == "pobj" and _is_thing(m := _what_is_meant(o))]  # fmt: skip
+                       if o.dep_ == "pobj" and is_thing(m := what_is_meant(o))]  # fmt: skip
             # "thinking about taking a trip": the object of the -ing complement
             objects += [o for c in child.children if c.dep_ == "pcomp"
-                        for o in c.children if o.dep_ == "dobj" and _is_thing(o)]  # fmt: skip
+                        for o in c.children if o.dep_ == "dobj" and is_thing(o)]  # fmt: skip
             if not objects:
                 continue
             if head.i != verb.i:  # "I'm excited about X", "a big fan of X"
                 link = f"{head.lemma_.lower()}_{child.lower_}"
             else:
                 link = f"{particle}_{child.lower_}" if particle else child.lower_
-            linked += [(link, t) for t in _with_conjuncts(objects[0])]
+            linked += [(link, t) for t in with_conjuncts(objects[0])]
     if direct or linked:
         return direct + linked
     # "we went camping", "I started painting": the activity is the object
@@ -380,81 +296,6 @@ def _content_verb(verb: Any) -> tuple[Any, str]:
     return verb, control
 
 
-def _of_speaker(predicate: str, thing: Any, sentence: Any) -> Statement:
-    text, key = _phrase(thing)
-    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text,
-                     object_key=key, sentence=sentence.text.strip())  # fmt: skip
-
-
-def _my_favourite(noun: Any) -> bool:
-    """"my favorite", "my favorite book", "my top pick", "one of my favorites"."""
-    if noun.lower_ == "one":
-        return any(_my_favourite(o) for p in noun.children if p.lower_ == "of" for o in p.children)
-    children = {c.lower_ for c in noun.children}
-    return "my" in children and (noun.lemma_ in _FAVOURITE or bool(children & {"favorite", "favourite", "top"}))
-
-
-def _favourites(sentence: Any) -> list[Statement]:
-    """"Painting landscapes is my favorite", "Harry Potter is my favorite book", "my favorite
-    treat is this raspberry tart": the speaker likes what is their favourite."""
-    found = []
-    for verb in sentence:
-        if verb.lemma_ != "be":
-            continue
-        subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
-        named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
-        if subjects and any(map(_my_favourite, named)) and (_is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
-            found.append(_of_speaker("likes", subjects[0], sentence))
-        favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
-                     if _my_favourite(s)]  # fmt: skip
-        found += [_of_speaker("likes", thing, sentence) for thing in named if favourite and _is_thing(thing)]
-    return found
-
-
-def _loves(sentence: Any) -> list[Statement]:
-    """"It stoked my love of engineering", "one of my favorite dishes is lasagna": the
-    speaker likes what their love is of, or what their favourite is."""
-    found = []
-    for token in sentence:
-        if token.lemma_ in ("love", "passion") and token.pos_ == "NOUN" and any(
-            c.dep_ == "poss" and c.lower_ == "my" for c in token.children
-        ):
-            found += [_of_speaker("likes", o, sentence) for p in token.children if p.dep_ == "prep"
-                      for o in p.children if o.dep_ == "pobj" and _is_thing(o)]  # fmt: skip
-        if token.dep_ == "nsubj" and token.lower_ == "one" and token.head.lemma_ == "be":
-            favourite = any(t.lower_ in _FAVOURITE and any(g.lower_ == "my" for g in t.head.children)
-                            for t in token.subtree)  # fmt: skip
-            found += [_of_speaker("likes", a, sentence) for a in token.head.children
-                      if favourite and a.dep_ == "attr" and _is_thing(a)]  # fmt: skip
-    return found
-
-
-def _comforts(sentence: Any) -> list[Statement]:
-    """"Dogs and nature bring me so much joy", "nature calms me down": the speaker likes
-    what does them good."""
-    found = []
-    for verb in sentence:
-        if verb.lemma_ not in _DOES_GOOD or not any(c.lower_ in ("me", "us") for c in verb.children):
-            continue
-        for subject in verb.children:
-            if subject.dep_ == "nsubj" and _is_thing(subject):
-                found += [_of_speaker("likes", thing, sentence) for thing in _with_conjuncts(subject)]
-    return found
-
-
-def _possessions(sentence: Any) -> list[Statement]:
-    """"My kids loved it": the speaker has kids. Only a subject's possessive, where the
-    sentence is about the thing possessed; "our" in chat is mostly everyone's ("our loved
-    ones are so important")."""
-    return [
-        _of_speaker("has", token, sentence)
-        for token in sentence
-        if token.dep_ in _SUBJECTS and _is_thing(token) and token.pos_ == "NOUN"
-        and any(c.dep_ == "poss" and c.lower_ == "my" for c in token.children)
-        and not _my_favourite(token)  # "my favorite treat is X" is about X
-    ]  # fmt: skip
-
-
 def english_statements(doc: Any) -> list[Statement]:
     """Every statement a parsed text makes about a resolvable subject."""
     quoted = _quoted(doc)
@@ -462,8 +303,7 @@ def english_statements(doc: Any) -> list[Statement]:
     for sentence in doc.sents:
         if _is_question(sentence):
             continue
-        found += _favourites(sentence) + _possessions(sentence) + _comforts(sentence)
-        found += _loves(sentence)
+        found += stances(sentence)
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted:
                 found += _said_with(verb, sentence)
@@ -476,7 +316,7 @@ def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
     Logitech"), under a predicate that keeps the preposition ("prefers Python for pipelines"
     does not prefer pipelines)."""
     place = (link or "").rsplit("_", 1)[-1] in ("at", "in", "to", "from")
-    return place and not swallowed and (thing.pos_ == "PROPN" or bool(_modifiers(thing)))
+    return place and not swallowed and (thing.pos_ == "PROPN" or bool(modifiers(thing)))
 
 
 def _is_activity(verb: Any) -> bool:
@@ -529,7 +369,7 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     found = []
     first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
-        text, key = _phrase(obj) if obj.pos_ in _NOUNS else (obj.lower_, obj.lemma_.lower())
+        text, key = phrase(obj) if obj.pos_ in NOUNS else (obj.lower_, obj.lemma_.lower())
         predicate = "does" if activity else readable_predicate(
             control or content.lemma_,
             preposition if not control else None,
@@ -544,7 +384,7 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
         first = first or predicate
         if who[0] == "other" and not _said_of_other(verb, predicate):
             continue
-        if predicate == "is" and obj.pos_ not in _NOUNS:
+        if predicate == "is" and obj.pos_ not in NOUNS:
             continue  # "we're all striving": what they do is not what they are
         found.append(Statement(
             subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,

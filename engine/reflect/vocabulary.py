@@ -56,6 +56,7 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("have", None): "has",
     ("own", None): "has",
     ("attend", None): "attended",
+    **{(verb, "back_from"): "attended" for verb in ("get", "come")},  # "just got back from a festival"
     ("use", None): "uses",
     ("utilize", None): "uses",
     ("work", "with"): "uses",

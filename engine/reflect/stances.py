@@ -1,0 +1,124 @@
+"""Statements of what the speaker likes, has or values, read from forms other than a verb
+with its object: "Painting landscapes is my favorite", "my kids loved it", "dogs bring me so
+much joy", "your kind words mean a lot". Pure over a parsed sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.reflect.phrases import is_thing, phrase, with_conjuncts
+from engine.reflect.vocabulary import Statement
+
+__all__ = ["stances"]
+
+_SUBJECTS = ("nsubj", "nsubjpass")
+_DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe", "energize"})
+_GLAD = frozenset({
+    "happy", "smile", "laugh", "glad", "calm", "relaxed", "peaceful", "joyful", "alive", "sane",
+    "grounded", "content", "excited", "peace", "motivated",
+})  # fmt: skip
+_MUCH = frozenset({"lot", "everything", "world", "much", "loads", "tons"})  # "means a lot"
+_FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
+
+
+def stances(sentence: Any) -> list[Statement]:
+    """Every statement of these forms in a sentence."""
+    return (
+        _favourites(sentence) + _possessions(sentence) + _comforts(sentence) + _loves(sentence)
+        + _gratitude(sentence)
+    )  # fmt: skip
+
+
+def _of_speaker(predicate: str, thing: Any, sentence: Any) -> Statement:
+    text, key = phrase(thing)
+    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text,
+                     object_key=key, sentence=sentence.text.strip())  # fmt: skip
+
+
+def _my_favourite(noun: Any) -> bool:
+    """"my favorite", "my favorite book", "my top pick", "one of my favorites"."""
+    if noun.lower_ == "one":
+        return any(_my_favourite(o) for p in noun.children if p.lower_ == "of" for o in p.children)
+    children = {c.lower_ for c in noun.children}
+    return "my" in children and (noun.lemma_ in _FAVOURITE or bool(children & {"favorite", "favourite", "top"}))
+
+
+def _favourites(sentence: Any) -> list[Statement]:
+    """"Painting landscapes is my favorite", "Harry Potter is my favorite book", "my favorite
+    treat is this raspberry tart": the speaker likes what is their favourite."""
+    found = []
+    for verb in sentence:
+        if verb.lemma_ != "be":
+            continue
+        subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
+        named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
+        if subjects and any(map(_my_favourite, named)) and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
+            found.append(_of_speaker("likes", subjects[0], sentence))
+        favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
+                     if _my_favourite(s)]  # fmt: skip
+        found += [_of_speaker("likes", thing, sentence) for thing in named if favourite and is_thing(thing)]
+    return found
+
+
+def _loves(sentence: Any) -> list[Statement]:
+    """"It stoked my love of engineering", "one of my favorite dishes is lasagna": the
+    speaker likes what their love is of, or what their favourite is."""
+    found = []
+    for token in sentence:
+        if token.lemma_ in ("love", "passion") and token.pos_ == "NOUN" and any(
+            c.dep_ == "poss" and c.lower_ == "my" for c in token.children
+        ):
+            found += [_of_speaker("likes", o, sentence) for p in token.children if p.dep_ == "prep"
+                      for o in p.children if o.dep_ == "pobj" and is_thing(o)]  # fmt: skip
+        if token.dep_ == "nsubj" and token.lower_ == "one" and token.head.lemma_ == "be":
+            favourite = any(t.lower_ in _FAVOURITE and any(g.lower_ == "my" for g in t.head.children)
+                            for t in token.subtree)  # fmt: skip
+            found += [_of_speaker("likes", a, sentence) for a in token.head.children
+                      if favourite and a.dep_ == "attr" and is_thing(a)]  # fmt: skip
+    return found
+
+
+def _comforts(sentence: Any) -> list[Statement]:
+    """"Dogs and nature bring me so much joy", "nature calms me down", "dancing makes me so
+    happy", "family keeps me at peace": the speaker likes what does them good."""
+    found = []
+    for verb in sentence:
+        after = [t for t in verb.subtree if t.i > verb.i]
+        glad = verb.lemma_ in ("make", "keep") and any(t.lower_ in ("me", "us") for t in after) and any(
+            t.lemma_.lower() in _GLAD for t in after
+        )  # "makes me so happy", "keep me at peace"
+        if not glad and (verb.lemma_ not in _DOES_GOOD or not any(c.lower_ in ("me", "us") for c in verb.children)):
+            continue
+        for subject in verb.children:
+            if subject.dep_ == "nsubj" and is_thing(subject):
+                found += [_of_speaker("likes", thing, sentence) for thing in with_conjuncts(subject)]
+    return found
+
+
+def _gratitude(sentence: Any) -> list[Statement]:
+    """"Your kind words mean a lot", "your support is greatly appreciated": the speaker
+    appreciates what the other party gave."""
+    found = []
+    for token in sentence:
+        verb = token.head
+        valued = (verb.lemma_ == "mean" and any(c.lower_ in _MUCH for c in verb.children)) or (
+            verb.lemma_ == "appreciate" and token.dep_ == "nsubjpass"
+        )
+        if (valued and token.dep_ in _SUBJECTS and token.pos_ == "NOUN" and token.is_alpha
+                and any(c.dep_ == "poss" and c.lower_ == "your" for c in token.children)):  # fmt: skip
+            found += [_of_speaker("appreciate", thing, sentence) for thing in with_conjuncts(token)]
+    return found
+
+
+def _possessions(sentence: Any) -> list[Statement]:
+    """"My kids loved it": the speaker has kids. Only a subject's possessive, where the
+    sentence is about the thing possessed; "our" in chat is mostly everyone's ("our loved
+    ones are so important")."""
+    return [
+        _of_speaker("has", token, sentence)
+        for token in sentence
+        if token.dep_ in _SUBJECTS and is_thing(token) and token.pos_ == "NOUN"
+        and any(c.dep_ == "poss" and c.lower_ == "my" for c in token.children)
+        and not _my_favourite(token)  # "my favorite treat is X" is about X
+    ]  # fmt: skip
