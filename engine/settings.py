@@ -150,6 +150,13 @@ class Settings(StoreSettings):
         "\"the latest\" helps the newest relevant memory without flooding fusion with "
         "unrelated ones.",
     )
+    reply_candidates: int = Field(
+        5, ge=0, le=100, json_schema_extra=_RECALL,
+        description="How many of the best fused candidates are checked for being a question whose"
+        " next turn in its session then joins as a `reply` hit (\"How long have you had "
+        "them?\" / \"I've had them for 3 years\"): more finds more answers, costs one "
+        "session read; 0 turns it off.",
+    )
     time_window_candidates: int = Field(
         50, ge=0, le=1000, json_schema_extra=_RECALL,
         description="A question naming a date also takes this many hits of the vector and keyword"

@@ -35,6 +35,14 @@ class ChannelWeights(BaseSettings):
         "that share no words with the query; higher lets loose associations flood the"
         " top.",
     )
+    reply: float = Field(
+        0.2, ge=0,
+        description="The next turn after a question turn that ranks high (`reply_candidates`), at"
+        " the question's score: the answer to a question that matched the query often names"
+        " the thing only by \"it\" or \"them\"; higher finds more such answers (adversarial"
+        " and single-hop questions), but from 0.3 replies to questions that share only the"
+        " query's question words push out dated evidence.",
+    )
     recency: float = Field(
         0.1, ge=0,
         description="The latest episodes of the session or namespace, raised when the query asks "

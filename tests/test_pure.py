@@ -26,6 +26,7 @@ DOCTEST_MODULES = [
     "engine.recall.rerank",
     "engine.recall.diversity",
     "engine.recall.sessions",
+    "engine.recall.replies",
     "engine.keyword_keys",
     "graph_schema.ladybug",
     "engine.cypher_guard",

@@ -14,7 +14,8 @@ from typing import NamedTuple, TypeVar
 from engine.models import ChannelHit
 
 __all__ = [
-    "RankedHit", "Scored", "competition_ranks", "decay_factor", "fuse", "importance_factor", "with_hits",
+    "RankedHit", "Scored", "competition_ranks", "decay_factor", "fuse", "fused_with", "importance_factor",
+    "with_hits",
 ]  # fmt: skip
 
 SECONDS_PER_DAY = 86_400.0
@@ -92,6 +93,23 @@ def with_hits(hits: Sequence[Scored], more: Sequence[Scored]) -> list[Scored]:
     """
     seen = {hit.id for hit in hits}
     return sorted([*hits, *(hit for hit in more if hit.id not in seen)], key=attrgetter("score"), reverse=True)
+
+
+def fused_with(
+    fused: Mapping[str, tuple[float, list[RankedHit]]], more: Mapping[str, tuple[float, list[RankedHit]]]
+) -> dict[str, tuple[float, list[RankedHit]]]:
+    """Two fusions of disjoint channels under one weight mapping, as one: `fuse` divides by
+    the sum of all weights, not of the channels it was given, so the contributions add up.
+
+    >>> one, two = RankedHit("keyword", 1, 2.0), RankedHit("reply", 1, 0.4)
+    >>> fused_with({"a": (0.5, [one])}, {"a": (0.25, [two]), "b": (0.25, [two])})
+    {'a': (0.75, [RankedHit(channel='keyword', rank=1, score=2.0), RankedHit(channel='reply', rank=1, score=0.4)]), 'b': (0.25, [RankedHit(channel='reply', rank=1, score=0.4)])}
+    """
+    merged = dict(fused)
+    for key, (score, hits) in more.items():
+        before, kept = merged.get(key, (0.0, []))
+        merged[key] = (before + score, [*kept, *hits])
+    return merged
 
 
 def fuse(

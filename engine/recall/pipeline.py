@@ -22,8 +22,9 @@ from engine.recall.channels import (
 )
 from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
-from engine.recall.fusion import Scored, competition_ranks, fuse, with_hits
+from engine.recall.fusion import RankedHit, Scored, competition_ranks, fuse, fused_with, with_hits
 from engine.recall.query import QueryTerms, analyze
+from engine.recall.replies import reply_channel
 from engine.recall.rerank import (
     Candidate,
     Factors,
@@ -158,22 +159,16 @@ def run_recall(
 
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
     by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)
-    fused = fuse(
-        {
-            "vector": dense,
-            "keyword": keyword,
-            "entity": by_entity,
-            "graph": by_graph,
-            "recency": recent,
-        },
-        weights,
-        rrf_k=settings.rrf_k,
-        rrf_share=settings.rrf_share,
-        normalization=settings.fusion_normalization,
-        minmax_min_hits=settings.minmax_min_hits,
-        # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
-        ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
+    channels = {"vector": dense, "keyword": keyword, "entity": by_entity, "graph": by_graph, "recency": recent}
+    fused = _fuse(channels, weights, settings)
+    # The turns answering the questions that rank high join at those questions' scores.
+    replies = (
+        reply_channel(graph, namespace, {i: f for i, (f, _) in fused.items()}, settings.reply_candidates, now)
+        if weights["reply"] > 0
+        else []
     )
+    if replies:
+        fused = fused_with(fused, _fuse({"reply": replies}, weights, settings))
 
     def final_score(episode: Episode) -> float:
         return reranker.rerank([Candidate(episode, *fused[episode.id])], context)[0][0]
@@ -236,6 +231,17 @@ def run_recall(
         for _, episode, trace in top
     ]
     return sorted(mark_updates(episodic) + semantic, key=card_order)[: request.top_k]
+
+
+def _fuse(
+    channels: dict[str, list[Scored]], weights: dict[str, float], settings: Settings
+) -> dict[str, tuple[float, list[RankedHit]]]:
+    return fuse(
+        channels, weights, rrf_k=settings.rrf_k, rrf_share=settings.rrf_share,
+        normalization=settings.fusion_normalization, minmax_min_hits=settings.minmax_min_hits,
+        # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
+        ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
+    )  # fmt: skip
 
 
 def _entity_names(graph: GraphStore, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:

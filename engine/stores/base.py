@@ -286,6 +286,11 @@ class GraphStore(Protocol):
         after it along its session's NEXT chain, live or not."""
         ...
 
+    def next_turns(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, str]:
+        """The id of the episode after each of these in its session (NEXT edge), where that
+        one is not deleted."""
+        ...
+
     def facts_about(
         self, namespace: str, entity_ids: Sequence[str], include_closed: bool
     ) -> list[Fact]:

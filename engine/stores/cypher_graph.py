@@ -200,6 +200,12 @@ class CypherGraphStore(CypherAdmin):
                     ))  # fmt: skip
         return list(found.values())
 
+    def next_turns(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, str]:
+        if not episode_ids:
+            return {}
+        rows = self._run(self._q.next_turns, {"ids": _distinct(episode_ids), "ns": namespace})
+        return {str(i): str(n) for i, n in rows if n is not None}
+
     def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
         return self._per_episode(self._q.entities_of, namespace, episode_ids, entity_from)
 

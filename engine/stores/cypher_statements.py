@@ -285,6 +285,13 @@ class GraphStatements:
             "id", "ns",
         )
         self.session_windows = _s(_session_windows(), "ids", "ns")
+        # OPTIONAL MATCH, as in _session_windows: Ladybug then walks out of each episode
+        # instead of joining NEXT against a scan (2.8 -> 1.0 ms for 5 episodes at 6k).
+        self.next_turns = _s(
+            EPISODES_BY_ID + " OPTIONAL MATCH (ep)-[:NEXT]->(nxt:Episode) WHERE nxt.namespace = $ns "
+            "AND nxt.deleted_at IS NULL RETURN ep.id, nxt.id",
+            "ids", "ns",
+        )
         self.lifecycle_rows = _s(
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.deleted_at IS NULL RETURN ep.id, "
             "ep.importance, ep.occurred_at, ep.created_at, ep.last_accessed_at, ep.last_seen, "

@@ -195,6 +195,20 @@ def test_session_windows_walk_the_next_chain_both_ways(graph: GraphStore) -> Non
     assert graph.session_windows("ns", []) == []
 
 
+def test_next_turns_follow_one_live_step_within_the_namespace(graph: GraphStore) -> None:
+    chain = ["n0", "n1", "n2", "n3"]
+    graph.write(GraphBatch(
+        episodes=[_episode(e, T + i) for i, e in enumerate(chain)] + [_episode("y", T, namespace="other")],
+        next=list(zip(chain, chain[1:], strict=False)) + [("n3", "y")],
+    ))  # fmt: skip
+    graph.soft_delete("ns", "n2", T + 50)
+    turns = graph.next_turns("ns", ["n0", "n1", "n3", "missing"])
+    # n1's next is deleted, n3's next is in another namespace: neither has a next turn
+    assert turns == {"n0": "n1"}
+    assert graph.next_turns("other", ["n0"]) == {}  # n0 is not in "other"
+    assert graph.next_turns("ns", []) == {}
+
+
 def test_access_and_touch_bookkeeping(graph: GraphStore) -> None:
     graph.write(GraphBatch(episodes=[_episode("a", T)]))
     graph.mark_accessed("ns", ["a"], T + 5)
