@@ -47,8 +47,7 @@ _NOT_OBJECT_LINKS = frozenset({
     "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
 })  # fmt: skip
 # "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
-# sunset": the object that counts
-# is the prepositional one after the noun
+# sunset": the object that counts is the prepositional one after the noun
 _FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
 _ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit
 # Verbs whose clause complement carries the object: "plan to adopt", "love to paint". The
@@ -109,10 +108,11 @@ def _subject_of(verb: Any) -> Any | None:
         if subjects:
             before = [c for c in subjects if c.i < verb.i]
             return before[-1] if before else subjects[0]
-        told = [c for c in verb.head.children if c.dep_ in ("dobj", "dative")
+        # "I advise you to gather a group": who gathers is who was advised, not the adviser
+        told = [c for c in verb.head.children if verb.dep_ == "xcomp" and c.dep_ in ("dobj", "dative")
                 and (c.lower_ in _PEOPLE or c.pos_ == "PROPN")]  # fmt: skip
-        if verb.dep_ == "xcomp" and told:
-            return told[0]  # "I advise you to gather a group": who gathers is who was advised
+        if told:
+            return told[0]
         verb = verb.head if verb.dep_ in ("conj", "xcomp", "acomp") and verb.head.i != verb.i else None
     return None
 
