@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["NOUNS", "is_thing", "modifiers", "phrase", "what_is_meant", "with_conjuncts"]
+__all__ = ["NOUNS", "SUBJECTS", "is_thing", "modifiers", "phrase", "what_is_meant", "with_conjuncts"]
 
 # Heads that do not name a thing ("I love it", "I did something").
 _EMPTY_HEADS = frozenset({
@@ -55,6 +55,7 @@ _EVALUATIVE = frozenset({
     "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several", "long", "short",
     "top", "biggest", "epic",
 })  # fmt: skip
+SUBJECTS = ("nsubj", "nsubjpass")  # the dependency labels of a clause's subject
 _MODIFIERS = frozenset({"compound", "amod", "nmod"})
 NOUNS = frozenset({"NOUN", "PROPN"})
 

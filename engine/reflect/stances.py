@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.reflect.phrases import is_thing, phrase, with_conjuncts
+from engine.reflect.phrases import SUBJECTS, is_thing, phrase, with_conjuncts
 from engine.reflect.vocabulary import Statement
 
 __all__ = ["stances"]
 
-_SUBJECTS = ("nsubj", "nsubjpass")
 _DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe", "energize"})
 _GLAD = frozenset({
     "happy", "smile", "laugh", "glad", "calm", "relaxed", "peaceful", "joyful", "alive", "sane",
@@ -84,11 +83,12 @@ def _comforts(sentence: Any) -> list[Statement]:
     happy", "family keeps me at peace": the speaker likes what does them good."""
     found = []
     for verb in sentence:
-        after = [t for t in verb.subtree if t.i > verb.i]
-        glad = verb.lemma_ in ("make", "keep") and any(t.lower_ in ("me", "us") for t in after) and any(
-            t.lemma_.lower() in _GLAD for t in after
-        )  # "makes me so happy", "keep me at peace"
-        if not glad and (verb.lemma_ not in _DOES_GOOD or not any(c.lower_ in ("me", "us") for c in verb.children)):
+        if verb.lemma_ in ("make", "keep"):  # "makes me so happy", "keep me at peace"
+            after = [t for t in verb.subtree if t.i > verb.i]
+            good = any(t.lower_ in ("me", "us") for t in after) and any(t.lemma_.lower() in _GLAD for t in after)
+        else:
+            good = verb.lemma_ in _DOES_GOOD and any(c.lower_ in ("me", "us") for c in verb.children)
+        if not good:
             continue
         for subject in verb.children:
             if subject.dep_ == "nsubj" and is_thing(subject):
@@ -105,7 +105,7 @@ def _gratitude(sentence: Any) -> list[Statement]:
         valued = (verb.lemma_ == "mean" and any(c.lower_ in _MUCH for c in verb.children)) or (
             verb.lemma_ == "appreciate" and token.dep_ == "nsubjpass"
         )
-        if (valued and token.dep_ in _SUBJECTS and token.pos_ == "NOUN" and token.is_alpha
+        if (valued and token.dep_ in SUBJECTS and token.pos_ == "NOUN" and token.is_alpha
                 and any(c.dep_ == "poss" and c.lower_ == "your" for c in token.children)):  # fmt: skip
             found += [_of_speaker("appreciate", thing, sentence) for thing in with_conjuncts(token)]
     return found
@@ -118,7 +118,7 @@ def _possessions(sentence: Any) -> list[Statement]:
     return [
         _of_speaker("has", token, sentence)
         for token in sentence
-        if token.dep_ in _SUBJECTS and is_thing(token) and token.pos_ == "NOUN"
+        if token.dep_ in SUBJECTS and is_thing(token) and token.pos_ == "NOUN"
         and any(c.dep_ == "poss" and c.lower_ == "my" for c in token.children)
         and not _my_favourite(token)  # "my favorite treat is X" is about X
     ]  # fmt: skip

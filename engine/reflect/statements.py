@@ -15,13 +15,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.reflect.phrases import NOUNS, is_thing, modifiers, phrase, what_is_meant, with_conjuncts
+from engine.reflect.phrases import (
+    NOUNS,
+    SUBJECTS,
+    is_thing,
+    modifiers,
+    phrase,
+    what_is_meant,
+    with_conjuncts,
+)
 from engine.reflect.stances import stances
 from engine.reflect.vocabulary import Statement, readable_predicate
 
 __all__ = ["english_statements"]
 
-_SUBJECTS = ("nsubj", "nsubjpass")
 # "we" in a chat is the speaker's family, team or friends: what they did, the speaker did.
 _SPEAKER = frozenset({"i", "me", "we", "us"})
 _OTHER = frozenset({"you"})
@@ -89,7 +96,7 @@ def _is_question(sentence: Any) -> bool:
     if text.endswith("?"):
         # A tag after a statement of the speaker's own; "you did X, right?" still asks.
         return _TAG_QUESTION.search(text) is None or any(
-            t.lower_ == "you" and t.dep_ in _SUBJECTS for t in sentence
+            t.lower_ == "you" and t.dep_ in SUBJECTS for t in sentence
         )
     first = sentence[0]
     return first.lower_ in _QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
@@ -101,9 +108,9 @@ def _subject_of(verb: Any) -> Any | None:
     takes the greeted name for a subject too."""
     while verb is not None:
         # "I'm stuck": the parser may hang the subject on the auxiliary
-        subjects = [c for c in verb.children if c.dep_ in _SUBJECTS] + [
+        subjects = [c for c in verb.children if c.dep_ in SUBJECTS] + [
             g for c in verb.children if c.dep_ in ("aux", "auxpass") for g in c.children
-            if g.dep_ in _SUBJECTS
+            if g.dep_ in SUBJECTS
         ]  # fmt: skip
         if subjects:
             before = [c for c in subjects if c.i < verb.i]
@@ -200,7 +207,7 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     return [(particle, c) for c in verb.children
             if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in _LIGHT_VERBS
             and not any(
-                g.dep_ in _SUBJECTS for g in c.children)][:1]  # fmt: skip
+                g.dep_ in SUBJECTS for g in c.children)][:1]  # fmt: skip
 
 
 def _hedged(verb: Any, sentence: Any) -> bool:
