@@ -367,6 +367,14 @@ class Settings(StoreSettings):
         "expense of one that tells of it later than the slack (on LoCoMo 2.5 finds more "
         "temporal evidence than 1.5; 4 loses single-hop and open-domain evidence).",
     )
+    time_event_boost: float = Field(
+        2.0, ge=1, le=4, json_schema_extra=_RERANKING,
+        description="Within that date's window, a memory that tells of a time inside the date "
+        "itself (\"last Friday I went to the car show\", said two days after the Friday the "
+        "query names) is multiplied by this as well: it tells what happened then, where the "
+        "other turns of the window were only said near it. 1 turns it off; on LoCoMo 1.5 and "
+        "3 find a little less temporal evidence than 2.",
+    )
     session_repeat_factor: float = Field(
         0.6, gt=0, le=1, json_schema_extra=_RERANKING,
         description="A question that gathers (\"how many times\", \"what has she read\", \"一共\", "

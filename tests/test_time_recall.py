@@ -108,3 +108,37 @@ def test_a_named_month_searches_that_month_alone_too(tmp_path: Path, language: s
     # Without the month's own searches, the turn that answers is no candidate at all: not
     # even tenth of thirteen.
     assert found == (in_window > 0), [c.content for c in cards]
+
+
+# Per language: a turn telling, two days later, what happened on the weekend the question
+# names, among turns of the same days that share the question's words.
+EVENT_CASES = {
+    "en": ([("2023-10-08", "Dave: Last Friday I went to the car show and tinkered with engines."),
+            ("2023-10-08", "Dave: What are you doing this weekend? I'm doing nothing much."),
+            ("2023-10-12", "Dave: I was doing yard work all weekend, so boring."),
+            ("2023-09-10", "Dave: On the first weekend of a month I'm always doing chores.")],
+           "What was Dave doing in the first weekend of October 2023?"),
+    "zh": ([("2023-10-08", "大卫：前天我去看了车展，还摆弄了发动机。"),
+            ("2023-10-08", "大卫：这个周末你在做什么？我周末什么也没做。"),
+            ("2023-10-12", "大卫：周末我一直在院子里做杂活，太无聊了。"),
+            ("2023-09-10", "大卫：每个月的第一个周末我都在做家务。")],
+           "大卫10月的第一个周末在做什么？"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", sorted(EVENT_CASES))
+@pytest.mark.parametrize("event_boost", [1.0, Settings().time_event_boost])
+def test_a_turn_telling_of_the_named_days_comes_first(tmp_path: Path, language: str, event_boost: float) -> None:
+    turns, question = EVENT_CASES[language]
+    settings = Settings(data_dir=tmp_path, importance_threshold=0.0, time_event_boost=event_boost)
+    with Memory.open(settings=settings) as memory:
+        memory.store_many([
+            {"content": text, "session_id": day, "occurred_at": f"{day}T15:0{i}:00Z"}
+            for i, (day, text) in enumerate(turns)
+        ])  # fmt: skip
+        cards = memory.recall(question, top_k=4, now=datetime(2023, 11, 1, tzinfo=UTC))
+    window = cards[0].trace.time_window if cards[0].trace is not None else None
+    # The first weekend of October 2023: Friday the 6th to Sunday the 8th.
+    assert window is not None and (window[0].day, window[1].day) == (6, 9)
+    # Only the turn's own time tells it apart: it shares no word with the question.
+    assert (cards[0].content == turns[0][1]) == (event_boost > 1), [c.content for c in cards]

@@ -13,7 +13,8 @@
     time        time_answer_boost when the query asks "when" and the memory carries a time
                 ("last Friday", "2019", "去年"), x time_window_boost when the memory happened
                 within a date the query names (up to time_window_slack_days after it: people
-                tell of a day after it)
+                tell of a day after it), x time_event_boost when it also tells of a time
+                inside that date ("last Friday", said on the Sunday after it)
 
 Each factor is 1 when its condition does not hold, and every one is in the trace.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -37,6 +39,7 @@ from engine.recall.fusion import (
 from engine.recall.time_query import TimeQuery, has_time_expression, searched_window
 from engine.settings import Settings
 from engine.text import canonical_name
+from engine.time_phrases import relative_span
 
 __all__ = [
     "Candidate", "FactorReranker", "Factors", "RerankContext", "Reranker", "factor_ceiling",
@@ -104,7 +107,8 @@ def author_factor(author: str | None, query_names: Sequence[str], *, boost: floa
 def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings: Settings) -> float:
     """`time_answer_boost` for a memory carrying a time when the query asks "when", times
     `time_window_boost` for one that happened within the date the query names (a question
-    about everything of that date: `time_window_outside` for one that did not).
+    about everything of that date: `time_window_outside` for one that did not), times
+    `time_event_boost` for one of those that tells of a time inside the date itself.
 
     >>> from engine.settings import Settings
     >>> asks = TimeQuery(asks_when=True, wants_latest=False)
@@ -112,17 +116,33 @@ def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings
     True
     >>> time_factor("we met", 0.0, asks, Settings())
     1.0
+    >>> from datetime import datetime, UTC
+    >>> friday, sunday = (datetime(2023, 10, d, 15, tzinfo=UTC).timestamp() for d in (6, 8))
+    >>> on_friday = TimeQuery(asks_when=False, wants_latest=False, window=(friday - 15 * 3600, friday + 9 * 3600))
+    >>> [time_factor(text, sunday, on_friday, Settings()) for text in
+    ...  ("Last Friday I went to the car show", "我前天去看了车展", "I love car shows")]
+    [5.0, 5.0, 2.5]
     """
     factor = 1.0
     if time.asks_when and has_time_expression(episode_text):
         factor *= settings.time_answer_boost
     span = searched_window(time, settings.time_window_slack_days)
-    if span is not None:
+    if span is not None and time.window is not None:
         if span[0] <= occurred_at < span[1]:
             factor *= settings.time_window_boost
+            if not time.broad and _tells_of(episode_text, occurred_at, *time.window):
+                factor *= settings.time_event_boost
         elif time.broad:  # everything of that date: only what happened on it
             factor *= settings.time_window_outside
     return factor
+
+
+@lru_cache(maxsize=8192)
+def _tells_of(text: str, said_at: float, start: float, end: float) -> bool:
+    """Whether a relative time the text names ("last Friday", "前天"), counted back from when
+    it was said, falls within [start, end). Cached: a recall scores a candidate more than once."""
+    told = relative_span(text, said_at)
+    return told is not None and told[0] < end and start < told[1]
 
 
 class FactorReranker:
@@ -178,6 +198,8 @@ def factor_ceiling(context: RerankContext, settings: Settings) -> float:
         highest *= settings.time_answer_boost
     if context.time.window is not None:
         highest *= settings.time_window_boost
+        if not context.time.broad:
+            highest *= settings.time_event_boost
     return highest
 
 

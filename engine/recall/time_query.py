@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pydantic import BaseModel
 
 from engine.recall.fusion import SECONDS_PER_DAY
+from engine.recall.month_parts import month_part
 from engine.time_phrases import NUMBERS as _NUMBERS
 from engine.time_phrases import relative_span
 
@@ -74,6 +75,8 @@ _BEFORE = re.compile(
     r"\s+before\s+(?P<rest>.+)",
     re.IGNORECASE,
 )
+# "as of December 2023", "截至2023年12月": the state up to then, so every earlier time counts.
+_AS_OF = re.compile(r"\bas (?:of|at)\s+(?P<rest>.+)|截(?:至|止)(?:到)?(?P<zrest>.+)", re.IGNORECASE)
 _ZH_BEFORE = re.compile(r"(?P<rest>.+?)(?:的|之)?前(?P<n>\d+|[一两二三四五六七八九十])\s*个?(?P<unit>天|周|星期)")
 
 
@@ -111,6 +114,9 @@ def has_time_expression(text: str) -> bool:
     return _TIME_EXPRESSION.search(text) is not None
 
 
+_BEGINNING = 0.0  # the epoch: "as of" a date reaches back to any time stored
+
+
 def _epoch(moment: datetime) -> float:
     return moment.replace(tzinfo=UTC).timestamp()
 
@@ -138,7 +144,9 @@ def _span(start: datetime, *, day: bool, month: bool) -> tuple[float, float]:
 
 def date_window(query: str, now: datetime) -> tuple[float, float] | None:
     """The time the query names, as a [start, end) window: a range ("between May 2 and May
-    4", "the week before 16 November", "5月2号到5月4号", "5月2号的前一周"), else its first date.
+    4", "the week before 16 November", "5月2号到5月4号", "5月2号的前一周"), all time up to
+    a date ("as of September 2023", "截至9月"), a part of a month or a season ("the first
+    weekend of October", "8月底", "summer 2021"), else its first date.
 
     >>> def days(span): return [datetime.fromtimestamp(t, UTC).date().isoformat() for t in span]
     >>> now = datetime(2024, 1, 10)
@@ -148,6 +156,14 @@ def date_window(query: str, now: datetime) -> tuple[float, float] | None:
     ['2023-11-09', '2023-11-16']
     >>> days(date_window("What did he get two weeks before August 11, 2023?", now))
     ['2023-07-28', '2023-08-11']
+    >>> days(date_window("How many pets did Andrew have, as of September 2023?", now))
+    ['1970-01-01', '2023-10-01']
+    >>> days(date_window("截至2023年9月阿杰养了几只狗？", now))
+    ['1970-01-01', '2023-10-01']
+    >>> days(date_window("Where was Calvin in the last week of October 2023?", now))
+    ['2023-10-25', '2023-11-01']
+    >>> days(date_window("阿杰2023年4月的第二周在忙什么？", now))
+    ['2023-04-08', '2023-04-15']
     >>> days(date_window("5月2号到4号之间我们聊了什么", now)), days(date_window("2023年5月2号的前一周", now))
     (['2023-05-02', '2023-05-05'], ['2023-04-25', '2023-05-02'])
     """
@@ -166,7 +182,29 @@ def date_window(query: str, now: datetime) -> tuple[float, float] | None:
             n = int(count) if count.isdigit() else _NUMBERS.get(count.lower(), 1)
             days = n * (1 if match["unit"].lower() in ("day", "天") else 7)
             return anchor[0] - days * SECONDS_PER_DAY, anchor[0]
+    if match := _AS_OF.search(query):
+        until = _one_date(match["rest"] or match["zrest"], now)
+        if until is not None:
+            return _BEGINNING, until[1]
+    if part := month_part(query, lambda text: _month_at_start(text, now)):
+        return _epoch(part[0]), _epoch(part[1])
     return _one_date(query, now)
+
+
+def _month_at_start(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The month a phrase starts with ("October 2023", "8月", "2023年8月"), as [its first day,
+    the next month's first day)."""
+    text = text.strip()
+    if match := _MONTH_YEAR.match(text):
+        year, month = (int(match["year"]) if match["year"] else None), _MONTHS[match["month"].lower()]
+    elif (match := _ZH_DATE.match(text)) and not match["day"]:
+        year, month = (int(match["year"]) if match["year"] else None), int(match["month"])
+    else:
+        return None
+    found = _latest(year, month, None, now) if 1 <= month <= 12 else None
+    if found is None:
+        return None
+    return found, datetime(found.year + found.month // 12, found.month % 12 + 1, 1)
 
 
 def _one_date(query: str, now: datetime) -> tuple[float, float] | None:
