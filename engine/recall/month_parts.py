@@ -90,10 +90,10 @@ def month_part(query: str, month_of: Callable[[str], Window | None]) -> Window |
             return months[2], months[3]
         return months[0], months[3]
     if match := _EN_WEEKS.search(query) or _ZH_PART.search(query):
-        month = month_of(match["rest"] if "rest" in match.groupdict() else match["month"])
+        groups = match.groupdict()
+        month = month_of(groups.get("rest") or groups["month"])
         if month is None:
             return None
-        groups = match.groupdict()
         if groups.get("edge"):
             return _edge(month, groups["edge"])
         unit = (groups.get("unit") or groups.get("unit2") or "").lower()

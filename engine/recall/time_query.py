@@ -77,6 +77,7 @@ _BEFORE = re.compile(
 )
 # "as of December 2023", "截至2023年12月": the state up to then, so every earlier time counts.
 _AS_OF = re.compile(r"\bas (?:of|at)\s+(?P<rest>.+)|截(?:至|止)(?:到)?(?P<zrest>.+)", re.IGNORECASE)
+_BEGINNING = 0.0  # the epoch: "as of" a date reaches back to any time stored
 _ZH_BEFORE = re.compile(r"(?P<rest>.+?)(?:的|之)?前(?P<n>\d+|[一两二三四五六七八九十])\s*个?(?P<unit>天|周|星期)")
 
 
@@ -114,9 +115,6 @@ def has_time_expression(text: str) -> bool:
     return _TIME_EXPRESSION.search(text) is not None
 
 
-_BEGINNING = 0.0  # the epoch: "as of" a date reaches back to any time stored
-
-
 def _epoch(moment: datetime) -> float:
     return moment.replace(tzinfo=UTC).timestamp()
 
@@ -136,7 +134,7 @@ def _span(start: datetime, *, day: bool, month: bool) -> tuple[float, float]:
     if day:
         end = start + timedelta(days=1)
     elif month:
-        end = datetime(start.year + start.month // 12, start.month % 12 + 1, 1)
+        end = _next_month(start)
     else:
         end = datetime(start.year + 1, 1, 1)
     return _epoch(start), _epoch(end)
@@ -202,9 +200,12 @@ def _month_at_start(text: str, now: datetime) -> tuple[datetime, datetime] | Non
     else:
         return None
     found = _latest(year, month, None, now) if 1 <= month <= 12 else None
-    if found is None:
-        return None
-    return found, datetime(found.year + found.month // 12, found.month % 12 + 1, 1)
+    return None if found is None else (found, _next_month(found))
+
+
+def _next_month(start: datetime) -> datetime:
+    """The first day of the month after `start`'s."""
+    return datetime(start.year + start.month // 12, start.month % 12 + 1, 1)
 
 
 def _one_date(query: str, now: datetime) -> tuple[float, float] | None:
