@@ -31,8 +31,14 @@ SESSIONS = {
         ("小红", "我的狗今天睡了很久。"),
     ],
 }
-QUESTIONS = {"en": "How long has Nate had his turtles?", "zh": "小明养乌龟多久了？"}
-ANSWERS = {"en": "3 years", "zh": "三年"}
+# A Chinese question turn that ends in its particle, with no question mark.
+SESSIONS["zh-particle"] = [
+    (role, "这些乌龟真可爱！你养了它们多久了呢" if position == 1 else text)
+    for position, (role, text) in enumerate(SESSIONS["zh"])
+]
+QUESTIONS = {"en": "How long has Nate had his turtles?", "zh": "小明养乌龟多久了？", "zh-particle": "小明养乌龟多久了？"}
+ANSWERS = {"en": "3 years", "zh": "三年", "zh-particle": "三年"}
+DEFAULT = Settings().weights.reply
 
 
 def _open(path: Path, reply: float) -> Memory:
@@ -43,7 +49,7 @@ def _open(path: Path, reply: float) -> Memory:
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     path = Path(tmp_path_factory.mktemp("replies"))
-    with _open(path, 0.3) as memory:
+    with _open(path, DEFAULT) as memory:
         for language, turns in SESSIONS.items():
             memory.store_many([
                 {"content": text, "role": role, "session_id": language, "namespace": language,
@@ -53,16 +59,16 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield path
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", sorted(SESSIONS))
 def test_the_answer_to_a_matching_question_is_recalled_with_its_reason(stored: Path, language: str) -> None:
-    with _open(stored, 0.3) as memory:
+    with _open(stored, DEFAULT) as memory:
         cards = memory.recall(QUESTIONS[language], namespace=language, top_k=3)
     answer = next((c for c in cards if ANSWERS[language] in c.content), None)
     assert answer is not None, [c.content for c in cards]
     assert answer.trace is not None and "reply" in {h.channel for h in answer.trace.channels}
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", sorted(SESSIONS))
 def test_without_the_reply_channel_the_answer_is_not_found(stored: Path, language: str) -> None:
     with _open(stored, 0.0) as memory:
         cards = memory.recall(QUESTIONS[language], namespace=language, top_k=3)

@@ -20,15 +20,23 @@ __all__ = ["is_question", "reply_channel"]
 _TRAILING_NOTES = re.compile(r"(?:\s*\[[^\]]*\])+\s*$")
 
 
+# A Chinese question often ends in its particle with no mark at all: "你养了很久了吗".
+_ZH_PARTICLES = ("吗", "么", "呢")
+_ZH_CLOSING = "。.!！~～… "
+
+
 def is_question(text: str) -> bool:
     """Whether a turn ends by asking, in English or Chinese.
 
     >>> is_question("Awww! How long have you had them?"), is_question("你养了多久？ [image: 乌龟]")
     (True, True)
+    >>> is_question("你养它们很久了吗"), is_question("真可爱，你养了很久了吗。")
+    (True, True)
     >>> is_question("I've had them for 3 years now."), is_question("Why? Because I can.")
     (False, False)
     """
-    return _TRAILING_NOTES.sub("", text).rstrip().endswith(("?", "？"))
+    ending = _TRAILING_NOTES.sub("", text).rstrip()
+    return ending.endswith(("?", "？")) or ending.rstrip(_ZH_CLOSING).endswith(_ZH_PARTICLES)
 
 
 def reply_channel(
