@@ -76,7 +76,9 @@ _BEFORE = re.compile(
     re.IGNORECASE,
 )
 # "as of December 2023", "截至2023年12月": the state up to then, so every earlier time counts.
-_AS_OF = re.compile(r"\bas (?:of|at)\s+(?P<rest>.+)|截(?:至|止)(?:到)?(?P<zrest>.+)", re.IGNORECASE)
+_AS_OF = re.compile(
+    rf"\bas of\s+(?P<rest>(?:\d|(?:{_MONTH_NAMES})\b).+)|截(?:至|止)到?(?P<zrest>\d.+)", re.IGNORECASE
+)
 _BEGINNING = 0.0  # the epoch: "as of" a date reaches back to any time stored
 _ZH_BEFORE = re.compile(r"(?P<rest>.+?)(?:的|之)?前(?P<n>\d+|[一两二三四五六七八九十])\s*个?(?P<unit>天|周|星期)")
 
@@ -158,6 +160,8 @@ def date_window(query: str, now: datetime) -> tuple[float, float] | None:
     ['1970-01-01', '2023-10-01']
     >>> days(date_window("截至2023年9月阿杰养了几只狗？", now))
     ['1970-01-01', '2023-10-01']
+    >>> days(date_window("As of now, what did she plant in May 2023?", now))
+    ['2023-05-01', '2023-06-01']
     >>> days(date_window("Where was Calvin in the last week of October 2023?", now))
     ['2023-10-25', '2023-11-01']
     >>> days(date_window("阿杰2023年4月的第二周在忙什么？", now))
