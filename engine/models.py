@@ -425,7 +425,9 @@ class StoreResult(BaseModel):
 class ChannelHit(BaseModel):
     """One recall channel's view of a card: its rank (1 = best) and raw score."""
 
-    channel: Literal["vector", "keyword", "entity", "graph", "reply", "recency", "working", "fact"]
+    channel: Literal[
+        "vector", "keyword", "entity", "graph", "reply", "side", "recency", "working", "fact"
+    ]
     rank: int
     score: float
 

@@ -157,6 +157,11 @@ class Settings(StoreSettings):
         "them?\" / \"I've had them for 3 years\"): more finds more answers, costs one "
         "session read; 0 turns it off.",
     )
+    side_candidates: int = Field(
+        10, ge=0, le=1000, json_schema_extra=_RECALL,
+        description="For a question comparing two events, how many of each event's own best "
+        "memories (its words and its vector) join as `side` hits; 0 turns it off.",
+    )
     time_window_candidates: int = Field(
         50, ge=0, le=1000, json_schema_extra=_RECALL,
         description="A question naming a date also takes this many hits of the vector and keyword"

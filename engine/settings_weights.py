@@ -43,6 +43,15 @@ class ChannelWeights(BaseSettings):
         " and single-hop questions), but from 0.3 replies to questions that share only the"
         " query's question words push out dated evidence.",
     )
+    side: float = Field(
+        1.0, ge=0,
+        description="For a question comparing two events in time (\"Which came first, X or Y?\","
+        " \"How long after X did Y?\", \"先X还是先Y\"), each event searched on its own, its best"
+        " memory at 1: the answer needs a memory of each, and the whole question's words"
+        " rank one side's memories above the other's. Of LoCoMo's ten such questions' evidence"
+        " turns, 0.5 brings two more into the top 5 and loses one, 1 three more and loses"
+        " the same one.",
+    )
     recency: float = Field(
         0.1, ge=0,
         description="The latest episodes of the session or namespace, raised when the query asks "

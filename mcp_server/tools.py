@@ -208,7 +208,7 @@ RETRIEVE = """Recall memories that answer a question, best first. Call it before
 anything that may depend on earlier sessions: what the user prefers, what was decided, what
 happened last time, what a tool returned before. Each card cites its episode id (and
 related_ids) and, with explain=true, carries a trace: which channels found it (vector, keyword,
-entity, graph, reply, recency), the graph path, and each score factor.
+entity, graph, reply, side, recency), the graph path, and each score factor.
 Example: {"query": "Which database did we pick for Atlas?", "top_k": 5}
 Optional: layer (working, episodic, semantic), min_score, session_id (prefer this session's
 latest), role (rank memories by or for this role higher), capabilities (your tool names; memories

@@ -24,6 +24,7 @@ DOCTEST_MODULES = [
     "engine.recall.channels",
     "engine.recall.time_query",
     "engine.recall.month_parts",
+    "engine.recall.comparison",
     "engine.recall.rerank",
     "engine.recall.diversity",
     "engine.recall.sessions",

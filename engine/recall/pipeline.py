@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from itertools import takewhile
 from operator import itemgetter
@@ -20,6 +20,7 @@ from engine.recall.channels import (
     recency_channel,
     vector_channel,
 )
+from engine.recall.comparison import side_channel, sides
 from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
 from engine.recall.fusion import RankedHit, Scored, competition_ranks, fuse, fused_with, with_hits
@@ -72,6 +73,9 @@ class QueryModels:
         self._search_vector: list[float] | None = None
         self._embedding: list[float] | None = None
         self.terms: QueryTerms = analyze(query)
+        # The two events a question compares in time, searched each on its own.
+        self.sides = sides(query)
+        self._side_vectors: list[list[float]] | None = None
 
     @property
     def search_vector(self) -> list[float]:
@@ -81,6 +85,13 @@ class QueryModels:
             rows = self._started.result() if self._started is not None else self._searcher.embed([self._query])
             self._search_vector = rows[0]
         return self._search_vector
+
+    @property
+    def side_vectors(self) -> list[list[float]]:
+        """The vectors of `sides` in `space`, in one batch, the first time asked for."""
+        if self._side_vectors is None:
+            self._side_vectors = self._searcher.embed(list(self.sides)) if self.sides else []
+        return self._side_vectors
 
     @property
     def embedding(self) -> list[float]:
@@ -142,6 +153,9 @@ def run_recall(
         else []
     )
     weights = settings.weights.model_dump()
+    if not (models.sides and settings.side_candidates):
+        # Fusion divides by the weights' sum: a channel that cannot run leaves scores alone.
+        weights["side"] = 0.0
     if time.wants_latest or (time.broad and time.window is not None):
         weights["recency"] *= settings.time_intent_recency_boost
     context = RerankContext(
@@ -160,6 +174,12 @@ def run_recall(
     seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
     by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)
     channels = {"vector": dense, "keyword": keyword, "entity": by_entity, "graph": by_graph, "recency": recent}
+    if models.sides and weights["side"] > 0:
+        channels["side"] = side_channel(
+            vectors, namespace, list(zip(models.sides, models.side_vectors, strict=True)),
+            space=models.space, limit=settings.side_candidates,
+            fuse=lambda found: {i: f for i, (f, _) in _fuse(found, _of(weights, found), settings).items()},
+        )  # fmt: skip
     fused = _fuse(channels, weights, settings)
     # The turns answering the questions that rank high join at those questions' scores.
     replies = (
@@ -234,7 +254,7 @@ def run_recall(
 
 
 def _fuse(
-    channels: dict[str, list[Scored]], weights: dict[str, float], settings: Settings
+    channels: Mapping[str, list[Scored]], weights: dict[str, float], settings: Settings
 ) -> dict[str, tuple[float, list[RankedHit]]]:
     return fuse(
         channels, weights, rrf_k=settings.rrf_k, rrf_share=settings.rrf_share,
@@ -242,6 +262,11 @@ def _fuse(
         # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
         ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
     )  # fmt: skip
+
+
+def _of(weights: dict[str, float], channels: Mapping[str, object]) -> dict[str, float]:
+    """The weights of these channels alone: a fusion of them scores 0..1 by themselves."""
+    return {name: weights[name] for name in channels}
 
 
 def _entity_names(graph: GraphStore, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:
