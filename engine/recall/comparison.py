@@ -1,10 +1,11 @@
-"""The two sides of a question that compares events in time, pure: "Which came first, Maya
-buying the road bike or adopting Pebble?", "How long after her first pottery class did Maya
-glaze a bowl?", "How many months passed between Andrew adopting Toby and Buddy?",
-"小林先买了电动车还是先领养了团子？", "小林报名书法班之后多久装裱了福字？".
+"""The two sides of a question that compares events in time (`sides`, pure), and the `side`
+channel that searches each: "Which came first, Maya buying the road bike or adopting
+Pebble?", "How long after her first pottery class did Maya glaze a bowl?", "How many months
+passed between Andrew adopting Toby and Buddy?", "小林先买了电动车还是先领养了团子？",
+"小林报名书法班之后多久装裱了福字？".
 
-Its answer needs a memory of each event, and the two rarely share the words that rank a
-memory high for the whole question: each side is searched on its own (the `side` channel).
+The answer needs a memory of each event, and the whole question's words rank one side's
+memories above the other's: each side is searched on its own.
 """
 
 from __future__ import annotations
