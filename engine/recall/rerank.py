@@ -21,9 +21,9 @@ Each factor is 1 when its condition does not hold, and every one is in the trace
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import partial
 from typing import Protocol
 
 from pydantic import BaseModel
@@ -104,11 +104,18 @@ def author_factor(author: str | None, query_names: Sequence[str], *, boost: floa
     return boost if canonical_name(author) in set(query_names) else 1.0
 
 
-def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings: Settings) -> float:
+Span = tuple[float, float]
+
+
+def time_factor(
+    episode_text: str, occurred_at: float, time: TimeQuery, settings: Settings,
+    told: Callable[[str, float], Span | None] = relative_span,
+) -> float:  # fmt: skip
     """`time_answer_boost` for a memory carrying a time when the query asks "when", times
     `time_window_boost` for one that happened within the date the query names (a question
     about everything of that date: `time_window_outside` for one that did not), times
-    `time_event_boost` for one of those that tells of a time inside the date itself.
+    `time_event_boost` for one of those that tells of a time inside the date itself (`told`:
+    the relative time a text names, counted back from when it was said).
 
     >>> from engine.settings import Settings
     >>> asks = TimeQuery(asks_when=True, wants_latest=False)
@@ -130,19 +137,31 @@ def time_factor(episode_text: str, occurred_at: float, time: TimeQuery, settings
     if span is not None and time.window is not None:
         if span[0] <= occurred_at < span[1]:
             factor *= settings.time_window_boost
-            if not time.broad and _tells_of(episode_text, occurred_at, *time.window):
+            if not time.broad and _overlaps(told(episode_text, occurred_at), time.window):
                 factor *= settings.time_event_boost
         elif time.broad:  # everything of that date: only what happened on it
             factor *= settings.time_window_outside
     return factor
 
 
-@lru_cache(maxsize=8192)
-def _tells_of(text: str, said_at: float, start: float, end: float) -> bool:
-    """Whether a relative time the text names ("last Friday", "前天"), counted back from when
-    it was said, falls within [start, end). Cached: a recall scores a candidate more than once."""
-    told = relative_span(text, said_at)
-    return told is not None and told[0] < end and start < told[1]
+# The relative time each episode tells of, by episode id and time (an episode's text never
+# changes): recalls score the same candidates again and again. Keyed by id, not text, so
+# that it holds nothing of a forgotten memory's content; emptied when full.
+_TOLD: dict[tuple[str, float], Span | None] = {}
+_TOLD_MAX = 8192
+
+
+def _told_span(episode_id: str, text: str, said_at: float) -> Span | None:
+    key = (episode_id, said_at)
+    if key not in _TOLD:
+        if len(_TOLD) >= _TOLD_MAX:
+            _TOLD.clear()
+        _TOLD[key] = relative_span(text, said_at)
+    return _TOLD[key]
+
+
+def _overlaps(span: Span | None, window: Span) -> bool:
+    return span is not None and span[0] < window[1] and window[0] < span[1]
 
 
 class FactorReranker:
@@ -175,7 +194,10 @@ class FactorReranker:
                     penalty=settings.missing_capability_factor,
                 ),  # fmt: skip
                 author=author_factor(episode.role, context.query_names, boost=settings.author_boost),
-                time=time_factor(episode.content, episode.occurred_at, context.time, settings),
+                time=time_factor(
+                    episode.content, episode.occurred_at, context.time, settings,
+                    partial(_told_span, episode.id),
+                ),  # fmt: skip
             )
             scored.append((candidate.fused * factors.product(), candidate, factors))
         scored.sort(key=lambda item: (-item[0], -item[1].episode.occurred_at, item[1].episode.id))
