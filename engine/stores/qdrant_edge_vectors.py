@@ -1,7 +1,8 @@
 """The embedded vector store on Qdrant Edge (Qdrant's engine in process, on disk).
 
 One shard per embedding model, named with the model and dimension. Each point holds a dense
-vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time);
+vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time, counted over the
+searched namespace's live points);
 a point of CJK text also one in the multilingual space ("multilingual", cosine), when the shard
 has it.
 """
@@ -156,9 +157,12 @@ class QdrantEdgeVectorStore:
         self._update(qe.UpdateOperation.set_payload(present, {"key_version": key_version}))
 
     def _query(
-        self, namespace: str, query: Any, limit: int, within: tuple[float, float] | None = None
-    ) -> list[VectorHit]:
-        request = qe.QueryRequest(limit=limit, query=query, filter=_live_in(namespace, None, within))
+        self, namespace: str, query: Any, limit: int, within: tuple[float, float] | None = None,
+        params: Any = None,
+    ) -> list[VectorHit]:  # fmt: skip
+        request = qe.QueryRequest(
+            limit=limit, query=query, filter=_live_in(namespace, None, within), params=params
+        )
         with self._lock:
             try:
                 points = self._shard.query(request)
@@ -199,7 +203,10 @@ class QdrantEdgeVectorStore:
         if not vector.indices:
             return []
         sparse = qe.SparseVector(vector.indices, vector.values)
-        return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit, within)
+        # IDF over the namespace's live points only: collection-wide statistics would let
+        # one namespace's scores tell which words the others hold.
+        params = qe.SearchParams(idf=qe.IdfParams(corpus=_live_in(namespace)))
+        return self._query(namespace, qe.Query.Nearest(sparse, using=SPARSE), limit, within, params)
 
     def recent(
         self, namespace: str, session_id: str | None, limit: int,
@@ -265,7 +272,7 @@ class QdrantEdgeVectorStore:
                 raise WriteFailed(f"vector index build failed: {exc}") from exc
 
     def count(self, namespace: str | None, *, exact: bool = True) -> int:
-        flt = None if namespace is None else _live_in(namespace)
+        flt = None if namespace is None else _live_in(namespace) if exact else _all_in(namespace)
         with self._lock:
             try:
                 return int(self._shard.count(qe.CountRequest(filter=flt, exact=exact)))
@@ -291,6 +298,13 @@ def _live_in(
         start, end = within
         must.append(qe.FieldCondition("occurred_at", range=qe.RangeFloat(gte=start, lt=end)))
     return qe.Filter(must=must, must_not=[qe.FieldCondition("deleted", match=qe.MatchValue(1))])
+
+
+def _all_in(namespace: str) -> Any:
+    """The namespace's points, forgotten ones too: one condition, so that an estimate reads
+    its own index entry alone. With `deleted` beside it, Qdrant scales the estimate by the
+    whole shard's forgotten share, and one namespace's size would tell of another's forgetting."""
+    return qe.Filter(must=[qe.FieldCondition("namespace", match=qe.MatchValue(namespace))])
 
 
 def _links_of(schema: Any) -> bool:

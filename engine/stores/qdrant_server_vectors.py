@@ -3,8 +3,9 @@
 
 One collection per embedding model, named with the model and dimension, holding the same
 vectors as the embedded store: "dense" (cosine), "bm25" (sparse, IDF applied by Qdrant at
-query time) and, for CJK text where the collection has it, "multilingual" (cosine). Payload indexes on the fields every search filters on. The same class runs
-on `qdrant-client`'s local mode (`QdrantClient(location=":memory:")` or `path=`), which
+query time over the searched namespace's live points, which needs Qdrant 1.19 or later) and,
+for CJK text where the collection has it, "multilingual" (cosine). Payload indexes on the
+fields every search filters on. The same class runs on `qdrant-client`'s local mode (`QdrantClient(location=":memory:")` or `path=`), which
 emulates the server's API; the tests use it.
 """
 
@@ -196,7 +197,11 @@ class QdrantServerVectorStore:
         if not vector.indices:
             return []
         sparse = qm.SparseVector(indices=vector.indices, values=vector.values)
-        return self._search([self._request(namespace, sparse, SPARSE, limit, within)])[0]
+        request = self._request(namespace, sparse, SPARSE, limit, within)
+        # IDF over the namespace's live points only (Qdrant 1.19+): collection-wide statistics
+        # would let one namespace's scores tell which words the others hold.
+        request.params = qm.SearchParams(idf=qm.IdfCorpusParams(corpus=_live_in(namespace)))
+        return self._search([request])[0]
 
     def recent(
         self, namespace: str, session_id: str | None, limit: int,
@@ -254,7 +259,7 @@ class QdrantServerVectorStore:
         """Nothing to do: the server's own optimizers index new points in the background."""
 
     def count(self, namespace: str | None, *, exact: bool = True) -> int:
-        flt = None if namespace is None else _live_in(namespace)
+        flt = None if namespace is None else _live_in(namespace) if exact else _all_in(namespace)
         result = self._call(
             "count", lambda: self._client.count(self._collection, count_filter=flt, exact=exact)
         )
@@ -278,3 +283,9 @@ def _live_in(
         must=must,
         must_not=[qm.FieldCondition(key="deleted", match=qm.MatchValue(value=1))],
     )
+
+
+def _all_in(namespace: str) -> qm.Filter:
+    """The namespace's points, forgotten ones too: one condition, so that an estimate reads its
+    own index entry alone (see the embedded store's `_all_in`)."""
+    return qm.Filter(must=[qm.FieldCondition(key="namespace", match=qm.MatchValue(value=namespace))])

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.settings import Settings
 from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
@@ -81,6 +83,47 @@ def test_dense_and_sparse_search_stay_in_the_namespace(vectors: VectorStore) -> 
     both = vectors.search_sparse("ns", SparseVector(indices=[10, 11], values=[1.0, 1.0]), 10)
     assert both[0].id == IDS[0] and {h.id for h in both} == {IDS[0], IDS[1]}
     assert vectors.search_sparse("ns", SparseVector(indices=[], values=[]), 10) == []
+
+
+def _seen_from(vectors: VectorStore, namespace: str) -> list[Any]:
+    """What a namespace can learn from the store: keyword scores for each pair of terms (their
+    IDF included) and its size, exact and estimated."""
+    seen: list[Any] = [vectors.count(namespace), vectors.count(namespace, exact=False)]
+    for terms in ([1], [2], [1, 3], [4, 5], [2, 3, 6]):
+        hits = vectors.search_sparse(namespace, SparseVector(indices=terms, values=[1.0] * len(terms)), 10)
+        seen.append(sorted((h.id, round(h.score, 5)) for h in hits))
+    return seen
+
+
+_TERMS = st.lists(st.integers(1, 6), min_size=1, max_size=4, unique=True).map(sorted)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mine=st.lists(_TERMS, min_size=1, max_size=5), theirs=st.lists(_TERMS, min_size=1, max_size=30),
+       forgotten=st.integers(0, 30), removed=st.integers(0, 30))  # fmt: skip
+def test_a_namespace_sees_the_same_whatever_another_holds(
+    vectors: VectorStore, mine: list[list[int]], theirs: list[list[int]], forgotten: int, removed: int
+) -> None:
+    """Keyword scores and sizes are the namespace's own: another namespace's terms, forgetting
+    and deleting move none of them (a collection-wide IDF, or an estimate scaled by the whole
+    store's forgotten share, would)."""
+    run = uuid.uuid4().hex[:8]
+    own, other = f"own-{run}", f"other-{run}"
+
+    def points(namespace: str, term_lists: list[list[int]]) -> list[VectorPoint]:
+        return [
+            VectorPoint(id=str(uuid.uuid4()), dense=[1, 0, 0, 0], payload=_point(0, [], [], namespace).payload,
+                        sparse=SparseVector(indices=terms, values=[1.0] * len(terms)))
+            for terms in term_lists
+        ]  # fmt: skip
+
+    vectors.upsert(points(own, mine))
+    before = _seen_from(vectors, own)
+    written = points(other, theirs)
+    vectors.upsert(written)
+    vectors.mark_deleted([p.id for p in written[:forgotten]])
+    vectors.delete([p.id for p in written[len(written) - removed :]])
+    assert _seen_from(vectors, own) == before
 
 
 def test_deleted_points_are_hidden_then_restored_then_removed(vectors: VectorStore) -> None:

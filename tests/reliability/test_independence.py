@@ -1,0 +1,139 @@
+"""Independence: what namespace A recalls does not depend on anything namespace B does.
+
+`test_isolation` checks that B's data never comes back in A. This checks the quieter channel:
+A's cards, their order, their scores and their traces must be exactly what they are in a
+memory where B never existed, whatever B stores (A's own words, sentences, entity names and
+session ids included), forgets or reflects on. A score that moved with B's writes (a
+collection-wide IDF, a size estimate scaled by B's forgetting) would let A learn what B holds.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from engine import Memory
+from engine.errors import NotFound
+from tests.backends import BACKENDS, open_settings
+
+A_TURNS = [  # (session, day, content)
+    ("s1", "2023-05-01", "Priya picked the zebra logo for Atlas."),
+    ("s1", "2023-05-01", "The Atlas budget is fifty thousand euros."),
+    ("s1", "2023-05-01", "Do you want pasta for lunch?"),
+    ("s1", "2023-05-01", "Yes, pasta with basil from the balcony."),
+    ("s2", "2023-05-02", "Dana booked the flights to Lisbon for June."),
+    ("s2", "2023-05-02", "We decided to move the Atlas launch to Friday."),
+    ("s2", "2023-05-02", "我们讨论了预算和斑马标志。"),
+    ("s3", "2023-05-03", "Priya adopted a cat after the Lisbon trip was booked."),
+]
+QUESTIONS = [
+    "zebra logo budget",
+    "What did Priya pick for Atlas?",
+    "What did we talk about on May 2, 2023?",
+    "Which came first, booking the flights to Lisbon or adopting the cat?",
+    "Lisbon Dana flights",
+    "预算是多少？",
+]
+NOW = datetime(2023, 5, 4, 9, tzinfo=UTC)
+# B's words: A's own (so that IDF and entity counts would move if they were shared) and others.
+WORDS = ["zebra", "logo", "Atlas", "budget", "Priya", "Lisbon", "pasta", "cat", "flights",
+         "预算", "斑马", "Vega", "Oslo", "bravo", "Dana"]  # fmt: skip
+
+b_operation = st.one_of(
+    st.tuples(st.just("copy"), st.integers(0, len(A_TURNS) - 1)),  # one of A's turns, word for word
+    st.tuples(st.just("words"), st.lists(st.sampled_from(WORDS), min_size=1, max_size=6)),
+    st.tuples(st.just("forget"), st.integers(0, 20)),
+    st.tuples(st.just("reflect"), st.booleans()),
+)
+_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}")
+
+
+def _store_a(memory: Memory, index: int) -> None:
+    session, day, content = A_TURNS[index]
+    memory.store(content, namespace="a", session_id=session, occurred_at=f"{day}T10:0{index}:00Z",
+                 importance=0.6)  # fmt: skip
+
+
+def _apply_b(memory: Memory, op: tuple[str, Any], stored: list[str], step: int) -> None:
+    kind, arg = op
+    if kind == "copy":
+        session, day, content = A_TURNS[arg]
+        stored.append(memory.store(content, namespace="b", session_id=session,
+                                   occurred_at=f"{day}T11:00:00Z").id)  # fmt: skip
+    elif kind == "words":
+        text = f"{' '.join(arg)} note {step}."
+        stored.append(memory.store(text, namespace="b", session_id="s1", occurred_at="2023-05-02T12:00:00Z").id)
+    elif kind == "forget" and stored:
+        try:
+            memory.forget(stored[arg % len(stored)], namespace="b")
+        except NotFound:
+            pass  # forgotten already
+    elif kind == "reflect":
+        memory.reflect(namespace="b", force=arg)
+
+
+def _canonical(value: Any, names: dict[str, str]) -> Any:
+    """Ids renamed by first appearance, wall-clock fields dropped, scores to 9 places (local
+    mode's numpy cosine differs in the 16th with the matrix's size): what must match."""
+    if isinstance(value, dict):
+        return {k: _canonical(v, names) for k, v in value.items() if k != "created_at"}
+    if isinstance(value, list):
+        return [_canonical(v, names) for v in value]
+    if isinstance(value, float):
+        return round(value, 9)
+    if isinstance(value, str):
+        return _ID.sub(lambda m: names.setdefault(m.group(0), f"id{len(names)}"), value)
+    return value
+
+
+def _what_a_sees(memory: Memory) -> list[Any]:
+    memory.reflect(namespace="a", force=True)
+    names: dict[str, str] = {}
+    return [
+        _canonical([c.model_dump(mode="json") for c in memory.recall(
+            q, namespace="a", top_k=6, now=NOW, include_shared=False)], names)
+        for q in QUESTIONS
+    ]  # fmt: skip
+
+
+# Each graph backend with its vector store; the embedded graph also with qdrant-client's local
+# mode, which runs the Qdrant server's API.
+STORES = [*BACKENDS, "embedded+qdrant-local"]
+
+
+def _run(stores: str, b_ops: list[tuple[str, Any]]) -> list[Any]:
+    """A's turns with B's operations between them (after A's turn i come ops i, i+len, ...)."""
+    backend, _, vectors = stores.partition("+")
+    overrides: dict[str, Any] = {"vector_store": "qdrant"} if vectors else {}
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        Memory.open(settings=open_settings(backend, Path(data_dir), importance_threshold=0.0,
+                                           **overrides)) as memory,
+    ):  # fmt: skip
+        stored: list[str] = []
+        for index in range(len(A_TURNS)):
+            _store_a(memory, index)
+            for step, op in enumerate(b_ops[index :: len(A_TURNS)]):
+                _apply_b(memory, op, stored, step)
+        return _what_a_sees(memory)
+
+
+_ALONE: dict[str, list[Any]] = {}
+
+
+@example([("copy", 0), ("words", ["zebra", "zebra", "logo"]), ("copy", 4), ("forget", 0),
+          ("words", ["Lisbon", "cat"]), ("reflect", True), ("copy", 7), ("words", ["预算"])])  # fmt: skip
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(b_operation, min_size=1, max_size=12))
+@pytest.mark.parametrize("stores", STORES)
+def test_what_a_recalls_does_not_depend_on_b(stores: str, b_ops: list[tuple[str, Any]]) -> None:
+    if stores not in _ALONE:
+        _ALONE[stores] = _run(stores, [])
+    assert _run(stores, b_ops) == _ALONE[stores]
