@@ -25,6 +25,7 @@ DOCTEST_MODULES = [
     "engine.recall.time_query",
     "engine.recall.month_parts",
     "engine.recall.comparison",
+    "engine.recall.memo",
     "engine.recall.rerank",
     "engine.recall.diversity",
     "engine.recall.sessions",

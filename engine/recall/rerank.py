@@ -36,6 +36,7 @@ from engine.recall.fusion import (
     importance_factor,
     role_factor,
 )
+from engine.recall.memo import EpisodeMemo
 from engine.recall.time_query import TimeQuery, has_time_expression, searched_window
 from engine.settings import Settings
 from engine.text import canonical_name
@@ -110,6 +111,7 @@ Span = tuple[float, float]
 def time_factor(
     episode_text: str, occurred_at: float, time: TimeQuery, settings: Settings,
     told: Callable[[str, float], Span | None] = relative_span,
+    tells_time: Callable[[str], bool] = has_time_expression,
 ) -> float:  # fmt: skip
     """`time_answer_boost` for a memory carrying a time when the query asks "when", times
     `time_window_boost` for one that happened within the date the query names (a question
@@ -131,7 +133,7 @@ def time_factor(
     [5.0, 5.0, 2.5]
     """
     factor = 1.0
-    if time.asks_when and has_time_expression(episode_text):
+    if time.asks_when and tells_time(episode_text):
         factor *= settings.time_answer_boost
     span = searched_window(time, settings.time_window_slack_days)
     if span is not None and time.window is not None:
@@ -144,20 +146,9 @@ def time_factor(
     return factor
 
 
-# The relative time each episode tells of, by episode id and time (an episode's text never
-# changes): recalls score the same candidates again and again. Keyed by id, not text, so
-# that it holds nothing of a forgotten memory's content; emptied when full.
-_TOLD: dict[tuple[str, float], Span | None] = {}
-_TOLD_MAX = 8192
-
-
-def _told_span(episode_id: str, text: str, said_at: float) -> Span | None:
-    key = (episode_id, said_at)
-    if key not in _TOLD:
-        if len(_TOLD) >= _TOLD_MAX:
-            _TOLD.clear()
-        _TOLD[key] = relative_span(text, said_at)
-    return _TOLD[key]
+# What each candidate's text tells, once per episode (engine/recall/memo.py).
+_TOLD: EpisodeMemo[Span | None] = EpisodeMemo(relative_span)
+_TELLS_TIME: EpisodeMemo[bool] = EpisodeMemo(has_time_expression)
 
 
 def _overlaps(span: Span | None, window: Span) -> bool:
@@ -196,7 +187,7 @@ class FactorReranker:
                 author=author_factor(episode.role, context.query_names, boost=settings.author_boost),
                 time=time_factor(
                     episode.content, episode.occurred_at, context.time, settings,
-                    partial(_told_span, episode.id),
+                    partial(_TOLD, episode.id), partial(_TELLS_TIME, episode.id),
                 ),  # fmt: skip
             )
             scored.append((candidate.fused * factors.product(), candidate, factors))

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from engine.models import MemoryCard
+from engine.recall.memo import EpisodeMemo
 from engine.text import tokenize
 
 __all__ = ["mark_updates", "states_a_change"]
@@ -39,6 +40,9 @@ def states_a_change(text: str) -> bool:
     return _CHANGE.search(text) is not None
 
 
+_CHANGES: EpisodeMemo[bool] = EpisodeMemo(states_a_change)  # once per episode
+
+
 def _same_topic(newer: MemoryCard, older: MemoryCard) -> bool:
     if {e.casefold() for e in newer.entities} & {e.casefold() for e in older.entities}:
         return True
@@ -55,7 +59,7 @@ def mark_updates(cards: Sequence[MemoryCard]) -> list[MemoryCard]:
     superseded_by: dict[str, str] = {}
     episodic = [c for c in cards if c.layer != "semantic" and c.trace is not None]
     for newer in sorted(episodic, key=lambda c: c.occurred_at):
-        if not states_a_change(newer.content):
+        if not _CHANGES(newer.id, newer.content):
             continue
         older = [
             c for c in episodic
