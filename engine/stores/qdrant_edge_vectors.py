@@ -1,10 +1,9 @@
 """The embedded vector store on Qdrant Edge (Qdrant's engine in process, on disk).
 
 One shard per embedding model, named with the model and dimension. Each point holds a dense
-vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time, counted over the
-searched namespace's live points);
-a point of CJK text also one in the multilingual space ("multilingual", cosine), when the shard
-has it.
+vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time,
+counted over the searched namespace's live points); a point of CJK text also one in the
+multilingual space ("multilingual", cosine), when the shard has it.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ One collection per embedding model, named with the model and dimension, holding 
 vectors as the embedded store: "dense" (cosine), "bm25" (sparse, IDF applied by Qdrant at
 query time over the searched namespace's live points, which needs Qdrant 1.19 or later) and,
 for CJK text where the collection has it, "multilingual" (cosine). Payload indexes on the
-fields every search filters on. The same class runs on `qdrant-client`'s local mode (`QdrantClient(location=":memory:")` or `path=`), which
-emulates the server's API; the tests use it.
+fields every search filters on. The same class runs on `qdrant-client`'s local mode
+(`QdrantClient(location=":memory:")` or `path=`), which emulates the server's API; the tests
+use it.
 """
 
 from __future__ import annotations
