@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from engine.embed import Embedder
 from engine.errors import InvalidInput
 from engine.forget import Archive, ArchiveRecord
-from engine.ingest.pipeline import vector_point, with_multilingual
+from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import rekey
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
@@ -144,7 +144,9 @@ def import_memory(
             )
             for e in batch
         ]  # fmt: skip
-        vectors.upsert(with_multilingual(points, {e["id"]: e["content"] for e in batch}, embedder))
+        vectors.upsert(
+            with_more_vectors(points, {e["id"]: e["content"] for e in batch}, embedder, settings)
+        )
     by_namespace: dict[str, list[str]] = {}
     for e in episodes:
         if e.get("deleted_at") is None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.ingest.pipeline import vector_point, with_multilingual
+from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings, settings_at
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
@@ -116,7 +116,9 @@ def check_and_repair(
                 )  # fmt: skip
                 for e, embedding in zip(episodes, embeddings, strict=True)
             ]
-            vectors.upsert(with_multilingual(points, {e.id: e.content for e in episodes}, embedder))
+            vectors.upsert(
+                with_more_vectors(points, {e.id: e.content for e in episodes}, embedder, settings)
+            )
             rekeyed.setdefault(namespace, []).extend(e.id for e in episodes)
             done += len(episodes)
             if progress is not None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.ingest.pipeline import vector_point, with_multilingual
+from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import refresh_around, rekey, window_ids
 from engine.models import Decision, Entity, Episode, Session, session_node_id
 from engine.settings import Settings
@@ -226,7 +226,9 @@ def unarchive(
         graph.write(batch)
         if record.chained and episode.session_id is not None:
             graph.rejoin_session(namespace, episode.id, episode.session_id)
-        vectors.upsert(with_multilingual([point], {episode.id: episode.content}, embedder))
+        vectors.upsert(
+            with_more_vectors([point], {episode.id: episode.content}, embedder, settings)
+        )
         # Its key takes its neighbours' words again, and theirs its own.
         refresh_around(graph, vectors, namespace, [episode.id], settings)
     archive.take(namespace, [episode_id])

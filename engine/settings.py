@@ -207,6 +207,16 @@ class Settings(StoreSettings):
         50, ge=1, json_schema_extra=_INGEST_RULES,
         description="The smallest chunk, in tokens.",
     )
+    sentence_vectors_max: int = Field(
+        16,
+        ge=0,
+        le=64,
+        json_schema_extra=_INGEST_RULES,
+        description="Content of 2 to this many sentences (not Chinese) also gets a vector per "
+        "sentence, speaker label kept, searched beside the whole's: a sentence inside a long "
+        "turn is found by what it says alone. Costs ingest time (each sentence is embedded) "
+        "and vector storage; 0 turns it off. Applies to content stored from then on.",
+    )
     dedup_similarity: float = Field(
         0.92, ge=0, le=1, json_schema_extra=_INGEST_RULES,
         description="A new episode at or above this cosine to a stored one of the namespace, "
@@ -354,10 +364,12 @@ class Settings(StoreSettings):
         "(offline, no model).",
     )
     author_boost: float = Field(
-        1.4, ge=1, le=4, json_schema_extra=_RERANKING,
+        1.2, ge=1, le=4, json_schema_extra=_RERANKING,
         description="A memory whose author (its role) the query names is multiplied by this: "
         "\"what did Caroline say\" prefers Caroline's turns, at the expense of "
-        "questions about what the other speaker did.",
+        "questions about what the other speaker did. Sentence vectors carry the author's "
+        "label already, so a higher boost counts the author twice (LoCoMo R@5 at 1.4: 74.1, "
+        "adversarial 74.9; at 1.2: 74.9, 79.7).",
     )
     time_answer_boost: float = Field(
         1.5, ge=1, le=4, json_schema_extra=_RERANKING,

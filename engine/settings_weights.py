@@ -36,7 +36,7 @@ class ChannelWeights(BaseSettings):
         " top.",
     )
     reply: float = Field(
-        0.2, ge=0,
+        0.25, ge=0,
         description="The next turn after a question turn that ranks high (`reply_candidates`), at"
         " the question's score: the answer to a question that matched the query often names"
         " the thing only by \"it\" or \"them\"; higher finds more such answers (adversarial"

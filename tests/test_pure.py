@@ -44,6 +44,7 @@ DOCTEST_MODULES = [
     "engine.cypher_scope",
     "engine.settings_doc",
     "engine.ingest.chunk",
+    "engine.ingest.sentences",
     "engine.ingest.dedup",
     "engine.ingest.redact",
     "engine.ingest.resolve",

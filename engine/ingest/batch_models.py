@@ -27,6 +27,8 @@ class ModelOutputs:
 
     entities: list[list[RawEntity]]
     vectors: list[list[float]]
+    # The vectors of each text's sentences (`engine.ingest.sentences`); empty for most.
+    sentence_vectors: list[list[list[float]]]
     answers: list[LLMExtraction | None]  # the LLM's, None where none was asked or it failed
 
 
@@ -34,9 +36,16 @@ class BatchModels:
     """A batch whose embedding has started on the model thread: `extract` runs NER (and the
     LLM) on the calling thread meanwhile, `finish` joins the embedding and returns it all."""
 
-    def __init__(self, embedder: Embedder, pool: Executor, texts: Sequence[str], part_size: int) -> None:
+    def __init__(
+        self, embedder: Embedder, pool: Executor, texts: Sequence[str], part_size: int,
+        sentences: Sequence[Sequence[str]] = (),
+    ) -> None:  # fmt: skip
+        """`sentences`: the sentences of each text to embed on their own (none: no text's),
+        in the same shared batch, so that both threads take them as they take texts."""
         self._texts = list(texts)
-        self._shared = SharedBatch(embedder, self._texts, part_size)
+        self._sentence_counts = [len(s) for s in sentences] or [0] * len(self._texts)
+        flat = [sentence for of_text in sentences for sentence in of_text]
+        self._shared = SharedBatch(embedder, self._texts + flat, part_size)
         self._helper = pool.submit(self._shared.work)
         self._entities: list[list[RawEntity]] = []
         self._answers: list[LLMExtraction | None] = []
@@ -57,7 +66,15 @@ class BatchModels:
         finally:
             futures.wait([self._helper])  # never leave the model thread writing into a dead batch
         self._helper.result()  # its failure, if it had one
-        return ModelOutputs(entities=self._entities, vectors=self._shared.vectors(), answers=self._answers)
+        rows = self._shared.vectors()
+        vectors, position = rows[: len(self._texts)], len(self._texts)
+        sentence_vectors = []
+        for count in self._sentence_counts:
+            sentence_vectors.append(rows[position : position + count])
+            position += count
+        return ModelOutputs(
+            entities=self._entities, vectors=vectors, sentence_vectors=sentence_vectors, answers=self._answers
+        )
 
     def abandon(self) -> None:
         """Drop the batch unfinished: the model thread skips it if it has not begun, and is

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from engine.embed import Embedder
 from engine.embed_multilingual import multilingual_vectors
 from engine.ingest.dedup import content_hash
+from engine.ingest.sentences import sentences_to_embed
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
     Decision,
@@ -72,6 +73,7 @@ class PlannedEpisode(BaseModel):
     importance: float
     embedding: list[float]
     multilingual: list[float] | None = None  # CJK text's vector in the second space
+    sentences: list[list[float]] = []  # its sentences' vectors (engine/ingest/sentences.py)
     entities: list[PlannedEntity]
     decisions: list[PlannedDecision]
     numbers: list[NumberMention]
@@ -242,6 +244,7 @@ def _point(item: PlannedEpisode, occurred: float, now: float, settings: Settings
         ),
         settings,
         multilingual=item.multilingual,
+        sentences=item.sentences,
     )
 
 
@@ -252,9 +255,10 @@ def vector_point(
     payload: VectorPayload,
     settings: Settings,
     multilingual: Sequence[float] | None = None,
+    sentences: Sequence[Sequence[float]] = (),
 ) -> VectorPoint:
-    """The mirror of an episode: its dense vector (and its multilingual one, for CJK text),
-    its own BM25 terms and its payload.
+    """The mirror of an episode: its dense vector (and its multilingual one, for CJK text;
+    its sentences', for content of several), its own BM25 terms and its payload.
 
     The writer replaces the key with one holding the session context
     (`keyword_keys.keys_in_context`) once the episode's NEXT links are in the graph.
@@ -263,18 +267,32 @@ def vector_point(
         id=episode_id,
         dense=list(embedding),
         multilingual=None if multilingual is None else list(multilingual),
+        sentences=[list(v) for v in sentences] or None,
         sparse=own_key(content, settings),
         payload=payload.model_copy(update={"key_version": KEY_VERSION}),
     )
 
 
-def with_multilingual(
-    points: Sequence[VectorPoint], contents: Mapping[str, str], embedder: Embedder
+def with_more_vectors(
+    points: Sequence[VectorPoint], contents: Mapping[str, str], embedder: Embedder, settings: Settings
 ) -> list[VectorPoint]:
-    """`points`, those whose content (by id) holds CJK text given their vector in the
-    embedder's multilingual space; the rest as they are."""
-    found = multilingual_vectors(embedder.multilingual, [contents.get(p.id, "") for p in points])
-    return [p if v is None else p.model_copy(update={"multilingual": v}) for p, v in zip(points, found, strict=True)]
+    """`points` (rebuilt from stored episodes) given what ingest gives beside the dense vector:
+    for content (by id) holding CJK text, its vector in the embedder's multilingual space; for
+    content of several sentences, theirs (one batch for all)."""
+    texts = [contents.get(p.id, "") for p in points]
+    found = multilingual_vectors(embedder.multilingual, texts)
+    sentences = [sentences_to_embed(text, settings.sentence_vectors_max) for text in texts]
+    flat = [sentence for of_text in sentences for sentence in of_text]
+    rows = iter(embedder.embed(flat) if flat else [])
+    out = []
+    for point, vector, of_text in zip(points, found, sentences, strict=True):
+        update: dict[str, object] = {}
+        if vector is not None:
+            update["multilingual"] = vector
+        if of_text:
+            update["sentences"] = [next(rows) for _ in of_text]
+        out.append(point.model_copy(update=update) if update else point)
+    return out
 
 
 def _result(item: PlannedEpisode) -> StoreResult:

@@ -47,6 +47,7 @@ from engine.ingest.pipeline import (
 )
 from engine.ingest.redact import compile_patterns, redact_request
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
+from engine.ingest.sentences import sentences_to_embed
 from engine.ingest.supersede import DecisionView, choose_supersessions
 from engine.keyword_keys import keys_in_context, rekey
 from engine.llm import Extractor
@@ -78,6 +79,7 @@ class _Text(BaseModel):
     llm_importance: float | None = None
     embedding: list[float] = []
     multilingual: list[float] | None = None
+    sentences: list[list[float]] = []
     importance: float = 0.0
 
 
@@ -243,7 +245,10 @@ class Writer:
         try:
             started.texts = self._texts(requests)
             contents = [t.request.content for t in started.texts]
-            started.models = BatchModels(self._embedder, self._model_pool, contents, self._settings.embed_part_size)
+            sentences = [sentences_to_embed(c, self._settings.sentence_vectors_max) for c in contents]
+            started.models = BatchModels(
+                self._embedder, self._model_pool, contents, self._settings.embed_part_size, sentences
+            )
             started.models.extract(self._extractor)
         except Exception as exc:
             started.error = exc
@@ -260,8 +265,11 @@ class Writer:
         second = multilingual_vectors(self._embedder.multilingual, [t.request.content for t in texts])
         for text, vector in zip(texts, second, strict=True):
             text.multilingual = vector
-        for text, entities, vector, answer in zip(texts, found.entities, found.vectors, found.answers, strict=True):
+        for text, entities, vector, answer, of_sentences in zip(
+            texts, found.entities, found.vectors, found.answers, found.sentence_vectors, strict=True
+        ):
             text.embedding = list(vector)
+            text.sentences = of_sentences
             if len(text.request.content) <= _SHORT_TEXT_CHARS:
                 # A one-sentence turn is often its own decision: supersession reuses this.
                 self._short_vectors[text.request.content] = np.asarray(vector, dtype=np.float32)
@@ -449,6 +457,7 @@ class Writer:
                     importance=text.importance,
                     embedding=text.embedding,
                     multilingual=text.multilingual,
+                    sentences=text.sentences,
                     entities=entities,
                     decisions=decisions,
                     numbers=find_numbers(text.request.content),

@@ -90,7 +90,10 @@ def vector_channel(
     vectors: VectorStore, namespace: str, embedding: Sequence[float], limit: int,
     space: DenseSpace = "dense", within: tuple[float, float] | None = None,
 ) -> list[Scored]:  # fmt: skip
-    hits = vectors.search_dense(namespace, embedding, limit, space=space, within=within)
+    """The nearest points. In the dense model's space each point scores the nearest of its
+    own vector and its sentences': a sentence inside a long turn is found by what it says."""
+    searched: DenseSpace = "sentences" if space == "dense" else space
+    hits = vectors.search_dense(namespace, embedding, limit, space=searched, within=within)
     return [Scored(id=h.id, score=h.score) for h in hits]
 
 

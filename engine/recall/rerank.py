@@ -204,7 +204,7 @@ def factor_ceiling(context: RerankContext, settings: Settings) -> float:
     >>> context = RerankContext(now=0.0, role="coder", capabilities=None, query_names=[],
     ...                         time=TimeQuery(asks_when=False, wants_latest=False))
     >>> round(factor_ceiling(context, Settings()), 6)  # author_boost x role_boost
-    1.75
+    1.5
     """
     highest = settings.author_boost * (settings.role_boost if context.role else 1.0)
     if context.time.asks_when:

@@ -335,8 +335,10 @@ class VectorPayload(BaseModel):
     key_version: int = 1
 
 
-# The two dense spaces: the main model's, and the multilingual model's for CJK text.
-DenseSpace = Literal["dense", "multilingual"]
+# The dense spaces: the main model's; the same model's again with the vectors of each
+# point's sentences beside its own, a point scoring as the nearest of them; the multilingual
+# model's, for CJK text.
+DenseSpace = Literal["dense", "sentences", "multilingual"]
 
 
 class VectorPoint(BaseModel):
@@ -347,6 +349,8 @@ class VectorPoint(BaseModel):
     # The vector in the multilingual space, for text the dense model cannot read (CJK);
     # None for the rest (engine/embed_multilingual.py).
     multilingual: list[float] | None = None
+    # The dense model's vectors of its sentences, when it has several (engine/ingest/sentences.py).
+    sentences: list[list[float]] | None = None
 
 
 class VectorHit(NamedTuple):
@@ -389,10 +393,11 @@ class VectorStore(Protocol):
         self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
         within: tuple[float, float] | None = None,
     ) -> list[VectorHit]:  # fmt: skip
-        """Cosine similarity search, in the dense model's space or the multilingual one (which
-        holds only the points given a `multilingual` vector; a store opened without that
-        space finds nothing there); with `within`, among the points that happened in
-        [start, end)."""
+        """Cosine similarity search, in the dense model's space; in "sentences", where each
+        point scores the nearest of its own vector and its sentences' (a store made before
+        that space searches the dense one instead); or in the multilingual one, which holds
+        only the points given a `multilingual` vector (a store opened without it finds
+        nothing there). With `within`, among the points that happened in [start, end)."""
         ...
 
     def search_dense_batch(

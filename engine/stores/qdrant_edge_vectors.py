@@ -2,12 +2,15 @@
 
 One shard per embedding model, named with the model and dimension. Each point holds a dense
 vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time,
-counted over the searched namespace's live points); a point of CJK text also one in the
-multilingual space ("multilingual", cosine), when the shard has it.
+counted over the searched namespace's live points); a point of several sentences also their
+vectors ("sentences", cosine, a multivector scored by its best: MaxSim), and one of CJK text
+one in the multilingual space ("multilingual", cosine), when the shard has these spaces.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -22,8 +25,10 @@ from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayloa
 __all__ = ["QdrantEdgeVectorStore"]
 
 DENSE = "dense"
+SENTENCES = "sentences"
 MULTILINGUAL = "multilingual"
 SPARSE = "bm25"
+log = logging.getLogger(__name__)
 # Payload fields searched by every query get an index; `recent` orders by occurred_at.
 # Only the namespace's index adds links to the HNSW graph, so that a mid-sized namespace's
 # filtered search keeps a graph of its own points. Qdrant links the points of every block
@@ -58,7 +63,14 @@ class QdrantEdgeVectorStore:
         fewer, exhaustively. None: Qdrant's own (10 MB), or what the shard has."""
         self._lock = threading.RLock()
         self._closed = False
-        self._spaces = {DENSE} | ({MULTILINGUAL} if multilingual else set())
+        # A shard made before the sentences space keeps working without it: Qdrant cannot add
+        # a vector to existing segments, and `doctor --rebuild-vectors` makes a shard with it.
+        self._spaces = {DENSE, SENTENCES} | ({MULTILINGUAL} if multilingual else set())
+        existing = _vector_names(directory)
+        if existing is not None and SENTENCES not in existing:
+            self._spaces.discard(SENTENCES)
+            log.warning("the vector store at %s has no sentence vectors: "
+                        "`hindsight doctor --rebuild-vectors` rebuilds it with them", directory)  # fmt: skip
         threads = (os.cpu_count() or 1) if search_threads == 0 else search_threads
         indexing: dict[str, Any] = {}
         if index_threshold_kb is not None:
@@ -68,6 +80,11 @@ class QdrantEdgeVectorStore:
                 "hnsw_config": qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=index_threshold_kb),
             }
         dense = {DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)}
+        if SENTENCES in self._spaces:
+            dense[SENTENCES] = qe.EdgeVectorParams(
+                size=dimension, distance=qe.Distance.Cosine,
+                multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
+            )  # fmt: skip
         if multilingual:
             dense[MULTILINGUAL] = qe.EdgeVectorParams(size=multilingual, distance=qe.Distance.Cosine)
         config = qe.EdgeConfig(
@@ -125,6 +142,9 @@ class QdrantEdgeVectorStore:
             DENSE: list(point.dense),
             SPARSE: qe.SparseVector(point.sparse.indices, point.sparse.values),
         }
+        if SENTENCES in self._spaces:
+            # Its own vector among its sentences': one search finds the nearest of them all.
+            vectors[SENTENCES] = [list(point.dense), *(list(v) for v in point.sentences or ())]
         if point.multilingual is not None and MULTILINGUAL in self._spaces:
             vectors[MULTILINGUAL] = list(point.multilingual)
         return vectors
@@ -173,6 +193,8 @@ class QdrantEdgeVectorStore:
         self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
         within: tuple[float, float] | None = None,
     ) -> list[VectorHit]:  # fmt: skip
+        if space == SENTENCES and space not in self._spaces:
+            space = "dense"
         if space not in self._spaces:
             return []
         return self._query(namespace, qe.Query.Nearest(list(vector), using=space), limit, within)
@@ -228,7 +250,8 @@ class QdrantEdgeVectorStore:
             return []
         with self._lock:
             try:
-                return list(self._shard.retrieve(list(ids), with_payload=payload, with_vector=vector))
+                # The dense vector alone: a point's sentence vectors are several times its size.
+                return list(self._shard.retrieve(list(ids), with_payload=payload, with_vector=[DENSE] if vector else False))
             except Exception as exc:
                 raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
 
@@ -309,6 +332,17 @@ def _all_in(namespace: str) -> Any:
 def _links_of(schema: Any) -> bool:
     """Whether an index of this schema adds HNSW links (a bare type, or params left unset, do)."""
     return getattr(schema, "enable_hnsw", None) is not False
+
+
+def _vector_names(directory: Path) -> set[str] | None:
+    """The dense vectors an existing shard was made with; None for a new one (or one whose
+    config cannot be read, which opening it then reports)."""
+    try:
+        config = json.loads((directory / "edge_config.json").read_text())
+    except (OSError, ValueError):
+        return set() if _has_segments(directory) else None
+    vectors = config.get("vectors") if isinstance(config, dict) else None
+    return set(vectors) if isinstance(vectors, dict) else None
 
 
 def _has_segments(directory: Path) -> bool:

@@ -4,7 +4,8 @@
 One collection per embedding model, named with the model and dimension, holding the same
 vectors as the embedded store: "dense" (cosine), "bm25" (sparse, IDF applied by Qdrant at
 query time over the searched namespace's live points, which needs Qdrant 1.19 or later) and,
-for CJK text where the collection has it, "multilingual" (cosine). Payload indexes on the
+where the collection has these spaces, "sentences" for content of several (cosine, a
+multivector scored by its best sentence) and "multilingual" for CJK text (cosine). Payload indexes on the
 fields every search filters on. The same class runs on `qdrant-client`'s local mode
 (`QdrantClient(location=":memory:")` or `path=`), which emulates the server's API; the tests
 use it.
@@ -27,6 +28,7 @@ from engine.stores.retry import Retry
 __all__ = ["QdrantServerVectorStore"]
 
 DENSE = "dense"
+SENTENCES = "sentences"
 MULTILINGUAL = "multilingual"
 SPARSE = "bm25"
 _INDEXED: dict[str, qm.PayloadSchemaType] = {
@@ -60,8 +62,14 @@ class QdrantServerVectorStore:
         """`multilingual`: the dimension of the multilingual space (None: no such space)."""
         self._client = client
         self._collection = collection
-        self._spaces = {DENSE} | ({MULTILINGUAL} if multilingual else set())
-        dense = {DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE)}
+        self._spaces = {DENSE, SENTENCES} | ({MULTILINGUAL} if multilingual else set())
+        dense = {
+            DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE),
+            SENTENCES: qm.VectorParams(
+                size=dimension, distance=qm.Distance.COSINE,
+                multivector_config=qm.MultiVectorConfig(comparator=qm.MultiVectorComparator.MAX_SIM),
+            ),
+        }  # fmt: skip
         if multilingual:
             dense[MULTILINGUAL] = qm.VectorParams(size=multilingual, distance=qm.Distance.COSINE)
         try:
@@ -75,8 +83,13 @@ class QdrantServerVectorStore:
                     vectors_config=dense,
                     sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
                 )
+            info = client.get_collection(collection)
+            # A collection made before the sentences space keeps working without it.
+            made_with = info.config.params.vectors
+            if not isinstance(made_with, dict) or SENTENCES not in made_with:
+                self._spaces.discard(SENTENCES)
             # Also for an existing collection: one from an older version may lack a newer index.
-            present = set(client.get_collection(collection).payload_schema or {})
+            present = set(info.payload_schema or {})
             with warnings.catch_warnings():
                 # Local mode warns that payload indexes have no effect there; on a server
                 # they are what keeps filtered search fast.
@@ -105,6 +118,9 @@ class QdrantServerVectorStore:
             DENSE: list(point.dense),
             SPARSE: qm.SparseVector(indices=point.sparse.indices, values=point.sparse.values),
         }
+        if SENTENCES in self._spaces:
+            # Its own vector among its sentences': one search finds the nearest of them all.
+            vectors[SENTENCES] = [list(point.dense), *(list(v) for v in point.sentences or ())]
         if point.multilingual is not None and MULTILINGUAL in self._spaces:
             vectors[MULTILINGUAL] = list(point.multilingual)
         return vectors
@@ -180,9 +196,13 @@ class QdrantServerVectorStore:
         self, namespace: str, vector: Sequence[float], limit: int, *, space: DenseSpace = "dense",
         within: tuple[float, float] | None = None,
     ) -> list[VectorHit]:  # fmt: skip
+        if space == SENTENCES and space not in self._spaces:
+            space = "dense"
         if space not in self._spaces:
             return []
-        return self._search([self._request(namespace, list(vector), space, limit, within)])[0]
+        # A multivector space is queried with a multivector: here, of one vector.
+        query: list[Any] = [list(vector)] if space == SENTENCES else list(vector)
+        return self._search([self._request(namespace, query, space, limit, within)])[0]
 
     def search_dense_batch(
         self, namespace: str, vectors: Sequence[Sequence[float]], limit: int

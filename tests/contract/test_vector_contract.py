@@ -14,11 +14,14 @@ from typing import Any
 import qdrant_edge as qe
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
 
 from engine.settings import Settings
 from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
 from engine.stores.factory import open_stores
 from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore, _links_of
+from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
 from tests.contract.conftest import OpenVectors
 
 T = 1_700_000_000.0
@@ -66,6 +69,50 @@ def test_a_store_without_the_multilingual_space_finds_nothing_there(tmp_path: Pa
         assert [h.id for h in store.search_dense("ns", [1, 0, 0, 0], 10)] == [IDS[0]]
     finally:
         store.close()
+
+
+def test_a_point_scores_the_nearest_of_its_vector_and_its_sentences(vectors: VectorStore) -> None:
+    """The sentences space: MaxSim of one query vector over a point's own vector and its
+    sentences' vectors; the dense space keeps the point's own alone."""
+    said = _point(0, [1, 0, 0, 0], [10]).model_copy(update={"sentences": [[0, 1, 0, 0], [0, 0, 3, 4]]})
+    other = _point(3, [0, 0, 1, 0], [10], namespace="other").model_copy(update={"sentences": [[0, 0, 1, 0]]})
+    vectors.upsert([said, _point(1, [0, 0, 1, 0], [10]), other])
+
+    def nearest(query: list[float], space: Any = "sentences", **within: Any) -> list[tuple[str, float]]:
+        return [(h.id, round(h.score, 5)) for h in vectors.search_dense("ns", query, 10, space=space, **within)]
+
+    assert nearest([1, 0, 0, 0]) == [(IDS[0], 1.0), (IDS[1], 0.0)]
+    assert nearest([0, 0, 1, 0]) == [(IDS[1], 1.0), (IDS[0], 0.6)]
+    assert nearest([0, 1, 0, 0])[0] == (IDS[0], 1.0)
+    assert nearest([0, 1, 0, 0], "dense")[0][1] == 0.0  # its own vector alone
+    assert [round(x, 5) for x in vectors.dense([IDS[0]])[IDS[0]]] == [1, 0, 0, 0]
+    assert nearest([0, 1, 0, 0], within=(T + 1, T + 9)) == [(IDS[1], 0.0)]
+    vectors.mark_deleted([IDS[0]])
+    assert [i for i, _ in nearest([0, 1, 0, 0])] == [IDS[1]]
+    vectors.mark_live([IDS[0]])
+    vectors.upsert([_point(0, [1, 0, 0, 0], [10])])  # rewritten as one sentence
+    assert dict(nearest([0, 1, 0, 0]))[IDS[0]] == 0.0
+
+
+def test_a_shard_made_before_the_sentences_space_opens_and_works_without_it(tmp_path: Path) -> None:
+    """Qdrant cannot add a vector to a collection: an older one keeps the spaces it has."""
+    where = tmp_path / "old"
+    qe.EdgeShard.create(str(where), _edge_config(4)).close()
+    client = QdrantClient(location=":memory:")
+    client.create_collection(
+        "old", vectors_config={DENSE: qm.VectorParams(size=4, distance=qm.Distance.COSINE)},
+        sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+    )  # fmt: skip
+    for store in (QdrantEdgeVectorStore(where, 4), QdrantServerVectorStore(client, "old", 4)):
+        try:
+            sentences = {"sentences": [[0, 1, 0, 0], [0, 0, 1, 0]]}
+            store.upsert([_point(0, [1, 0, 0, 0], [10]).model_copy(update=sentences)])
+            # It searches the dense space instead: the point at its own vector.
+            found = store.search_dense("ns", [0, 1, 0, 0], 10, space="sentences")
+            assert [(h.id, round(h.score, 5)) for h in found] == [(IDS[0], 0.0)]
+            assert [h.id for h in store.search_dense("ns", [1, 0, 0, 0], 10)] == [IDS[0]]
+        finally:
+            store.close()
 
 
 def test_dense_and_sparse_search_stay_in_the_namespace(vectors: VectorStore) -> None:

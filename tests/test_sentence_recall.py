@@ -1,0 +1,77 @@
+"""Sentence vectors: a sentence inside a long turn is found by what it says alone, through
+ingest, repair and recall (real MiniLM, real Qdrant Edge)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from engine import Memory, Settings
+from engine.doctor import rebuild_vectors
+from engine.ingest.sentences import sentences_to_embed
+from engine.models import MemoryCard
+
+LONG = (
+    "Calvin: Hi Dave! Nice to hear from you. Since last chat, some things have happened. "
+    "I had a little car accident last Friday, kinda upsetting but no one was hurt. "
+    "Anyway, the studio sessions went great and the new track is almost done."
+)
+QUESTION = "When did Calvin have a car accident?"
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(
+        sum(x * x for x in a) * sum(y * y for y in b)
+    )
+
+
+def _vector_score(card: MemoryCard) -> float:
+    assert card.trace is not None
+    return next(hit.score for hit in card.trace.channels if hit.channel == "vector")
+
+
+def _card(memory: Memory, episode_id: str) -> MemoryCard:
+    cards = {card.id: card for card in memory.recall(QUESTION, namespace="n", top_k=5)}
+    return cards[episode_id]
+
+
+def _open(path: Path, **settings: object) -> Memory:
+    return Memory.open(settings=Settings(data_dir=path, importance_threshold=0.0, **settings))
+
+
+def test_a_long_turn_scores_its_best_sentence_and_a_short_one_its_whole(tmp_path: Path) -> None:
+    with _open(tmp_path) as memory:
+        long_id, short_id = [
+            r.id for r in memory.store_many(
+                [{"content": LONG, "namespace": "n"}, {"content": "Calvin: I restore old cars.", "namespace": "n"}]
+            )
+        ]  # fmt: skip
+        embed = memory._embedder.embed
+        question = embed([QUESTION])[0]
+        sentences = embed(sentences_to_embed(LONG, memory.settings.sentence_vectors_max))
+        best = max(_cosine(question, s) for s in sentences)
+        whole = _cosine(question, embed([LONG])[0])
+        assert best > whole + 0.1  # the accident is a fifth of the turn
+        assert math.isclose(_vector_score(_card(memory, long_id)), best, abs_tol=1e-4)
+        short = _vector_score(_card(memory, short_id))
+        assert math.isclose(
+            short, _cosine(question, embed(["Calvin: I restore old cars."])[0]), abs_tol=1e-4
+        )
+
+
+def test_without_sentence_vectors_the_long_turn_scores_its_whole(tmp_path: Path) -> None:
+    with _open(tmp_path, sentence_vectors_max=0) as memory:
+        long_id = memory.store_many([{"content": LONG, "namespace": "n"}])[0].id
+        whole = _cosine(memory._embedder.embed([QUESTION])[0], memory._embedder.embed([LONG])[0])
+        assert math.isclose(_vector_score(_card(memory, long_id)), whole, abs_tol=1e-4)
+
+
+def test_a_rebuilt_vector_store_gives_stored_turns_their_sentence_vectors(tmp_path: Path) -> None:
+    """As after an upgrade: turns stored without sentence vectors get them from a rebuild."""
+    with _open(tmp_path, sentence_vectors_max=0) as memory:
+        long_id = memory.store_many([{"content": LONG, "namespace": "n"}])[0].id
+        whole = _vector_score(_card(memory, long_id))
+        settings = memory.settings.model_copy(update={"sentence_vectors_max": 16})
+    assert rebuild_vectors(settings=settings).repaired
+    with Memory.open(settings=settings) as memory:
+        assert _vector_score(_card(memory, long_id)) > whole + 0.1
