@@ -10,6 +10,8 @@ import pytest
 
 from engine import Memory, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
+from engine.ingest import writer as writer_module
+from engine.ingest.batch_texts import batch_texts
 from engine.ingest.writer import Writer
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
@@ -85,16 +87,15 @@ def test_a_failed_write_drops_the_batch_embedding_ahead(
 def test_a_batch_that_fails_before_its_models_fails_in_its_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    prepare = Writer._texts
     calls: list[int] = []
 
-    def failing_on_the_second_batch(self: Writer, requests: list) -> list:  # type: ignore[type-arg]
+    def failing_on_the_second_batch(requests: list, *args: object) -> list:  # type: ignore[type-arg]
         calls.append(len(requests))
         if len(calls) == 2:
             raise ValueError("the redaction pattern broke (simulated)")
-        return prepare(self, requests)
+        return batch_texts(requests, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Writer, "_texts", failing_on_the_second_batch)
+    monkeypatch.setattr(writer_module, "batch_texts", failing_on_the_second_batch)
     with Memory.open(settings=_settings(tmp_path)) as memory:
         with pytest.raises(ValueError, match="simulated"):
             memory.store_many([{"content": text} for text in FIRST + SECOND])

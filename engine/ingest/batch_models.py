@@ -15,6 +15,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from engine.embed import Embedder, SharedBatch
+from engine.ingest.sentences import by_text
 from engine.llm import Extractor, LLMExtraction
 from engine.nlp import RawEntity, find_entities
 
@@ -67,14 +68,11 @@ class BatchModels:
             futures.wait([self._helper])  # never leave the model thread writing into a dead batch
         self._helper.result()  # its failure, if it had one
         rows = self._shared.vectors()
-        vectors, position = rows[: len(self._texts)], len(self._texts)
-        sentence_vectors = []
-        for count in self._sentence_counts:
-            sentence_vectors.append(rows[position : position + count])
-            position += count
+        texts = len(self._texts)
         return ModelOutputs(
-            entities=self._entities, vectors=vectors, sentence_vectors=sentence_vectors, answers=self._answers
-        )
+            entities=self._entities, vectors=rows[:texts], answers=self._answers,
+            sentence_vectors=by_text(rows[texts:], self._sentence_counts),
+        )  # fmt: skip
 
     def abandon(self) -> None:
         """Drop the batch unfinished: the model thread skips it if it has not begun, and is

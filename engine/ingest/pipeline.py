@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from engine.embed import Embedder
 from engine.embed_multilingual import multilingual_vectors
 from engine.ingest.dedup import content_hash
-from engine.ingest.sentences import sentences_to_embed
+from engine.ingest.sentences import by_text, sentences_to_embed
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
     Decision,
@@ -283,16 +283,11 @@ def with_more_vectors(
     found = multilingual_vectors(embedder.multilingual, texts)
     sentences = [sentences_to_embed(text, settings.sentence_vectors_max) for text in texts]
     flat = [sentence for of_text in sentences for sentence in of_text]
-    rows = iter(embedder.embed(flat) if flat else [])
-    out = []
-    for point, vector, of_text in zip(points, found, sentences, strict=True):
-        update: dict[str, object] = {}
-        if vector is not None:
-            update["multilingual"] = vector
-        if of_text:
-            update["sentences"] = [next(rows) for _ in of_text]
-        out.append(point.model_copy(update=update) if update else point)
-    return out
+    grouped = by_text(embedder.embed(flat) if flat else [], [len(s) for s in sentences])
+    return [
+        point.model_copy(update={"multilingual": vector, "sentences": of_text or None})
+        for point, vector, of_text in zip(points, found, grouped, strict=True)
+    ]
 
 
 def _result(item: PlannedEpisode) -> StoreResult:

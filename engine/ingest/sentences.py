@@ -10,10 +10,14 @@ sentence it is, as the turn's vector does.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TypeVar
 
 from engine.embed_multilingual import needs_multilingual
 
-__all__ = ["sentences_to_embed"]
+__all__ = ["by_text", "sentences_to_embed"]
+
+_Row = TypeVar("_Row")
 
 # Ends of English sentences need a space after them ("v2.1", "3.5 km" are not ends); Chinese
 # ones do not.
@@ -25,7 +29,8 @@ _LABEL = re.compile(r"^(?:[^\s:：]{1,40} ){0,2}[^\s:：]{1,40}(?:: |：)")
 def sentences_to_embed(content: str, max_sentences: int) -> list[str]:
     """The sentences of `content` to embed each on its own, each with the content's speaker
     label: none when it has one sentence (its own vector says it), more than `max_sentences`
-    (long content is chunked, and its chunks have theirs) or text the dense model cannot read.
+    (a bound on one episode's vectors; long content's chunks have their own) or text the dense
+    model cannot read.
 
     >>> sentences_to_embed("Calvin: Hi Dave! I had a car accident last Friday. Nobody was hurt.", 8)
     ['Calvin: Hi Dave!', 'Calvin: I had a car accident last Friday.', 'Calvin: Nobody was hurt.']
@@ -43,3 +48,16 @@ def sentences_to_embed(content: str, max_sentences: int) -> list[str]:
     if not 2 <= len(parts) <= max_sentences:
         return []
     return [label + part for part in parts]
+
+
+def by_text(rows: Sequence[_Row], counts: Sequence[int]) -> list[list[_Row]]:
+    """The rows of one flat batch of sentences, back in groups: `counts[i]` for the i-th text.
+
+    >>> by_text(["a1", "a2", "c1"], [2, 0, 1])
+    [['a1', 'a2'], [], ['c1']]
+    """
+    groups, position = [], 0
+    for count in counts:
+        groups.append(list(rows[position : position + count]))
+        position += count
+    return groups

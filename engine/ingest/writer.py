@@ -26,13 +26,12 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 import numpy as np
-from pydantic import BaseModel
 
 from engine.embed import Embedder
 from engine.embed_multilingual import multilingual_vectors
 from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.ingest.batch_models import BatchModels
-from engine.ingest.chunk import chunk_text
+from engine.ingest.batch_texts import BatchText, batch_texts
 from engine.ingest.dedup import Duplicate, content_hash, duplicates_in_batch, near_duplicate
 from engine.ingest.extract import decision_topics, find_decisions, find_numbers, find_todos
 from engine.ingest.importance import score_importance, signals_of
@@ -45,7 +44,7 @@ from engine.ingest.pipeline import (
     prepare,
     source_of,
 )
-from engine.ingest.redact import compile_patterns, redact_request
+from engine.ingest.redact import compile_patterns
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
 from engine.ingest.sentences import sentences_to_embed
 from engine.ingest.supersede import DecisionView, choose_supersessions
@@ -55,7 +54,7 @@ from engine.models import Entity, StoreRequest, StoreResult
 from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
 from engine.stores.base import GraphStore, SparseVector, VectorStore
-from engine.text import canonical_name, count_tokens
+from engine.text import canonical_name
 from engine.working import WorkingItem, WorkingMemory
 
 __all__ = ["Writer"]
@@ -65,30 +64,12 @@ _SHORT_VECTOR_CACHE = 10_000
 _SHORT_TEXT_CHARS = 300
 
 
-class _Text(BaseModel):
-    """One text to embed and extract: a whole request, or one chunk of it."""
-
-    id: str
-    request: StoreRequest
-    request_index: int
-    chunk_index: int | None = None
-    redacted: dict[str, int]
-    entities: list[RawEntity] = []
-    decisions: list[str] = []
-    todos: list[str] = []
-    llm_importance: float | None = None
-    embedding: list[float] = []
-    multilingual: list[float] | None = None
-    sentences: list[list[float]] = []
-    importance: float = 0.0
-
-
 @dataclass
 class _Started:
     """A batch redacted and chunked, its models begun (`models`), or what failed first."""
 
     requests: Sequence[StoreRequest]
-    texts: list[_Text] = field(default_factory=list)
+    texts: list[BatchText] = field(default_factory=list)
     models: BatchModels | None = None
     error: Exception | None = None
 
@@ -163,7 +144,7 @@ class Writer:
                 if started is not None and started.models is not None:
                     started.models.abandon()
 
-    def _commit(self, requests: Sequence[StoreRequest], texts: list[_Text]) -> list[StoreResult]:
+    def _commit(self, requests: Sequence[StoreRequest], texts: list[BatchText]) -> list[StoreResult]:
         now = time.time()
         results: dict[int, StoreResult] = {}
         promoted: list[WorkingItem] = []
@@ -212,30 +193,6 @@ class Writer:
         return vectors
 
     # -- before the lock: redaction, chunking, models -------------------------------------------
-    def _texts(self, requests: Sequence[StoreRequest]) -> list[_Text]:
-        settings = self._settings
-        texts: list[_Text] = []
-        for index, request in enumerate(requests):
-            redacted: dict[str, int] = {}
-            if settings.redact_pii:
-                request, redacted = redact_request(request, self._pii)
-            texts.append(
-                _Text(id=str(uuid.uuid4()), request=request, request_index=index, redacted=redacted)
-            )
-            if count_tokens(request.content) > settings.chunk_max_tokens:
-                chunks = chunk_text(
-                    request.content,
-                    max_tokens=settings.chunk_max_tokens,
-                    min_tokens=settings.chunk_min_tokens,
-                )
-                for position, chunk in enumerate(chunks):
-                    part = request.model_copy(update={"content": chunk, "related_ids": []})
-                    texts.append(
-                        _Text(id=str(uuid.uuid4()), request=part, request_index=index,
-                              chunk_index=position, redacted={})
-                    )  # fmt: skip
-        return texts
-
     def _start(self, requests: Sequence[StoreRequest] | None) -> _Started | None:
         """Redact and chunk a batch, start its embedding and run its NER; None past the last
         batch. A failure here waits for the batch's turn: the batches ahead are still written."""
@@ -243,7 +200,7 @@ class Writer:
             return None
         started = _Started(requests=requests)
         try:
-            started.texts = self._texts(requests)
+            started.texts = batch_texts(requests, self._settings, self._pii)
             contents = [t.request.content for t in started.texts]
             sentences = [sentences_to_embed(c, self._settings.sentence_vectors_max) for c in contents]
             started.models = BatchModels(
@@ -254,7 +211,7 @@ class Writer:
             started.error = exc
         return started
 
-    def _finish(self, started: _Started) -> list[_Text]:
+    def _finish(self, started: _Started) -> list[BatchText]:
         """The batch's texts with what the models found in them."""
         if started.error is not None:
             raise started.error
@@ -285,7 +242,7 @@ class Writer:
 
     # -- under the lock ---------------------------------------------------------------------------
     def _write_locked(
-        self, texts: list[_Text], now: float, results: dict[int, StoreResult], written: list[str]
+        self, texts: list[BatchText], now: float, results: dict[int, StoreResult], written: list[str]
     ) -> list[WorkingItem]:
         """Everything under the lock and the graph transaction; returns the items that go to
         working memory once the transaction has committed."""
@@ -293,7 +250,7 @@ class Writer:
         self._check_related([t.request for t in texts if t.chunk_index is None])
         known = self._known_entities(texts)
         to_working: list[WorkingItem] = []
-        kept: list[_Text] = []
+        kept: list[BatchText] = []
         for text in texts:
             text.importance = self._importance(text, known)
             request = text.request
@@ -358,7 +315,7 @@ class Writer:
             results[index_of[result.id]] = result
         return to_working
 
-    def _importance(self, text: _Text, known: dict[str, dict[str, Entity]]) -> float:
+    def _importance(self, text: BatchText, known: dict[str, dict[str, Entity]]) -> float:
         """Explicit importance, else the LLM's, else the rule-based score."""
         if text.request.importance is not None:
             return text.request.importance
@@ -375,7 +332,7 @@ class Writer:
         )
         return score_importance(signals, self._settings.importance)
 
-    def _known_entities(self, texts: Sequence[_Text]) -> dict[str, dict[str, Entity]]:
+    def _known_entities(self, texts: Sequence[BatchText]) -> dict[str, dict[str, Entity]]:
         """Per namespace, canonical name or alias -> the stored entity it names."""
         wanted: dict[str, set[str]] = {}
         for text in texts:
@@ -391,10 +348,10 @@ class Writer:
             known[namespace] = by_name
         return known
 
-    def _duplicates(self, kept: list[_Text], now: float) -> dict[str, Duplicate]:
+    def _duplicates(self, kept: list[BatchText], now: float) -> dict[str, Duplicate]:
         """Text id -> the episode it repeats: stored (hash, then near) or earlier in the batch."""
         found: dict[str, Duplicate] = {}
-        by_namespace: dict[str, list[_Text]] = {}
+        by_namespace: dict[str, list[BatchText]] = {}
         for text in kept:
             by_namespace.setdefault(text.request.namespace, []).append(text)
         threshold = self._settings.dedup_similarity
@@ -423,7 +380,7 @@ class Writer:
         return found
 
     def _plan(
-        self, texts: list[_Text], known: dict[str, dict[str, Entity]]
+        self, texts: list[BatchText], known: dict[str, dict[str, Entity]]
     ) -> list[PlannedEpisode]:
         resolved = self._resolve(texts, known)
         chunks_of: dict[int, list[str]] = {}
@@ -471,7 +428,7 @@ class Writer:
         return planned
 
     def _resolve(
-        self, texts: list[_Text], known: dict[str, dict[str, Entity]]
+        self, texts: list[BatchText], known: dict[str, dict[str, Entity]]
     ) -> dict[str, dict[str, PlannedEntity]]:
         """Per namespace, canonical name -> the entity it becomes (stored, similar, or new)."""
         names: dict[str, dict[str, str]] = {}  # namespace -> canonical -> type
@@ -567,7 +524,7 @@ class Writer:
             if missing:
                 raise InvalidInput("related_ids", f"no episode {missing[0]!r} in {namespace!r}")
 
-    def _touch(self, kept: list[_Text], duplicates: dict[str, Duplicate], now: float) -> None:
+    def _touch(self, kept: list[BatchText], duplicates: dict[str, Duplicate], now: float) -> None:
         touches: dict[str, list[tuple[str, float, str]]] = {}
         id_of = {t.id: t for t in kept}
         for text_id, duplicate in duplicates.items():
@@ -579,7 +536,7 @@ class Writer:
         for namespace, rows in touches.items():
             self._graph.touch(namespace, rows)
 
-    def _result(self, text: _Text, status: str, of: str | None = None) -> StoreResult:
+    def _result(self, text: BatchText, status: str, of: str | None = None) -> StoreResult:
         return StoreResult.model_validate(
             {
                 "id": of or text.id,
@@ -599,6 +556,6 @@ class Writer:
             pass
 
 
-def _indices(planned: Sequence[PlannedEpisode], texts: Sequence[_Text]) -> list[int]:
+def _indices(planned: Sequence[PlannedEpisode], texts: Sequence[BatchText]) -> list[int]:
     index = {t.id: t.request_index for t in texts}
     return [index[p.id] for p in planned]

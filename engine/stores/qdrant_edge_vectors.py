@@ -2,9 +2,9 @@
 
 One shard per embedding model, named with the model and dimension. Each point holds a dense
 vector ("dense", cosine) and a BM25 sparse vector ("bm25", IDF applied by Qdrant at query time,
-counted over the searched namespace's live points); a point of several sentences also their
-vectors ("sentences", cosine, a multivector scored by its best: MaxSim), and one of CJK text
-one in the multilingual space ("multilingual", cosine), when the shard has these spaces.
+counted over the searched namespace's live points); where the shard has these spaces, its
+dense vector again with its sentences' vectors ("sentences", cosine, a multivector scored by
+its nearest: MaxSim), and for CJK text one in the multilingual space ("multilingual", cosine).
 """
 
 from __future__ import annotations
@@ -335,8 +335,8 @@ def _links_of(schema: Any) -> bool:
 
 
 def _vector_names(directory: Path) -> set[str] | None:
-    """The dense vectors an existing shard was made with; None for a new one (or one whose
-    config cannot be read, which opening it then reports)."""
+    """The dense vectors an existing shard was made with; None for a new one, none at all for
+    one whose config cannot be read (opening it then reports that)."""
     try:
         config = json.loads((directory / "edge_config.json").read_text())
     except (OSError, ValueError):

@@ -4,8 +4,9 @@
 One collection per embedding model, named with the model and dimension, holding the same
 vectors as the embedded store: "dense" (cosine), "bm25" (sparse, IDF applied by Qdrant at
 query time over the searched namespace's live points, which needs Qdrant 1.19 or later) and,
-where the collection has these spaces, "sentences" for content of several (cosine, a
-multivector scored by its best sentence) and "multilingual" for CJK text (cosine). Payload indexes on the
+where the collection has these spaces, "sentences" (each point's dense vector again with its
+sentences' vectors: cosine, a multivector scored by its nearest) and "multilingual" for CJK
+text (cosine). Payload indexes on the
 fields every search filters on. The same class runs on `qdrant-client`'s local mode
 (`QdrantClient(location=":memory:")` or `path=`), which emulates the server's API; the tests
 use it.
