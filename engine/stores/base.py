@@ -352,6 +352,11 @@ class VectorPoint(BaseModel):
     # The dense model's vectors of its sentences, when it has several (engine/ingest/sentences.py).
     sentences: list[list[float]] | None = None
 
+    def sentence_space(self) -> list[list[float]]:
+        """Its multivector in the "sentences" space: its own vector among its sentences', so
+        that one search finds the nearest of them all."""
+        return [list(self.dense), *(list(v) for v in self.sentences or ())]
+
 
 class VectorHit(NamedTuple):
     """A point a search found, and its score. A tuple, not a model: a recall reads ~100,

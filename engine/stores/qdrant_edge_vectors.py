@@ -143,8 +143,7 @@ class QdrantEdgeVectorStore:
             SPARSE: qe.SparseVector(point.sparse.indices, point.sparse.values),
         }
         if SENTENCES in self._spaces:
-            # Its own vector among its sentences': one search finds the nearest of them all.
-            vectors[SENTENCES] = [list(point.dense), *(list(v) for v in point.sentences or ())]
+            vectors[SENTENCES] = point.sentence_space()
         if point.multilingual is not None and MULTILINGUAL in self._spaces:
             vectors[MULTILINGUAL] = list(point.multilingual)
         return vectors

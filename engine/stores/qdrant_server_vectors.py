@@ -120,8 +120,7 @@ class QdrantServerVectorStore:
             SPARSE: qm.SparseVector(indices=point.sparse.indices, values=point.sparse.values),
         }
         if SENTENCES in self._spaces:
-            # Its own vector among its sentences': one search finds the nearest of them all.
-            vectors[SENTENCES] = [list(point.dense), *(list(v) for v in point.sentences or ())]
+            vectors[SENTENCES] = point.sentence_space()
         if point.multilingual is not None and MULTILINGUAL in self._spaces:
             vectors[MULTILINGUAL] = list(point.multilingual)
         return vectors
