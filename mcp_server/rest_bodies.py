@@ -20,6 +20,15 @@ class EpisodeInput(models.EpisodeInput):
     __doc__ = models.EpisodeInput.__doc__
     model_config = ConfigDict(strict=True)
 
+    @field_validator("related_ids", "metadata", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        """The document calls these an array and an object: null is neither (the engine's
+        own validators, which run after this one, let a Python caller pass None)."""
+        if value is None:
+            raise ValueError("must not be null: leave it out instead")
+        return value
+
 
 class RecallQuery(models.RecallQuery):
     __doc__ = models.RecallQuery.__doc__

@@ -110,6 +110,10 @@ def test_errors_are_problems_naming_the_field_and_store_nothing(server: str) -> 
         ("POST", "/recall", {"query": "x", "top_k": "5"}, 400, "top_k"),
         ("POST", "/episodes", {"content": "ok", "metadata": {}, "related_ids": "abc"}, 400,
          "related_ids"),
+        # The document's array and object: null is neither (a Python caller may pass None).
+        ("POST", "/episodes", {"content": "ok", "related_ids": None}, 400, "related_ids"),
+        ("POST", "/episodes/batch", {"items": [{"content": "ok", "metadata": None}]}, 400,
+         "items[0].metadata"),
         ("POST", "/reflect", {"force": "t"}, 400, "force"),
         ("GET", "/episodes?offset=1000000001", None, 400, "offset"),
         ("POST", "/cypher", {"query": "MATCH (n) RETURN n"}, 400, "cypher"),
