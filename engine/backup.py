@@ -6,16 +6,19 @@ Line 1 is a header (format, schema version, embedding model). Then one line per 
 episodes, and, when asked, `{"kind": "vector", "record": {"id", "dense"}}`. Records hold ids and
 plain values only, so any backend can write them back. Importing needs an empty memory; without
 embeddings in the file, the points are re-embedded with the same model.
+
+Both take `namespaces`, so that an operator can hand one tenant its own data: an export of
+some namespaces holds only their nodes, the relationships between them (relationships never
+cross namespaces), their archive and their vectors; an import of some namespaces reads only
+their records and needs only those namespaces to be empty.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel
 
 from engine.embed import Embedder
 from engine.errors import InvalidInput
@@ -24,18 +27,12 @@ from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import rekey
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
+from engine.views import BackupSummary
 from graph_schema import SCHEMA_VERSION
 
 __all__ = ["BackupSummary", "export_memory", "import_memory"]
 
 FORMAT = "hindsight-export/1"
-
-
-class BackupSummary(BaseModel):
-    nodes: int
-    relationships: int
-    archived: int
-    vectors: int
 
 
 def export_memory(
@@ -46,11 +43,13 @@ def export_memory(
     *,
     model: str,
     with_embeddings: bool,
+    namespaces: Collection[str] | None = None,
 ) -> BackupSummary:
-    records = graph.export_records()
+    """Write the memory, or the `namespaces` named (None: every one), to `path`."""
+    records = within(graph.export_records(), namespaces)
     episodes = [r["id"] for kind, r in records if kind == "Episode"]
-    namespaces = sorted({r["namespace"] for kind, r in records if kind == "Episode"})
-    archived = [rec for ns in namespaces for rec in archive.records(ns)]
+    found = {r["namespace"] for kind, r in records if kind == "Episode"}
+    archived = [rec for ns in sorted(found | set(namespaces or ())) for rec in archive.records(ns)]
     dense = vectors.dense(episodes) if with_embeddings else {}
     scratch = path.with_suffix(path.suffix + ".tmp")
     with scratch.open("w", encoding="utf-8") as out:
@@ -64,12 +63,25 @@ def export_memory(
         for episode_id, vector in dense.items():
             out.write(json.dumps({"kind": "vector", "record": {"id": episode_id, "dense": vector}}) + "\n")
     scratch.replace(path)
-    return BackupSummary(
-        nodes=sum(not k.startswith("rel:") for k, _ in records),
-        relationships=sum(k.startswith("rel:") for k, _ in records),
-        archived=len(archived),
-        vectors=len(dense),
-    )
+    kinds = [kind for kind, _ in records] + ["archive"] * len(archived) + ["vector"] * len(dense)
+    return BackupSummary.of_kinds(kinds)
+
+
+def within(
+    records: Sequence[tuple[str, dict[str, Any]]], namespaces: Collection[str] | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """The records of `namespaces` (all of them when None): their nodes, and the
+    relationships that start at one of those nodes.
+
+    >>> within([("Entity", {"id": "a", "namespace": "x"}), ("Entity", {"id": "b", "namespace": "y"}),
+    ...         ("rel:FACT", {"src": "a", "dst": "a"}), ("rel:FACT", {"src": "b", "dst": "b"})], {"x"})
+    [('Entity', {'id': 'a', 'namespace': 'x'}), ('rel:FACT', {'src': 'a', 'dst': 'a'})]
+    """
+    if namespaces is None:
+        return list(records)
+    kept = {r["id"] for kind, r in records if not kind.startswith("rel:") and r.get("namespace") in namespaces}
+    return [(kind, r) for kind, r in records
+            if (r.get("src") if kind.startswith("rel:") else r.get("id")) in kept]  # fmt: skip
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
@@ -92,10 +104,15 @@ def import_memory(
     path: Path,
     *,
     settings: Settings,
+    namespaces: Collection[str] | None = None,
 ) -> BackupSummary:
-    """Load an export into this (empty) memory: graph, archive, then the vector mirror."""
-    if graph.episode_states():
+    """Load an export, or the `namespaces` of it named (None: all), into this memory: graph,
+    archive, then the vector mirror. The memory, or those namespaces of it, must be empty."""
+    held = {namespace for namespace, _ in graph.episode_states().values()}
+    if namespaces is None and held:
         raise InvalidInput("file", "import needs an empty memory; this one holds episodes")
+    if namespaces is not None and held & set(namespaces):
+        raise InvalidInput("namespaces", f"import needs them empty; {sorted(held & set(namespaces))[0]} holds episodes")
     records: list[tuple[str, dict[str, Any]]] = []
     archived: list[ArchiveRecord] = []
     dense: dict[str, list[float]] = {}
@@ -115,6 +132,9 @@ def import_memory(
         raise InvalidInput("file", f"not a {FORMAT} file")
     if header.get("model") != embedder.name:
         dense = {}  # vectors of another model are useless here: re-embed
+    records = within(records, namespaces)
+    if namespaces is not None:
+        archived = [cold for cold in archived if cold.episode.namespace in namespaces]
     graph.import_records(records)
     for cold in archived:
         archive.append(cold.episode.namespace, [cold])

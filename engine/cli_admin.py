@@ -190,15 +190,24 @@ def info(data_dir: DataDir = None, as_json: AsJson = False) -> None:
         console.print(f"  not installed: {', '.join(missing)}")
 
 
+# Repeatable: `--namespace a --namespace b`; none means every namespace.
+Namespaces = Annotated[
+    list[str] | None,
+    typer.Option("--namespace", help="Only this namespace (repeat the option for more)."),
+]
+
+
 def export(
     file: Annotated[Path, typer.Argument(help="Where to write the JSON Lines export.")],
     with_embeddings: Annotated[bool, typer.Option(help="Include the dense vectors.")] = False,
+    namespace: Namespaces = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
-    """Export every namespace (and the archive) as portable JSON Lines."""
+    """Export every namespace, or those named by --namespace, with their archive, as
+    portable JSON Lines."""
     with open_memory(data_dir) as memory:
-        summary = memory.export(file, with_embeddings=with_embeddings)
+        summary = memory.export(file, with_embeddings=with_embeddings, namespaces=namespace)
     if as_json:
         print_json(summary)
     else:
@@ -208,14 +217,16 @@ def export(
 
 def import_(
     file: Annotated[Path, typer.Argument(help="A file written by `hindsight export`.")],
+    namespace: Namespaces = None,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
-    """Import an export into an empty memory."""
+    """Import an export into an empty memory, or only the namespaces named by --namespace
+    into a memory where they are empty."""
     if not file.exists():
         fail(f"file: {file} does not exist", 2)
     with open_memory(data_dir) as memory:
-        summary = memory.import_(file)
+        summary = memory.import_(file, namespaces=namespace)
     if as_json:
         print_json(summary)
     else:

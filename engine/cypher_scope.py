@@ -12,7 +12,8 @@ shortestPath. A pattern is *scoped* when one of its nodes is
 Relationships never cross namespaces, so every node of a scoped pattern is in the namespace.
 Nodes inside a quantified path count as reached, never as the pin. Anything else is refused
 with the reason: a pattern not scoped, a clause that is not a read (writes, USE, LOAD CSV,
-administration commands), a procedure other than the schema ones (the full-text index is
+administration commands), a procedure inside a query (the schema ones are answered alone, from hindsight's own
+schema; any other is refused, and the full-text index is
 refused: its scores and the order of its rows count the words of every namespace, so they
 tell whether another namespace holds a word), another parameter compared with `namespace`,
 and what the grammar cannot parse. Strict on purpose: a variable re-bound by UNWIND or an expression
@@ -259,20 +260,17 @@ class _Checker:
         return set()
 
     def callClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
-        """Only the schema procedures: their rows describe labels and types, no namespace."""
+        """No procedure inside a query: a schema procedure is answered alone, from
+        hindsight's schema (`engine.schema_procedures`), since the database's own answer
+        describes every namespace."""
         name_context = _first(clause, "procedureName")
         name = name_context.getText().replace("`", "").lower() if name_context else ""
-        if name not in READ_ONLY_PROCEDURES:
-            self.refuse(f"CALL {name} is not an allowed procedure (allowed: "
+        if name in READ_ONLY_PROCEDURES:
+            self.refuse(f"CALL {name} must be called alone (e.g. CALL {name}() YIELD ...): "
+                        "it is answered from hindsight's schema, not inside a query")  # fmt: skip
+        else:
+            self.refuse(f"CALL {name} is not an allowed procedure (allowed alone: "
                         f"{', '.join(sorted(READ_ONLY_PROCEDURES))})")  # fmt: skip
-        for argument in _all(clause, "procedureArgument"):
-            self.expression(argument, scoped)
-        for item in _all(clause, "procedureResultItem"):
-            alias = _first(item, "variable") or _first(item, "symbolicNameString") or item
-            scoped.discard(_variable_name(alias.getText()))
-        where = _first(clause, "whereClause")
-        if where is not None:
-            self.expression(where, scoped)
         return set()
 
     def subqueryClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:

@@ -6,6 +6,7 @@ Reads only, through the `GraphStore` protocol. `Memory.explain` and `Memory.enti
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
 from engine.models import Entity, Episode, from_epoch
@@ -104,16 +105,21 @@ def one_entity(graph: GraphStore, namespace: str, name: str) -> Entity:
     return max(found, key=lambda e: e.mention_count)
 
 
-def store_health(graph: GraphStore, vectors: VectorStore, backend: str) -> Health:
-    """Whether both stores answer, with their counts; never raises."""
+def store_health(
+    graph: GraphStore, vectors: VectorStore, backend: str, namespaces: Sequence[str] | None = None
+) -> Health:
+    """Whether both stores answer, with their counts over `namespaces` (None: all of them);
+    never raises."""
+    scopes: Sequence[str | None] = [None] if namespaces is None else namespaces
     episodes = points = None
     problems = []
     try:
-        episodes = graph.stats(None, time.time()).episodes
+        now = time.time()
+        episodes = sum(graph.stats(namespace, now).episodes for namespace in scopes)
     except StoreUnavailable as exc:
         problems.append(str(exc))
     try:
-        points = vectors.count(None)
+        points = sum(vectors.count(namespace) for namespace in scopes)
     except StoreUnavailable as exc:
         problems.append(str(exc))
     return Health(

@@ -48,6 +48,7 @@ from engine.recall.pipeline import card_order, query_models, run_recall, within_
 from engine.recall.working import working_cards
 from engine.reflect.run import failed_task_namespaces
 from engine.remote import RemoteMemory
+from engine.schema_procedures import answer_schema_call, starts_with_schema_call
 from engine.settings import Settings, settings_at
 from engine.stores import GraphStore, VectorStore, open_stores
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
@@ -444,7 +445,10 @@ class Memory(Lifecycle):
     ) -> CypherResult:
         """Run a read-only Cypher query for analysis; `$namespace` is bound to `namespace`.
 
-        The query must filter on `$namespace` (a CALL of a schema procedure needs not): every
+        A schema procedure called alone (`CALL db.labels()`, `db.relationshipTypes`,
+        `db.propertyKeys`, `db.schema.visualization`, Ladybug's `show_tables`, `table_info`,
+        `show_connection`) is answered from hindsight's schema, the same in every namespace
+        and on every backend. Any other query must filter on `$namespace`: every
         pattern of every clause and subquery must be tied to it (`engine.cypher_scope`, on
         Neo4j's Cypher grammar), so that no count, EXISTS or property of another namespace
         leaks; and every node it returns must belong to that namespace or the shared one.
@@ -462,9 +466,11 @@ class Memory(Lifecycle):
         self._scope(namespace)
         statement = check_read_only(query)
         bound = bind_params(params)
+        if starts_with_schema_call(statement):
+            return answer_schema_call(statement)
         if references_parameter(statement, "namespace"):
             bound["namespace"] = namespace
-        elif not statement.lstrip().upper().startswith("CALL"):
+        else:
             raise InvalidInput(
                 "cypher", "must filter on $namespace, e.g. WHERE n.namespace = $namespace"
             )
@@ -485,10 +491,8 @@ class Memory(Lifecycle):
         readable = {namespace, self.settings.shared_namespace}
         foreign = foreign_namespaces(rows.rows, readable)
         if foreign:
-            raise InvalidInput(
-                "cypher",
-                f"returned nodes of namespace {sorted(foreign)[0]!r}; filter every matched "
-                "node on $namespace",
+            raise InvalidInput(  # never names the namespace: that would tell it exists
+                "cypher", "returned nodes of another namespace; filter every matched node on $namespace"
             )
         return CypherResult(columns=rows.columns, rows=rows.rows, truncated=rows.truncated)
 
@@ -547,9 +551,10 @@ class Memory(Lifecycle):
         self._scope(namespace)
         return self._writer.promote(self._writer.working.drain(namespace, session_id))
 
-    def health(self) -> Health:
-        """Whether both stores answer, with their counts; never raises."""
-        return store_health(self._graph, self._vectors, self.settings.backend)
+    def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
+        """Whether both stores answer, with their counts over `namespaces` (None: every
+        namespace); never raises."""
+        return store_health(self._graph, self._vectors, self.settings.backend, namespaces)
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:

@@ -8,7 +8,7 @@ concern (`forget` sits with `restore` and `purge`). Every method is a thin call 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from engine.audit import AuditEntry, AuditLog, acting_as
@@ -228,19 +228,35 @@ class Lifecycle:
                       + report.wrong_payloads, "doctor --repair")  # fmt: skip
         return report
 
-    def export(self, path: str | Path, *, with_embeddings: bool = False) -> BackupSummary:
-        """Write the whole memory (every namespace, the archive too) as JSON Lines."""
+    def export(
+        self, path: str | Path, *, with_embeddings: bool = False,
+        namespaces: Iterable[str] | None = None,
+    ) -> BackupSummary:  # fmt: skip
+        """Write the memory as JSON Lines: every namespace, or only `namespaces` (their
+        episodes, entities, facts, archive and vectors), so a tenant can be handed its own.
+
+        Raises:
+            InvalidInput: a name in `namespaces` is not a namespace name.
+        """
         self._check_open()
+        chosen = _namespaces(namespaces)
         with self._writer.lock:
             return export_memory(self._graph, self._vectors, self._archive, Path(path),
-                                 model=self._embedder.name, with_embeddings=with_embeddings)  # fmt: skip
+                                 model=self._embedder.name, with_embeddings=with_embeddings,
+                                 namespaces=chosen)  # fmt: skip
 
-    def import_(self, path: str | Path) -> BackupSummary:
-        """Load an export into this memory, which must be empty."""
+    def import_(self, path: str | Path, *, namespaces: Iterable[str] | None = None) -> BackupSummary:
+        """Load an export, or only its `namespaces`, into this memory; the memory (or those
+        namespaces of it) must be empty.
+
+        Raises:
+            InvalidInput: the file is no export, or the memory or a namespace is not empty.
+        """
         self._check_open()
+        chosen = _namespaces(namespaces)
         with self._writer.lock:
             summary = import_memory(self._graph, self._vectors, self._embedder, self._archive,
-                                    Path(path), settings=self.settings)  # fmt: skip
+                                    Path(path), settings=self.settings, namespaces=chosen)  # fmt: skip
         self._log("import", None, [], f"{summary.nodes} nodes from {path}")
         return summary
 
@@ -280,3 +296,20 @@ class Lifecycle:
             updated = self._graph.add_alias(namespace, target.id, canonical)
         self._log("add_alias", namespace, [target.id], canonical)
         return updated
+
+
+def _namespaces(names: Iterable[str] | None) -> frozenset[str] | None:
+    """Validated namespace names, or None for every namespace."""
+    if names is None:
+        return None
+    if isinstance(names, str):
+        raise InvalidInput("namespaces", "must be a list of namespace names, not one string")
+    chosen = set()
+    for name in names:
+        try:
+            chosen.add(check_namespace(name))
+        except ValueError as exc:
+            raise InvalidInput("namespaces", str(exc)) from None
+    if not chosen:
+        raise InvalidInput("namespaces", "must name at least one namespace")
+    return frozenset(chosen)

@@ -13,8 +13,10 @@ defaults to the one given to `connect` instead of "default".
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -41,7 +43,14 @@ from engine.models import (
     StoreResult,
     invalid_input,
 )
-from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health, ReflectionSummary
+from engine.views import (
+    BackupSummary,
+    CypherResult,
+    EntityProfile,
+    EpisodeExplanation,
+    Health,
+    ReflectionSummary,
+)
 
 __all__ = ["RemoteMemory"]
 
@@ -242,6 +251,37 @@ class RemoteMemory:
         path = "/v1/audit" if namespace is None else self._at(namespace, "audit")
         return self._call("GET", path, _AUDIT,
                           params={"limit": limit})  # fmt: skip
+
+    def export(
+        self, path: str | Path, *, with_embeddings: bool = False,
+        namespaces: Iterable[str] | None = None,
+    ) -> BackupSummary:  # fmt: skip
+        """`Memory.export` on the server, written to `path` here: the namespaces named, or
+        every one the token may use."""
+        if isinstance(namespaces, str):
+            raise InvalidInput("namespaces", "must be a list of namespace names, not one string")
+        params: dict[str, Any] = {"with_embeddings": with_embeddings}
+        if namespaces is not None:
+            params["namespace"] = list(namespaces)
+        target = Path(path)
+        scratch = target.with_suffix(target.suffix + ".tmp")
+        kinds: builtins.list[str] = []
+        try:
+            with self._client.stream("GET", "/v1/export", params=params) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise _error(response)
+                with scratch.open("wb") as out:
+                    for line in response.iter_lines():
+                        if line.strip():
+                            out.write(line.encode("utf-8") + b"\n")
+                            kinds.append(str(json.loads(line)["kind"]))
+            scratch.replace(target)
+        except httpx.HTTPError as exc:
+            raise StoreUnavailable(f"hindsight server unreachable: {exc}") from exc
+        finally:
+            scratch.unlink(missing_ok=True)  # gone already when the export was written
+        return BackupSummary.of_kinds(kinds)
 
     def namespaces(self) -> builtins.list[str]:
         """The namespaces holding episodes, of those the token may use."""

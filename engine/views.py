@@ -6,6 +6,8 @@ share; they hold no behaviour.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -14,6 +16,7 @@ from pydantic import BaseModel, Field
 from engine.models import Decision, Entity, Episode
 
 __all__ = [
+    "BackupSummary",
     "CypherResult",
     "EntityProfile",
     "EpisodeExplanation",
@@ -111,3 +114,24 @@ class Health(BaseModel):
     episodes: int | None = None
     vector_points: int | None = None
     detail: str | None = None
+
+
+class BackupSummary(BaseModel):
+    """What an export wrote or an import read."""
+
+    nodes: int
+    relationships: int
+    archived: int
+    vectors: int
+
+    @classmethod
+    def of_kinds(cls, kinds: Iterable[str]) -> BackupSummary:
+        """The counts of an export's lines, given the `kind` of each (the header's too).
+
+        >>> BackupSummary.of_kinds(["header", "Episode", "rel:MENTIONS", "Entity", "vector"])
+        BackupSummary(nodes=2, relationships=1, archived=0, vectors=1)
+        """
+        tally = Counter(kind if kind in ("header", "archive", "vector") else
+                        "rel" if kind.startswith("rel:") else "node" for kind in kinds)  # fmt: skip
+        return cls(nodes=tally["node"], relationships=tally["rel"], archived=tally["archive"],
+                   vectors=tally["vector"])  # fmt: skip

@@ -7,10 +7,16 @@ The namespace is part of every path; `mcp_server.auth` has checked the token may
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Path, Query, Request
+from fastapi import APIRouter, Body, Query, Request
+from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.background import BackgroundTask
+from starlette.responses import FileResponse
 
 from engine import Memory
 from engine.audit import AuditEntry
@@ -30,13 +36,15 @@ from mcp_server.auth import grant_of
 from mcp_server.rest_bodies import EpisodeInput
 from mcp_server.rest_bodies import RecallQuery as RecallBody
 
-__all__ = ["CypherQuery", "ReflectOptions", "StoreMany", "rest_router"]
+__all__ = ["EXPORT_MEDIA_TYPE", "CypherQuery", "ExportQuery", "ReflectOptions", "StoreMany", "rest_router"]
+
+EXPORT_MEDIA_TYPE = "application/jsonl"
 
 NamespacePath = Annotated[
     str,
-    Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$", description="Whose memory"),
+    PathParam(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$", description="Whose memory"),
 ]
-EpisodeId = Annotated[str, Path(min_length=1, max_length=128, description="An episode id")]
+EpisodeId = Annotated[str, PathParam(min_length=1, max_length=128, description="An episode id")]
 
 
 class StoreMany(BaseModel):
@@ -82,6 +90,16 @@ class AuditQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     limit: int = Field(100, ge=1, le=10_000)
+
+
+class ExportQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    namespace: list[str] | None = Field(
+        None, description="Only these namespaces (repeat the parameter); default: every one "
+        "the token may use",
+    )  # fmt: skip
+    with_embeddings: bool = Field(False, description="Include the dense vectors")
 
 
 def _every_namespace(request: Request) -> None:
@@ -151,7 +169,7 @@ def rest_router(memory: Memory) -> APIRouter:
     @router.get("/namespaces/{namespace}/entities/{name}", tags=["graph"], operation_id="entity")
     def entity(
         namespace: NamespacePath,
-        name: Annotated[str, Path(min_length=1, max_length=512, pattern=NOT_BLANK_PATTERN)],
+        name: Annotated[str, PathParam(min_length=1, max_length=512, pattern=NOT_BLANK_PATTERN)],
         query: Annotated[EntityQuery, Query()],
     ) -> EntityProfile:
         """An entity by name or alias: its facts, decisions and latest episodes."""
@@ -175,7 +193,7 @@ def rest_router(memory: Memory) -> APIRouter:
     )  # fmt: skip
     def end_session(
         namespace: NamespacePath,
-        session_id: Annotated[str, Path(pattern=SESSION_PATTERN)],
+        session_id: Annotated[str, PathParam(pattern=SESSION_PATTERN)],
     ) -> list[StoreResult]:
         """Close a session's working memory: what is worth keeping becomes episodes."""
         return memory.end_session(session_id, namespace=namespace)
@@ -207,5 +225,21 @@ def rest_router(memory: Memory) -> APIRouter:
         """The latest changes of state in every namespace (needs a token for all)."""
         _every_namespace(request)
         return memory.audit(limit=query.limit)
+
+    @router.get("/export", tags=["admin"], operation_id="export",
+                response_class=FileResponse,
+                responses={200: {"content": {EXPORT_MEDIA_TYPE: {}},
+                                 "description": "The export as JSON Lines (`hindsight import` reads it)"}})  # fmt: skip
+    def export(request: Request, query: Annotated[ExportQuery, Query()]) -> FileResponse:
+        """The memory of this token's namespaces as JSON Lines: the named ones, or by default
+        every one it may use (the whole store for a token of every namespace)."""
+        grant = grant_of(request)
+        named = query.namespace if query.namespace is not None else grant.namespaces
+        if named is not None and not all(grant.allows(name) for name in named):
+            raise AccessDenied("this token may not use that namespace")
+        scratch = Path(tempfile.mkdtemp(prefix="hindsight-export-")) / "export.jsonl"
+        memory.export(scratch, with_embeddings=query.with_embeddings, namespaces=named)
+        return FileResponse(scratch, media_type=EXPORT_MEDIA_TYPE, filename="hindsight-export.jsonl",
+                            background=BackgroundTask(shutil.rmtree, scratch.parent))  # fmt: skip
 
     return router

@@ -29,7 +29,7 @@ from engine.models import check_namespace
 from engine.settings import Settings
 from engine.views import Health
 from mcp_server.auth import TokenAuth
-from mcp_server.namespaces import namespace_from_request
+from mcp_server.namespaces import NamespaceParameters, namespace_from_request
 from mcp_server.openapi import install_openapi
 from mcp_server.problems import install_handlers
 from mcp_server.rest import rest_router
@@ -87,14 +87,20 @@ def http_app(server: MCPServer, memory: Memory, settings: Settings,
 
     @app.get(HEALTH_PATH, tags=["admin"], operation_id="health",
              responses={503: {"model": Health, "description": "A store does not answer"}})  # fmt: skip
-    async def health() -> Response:
-        """Whether both stores answer, with their counts (open without a token)."""
-        report = await anyio.to_thread.run_sync(memory.health)
+    async def health(request: Request) -> Response:
+        """Whether the service and both stores are up (open without a token). The counts of
+        episodes and points, and what failed, only for a token, over its own namespaces."""
+        grant = scopes.grant(request.headers.get("authorization", "").encode()) if scopes.enabled else None
+        namespaces = None if grant is None or grant.namespaces is None else sorted(grant.namespaces)
+        report = await anyio.to_thread.run_sync(lambda: memory.health(namespaces=namespaces))
+        if scopes.enabled and grant is None:  # no token: nothing about what is stored
+            report = report.model_copy(update={"episodes": None, "vector_points": None, "detail": None})
         return JSONResponse(report.model_dump(), status_code=200 if report.status == "ok" else 503)
 
     app.include_router(rest_router(memory))
     app.router.routes.append(_McpMount("/", app=mcp_app))
-    return TokenAuth(app, scopes, default_namespace) if scopes.enabled else app
+    guarded = TokenAuth(app, scopes, default_namespace) if scopes.enabled else app
+    return NamespaceParameters(guarded)
 
 
 def run(

@@ -169,6 +169,10 @@ def test_lifecycle_commands(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["vectors"] == 2
     code, _, err = run("import", str(dump), "--data-dir", str(tmp_path / "copy"))
     assert code == 2 and "empty" in err
+    code, out, _ = run("export", str(dump), "--namespace", "nobody", "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["nodes"] == 0
+    code, _, err = run("export", str(dump), "--namespace", "no such!", "--data-dir", data)
+    assert code == 2 and "namespaces" in err
     code, out, _ = run("archive", "list", "--data-dir", data, "--json")
     assert code == 0 and json.loads(out) == []
     code, out, _ = run("maintain", "--data-dir", data, "--json")

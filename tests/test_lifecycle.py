@@ -173,6 +173,38 @@ def test_export_import_round_trip(tmp_path: Path, settings: Settings, with_embed
             target.import_(dump)  # not empty any more
 
 
+def test_an_export_of_one_namespace_holds_nothing_of_another(tmp_path: Path, settings: Settings) -> None:
+    """What an operator hands tenant A: A's episodes, entities, facts, archive and vectors,
+    and not one byte of B's; importing it gives A's memory back beside another tenant's."""
+    dump = tmp_path / "a.jsonl"
+    with Memory.open(settings=settings) as source:
+        for text in ("Atlas uses Postgres for orders.", "Dana works at Acme since March."):
+            source.store(text, namespace="a", importance="high", session_id="s1")
+        source.store("Kestrel's secret launch code is ZEBRA-7731.", namespace="b", importance="high")
+        source.store("Mallory works at Initech.", namespace="b", importance="high")
+        source.reflect(namespace="a")
+        source.reflect(namespace="b")
+        expected = [c.id for c in source.recall("Which database does Atlas use?", namespace="a")]
+        stats = source.stats(namespace="a")
+        summary = source.export(dump, namespaces=["a"], with_embeddings=True)
+        with pytest.raises(InvalidInput, match="namespaces"):
+            source.export(tmp_path / "x.jsonl", namespaces=["not a namespace!"])
+        with pytest.raises(InvalidInput, match="namespaces"):
+            source.export(tmp_path / "x.jsonl", namespaces="a")
+    text = dump.read_text()
+    assert "ZEBRA" not in text and "Mallory" not in text and "Initech" not in text
+    assert '"namespace": "b"' not in text and summary.vectors == 2 and summary.relationships > 0
+    target_settings = settings.model_copy(update={"data_dir": tmp_path / "copy"})
+    with Memory.open(settings=target_settings) as target:
+        target.store("Team C keeps its own notes.", namespace="c", importance="high")
+        target.import_(dump, namespaces=["a"])  # only A need be empty
+        assert target.stats(namespace="a") == stats
+        assert [c.id for c in target.recall("Which database does Atlas use?", namespace="a")] == expected
+        assert target.namespaces() == ["a", "c"]
+        with pytest.raises(InvalidInput, match="namespaces"):
+            target.import_(dump, namespaces=["a"])  # A holds episodes now
+
+
 def test_recall_records_access_and_keeps_accessed_memories(settings: Settings) -> None:
     # Stale after a second: maintain() runs within it of the recall even on a loaded machine.
     stale_after = 1.0

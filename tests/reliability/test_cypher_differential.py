@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from engine import Memory
 from engine.errors import HindsightError, InvalidInput, ReadOnlyViolation
+from graph_schema import NODES, RELATIONSHIPS
 from tests.backends import BACKENDS, open_settings
 
 SECRET = "ZEBRA-7731"
@@ -148,7 +149,23 @@ CORPUS: list[tuple[str, dict[str, Any], str]] = [
     ("MATCH (e:Episode) WHERE e.namespace = $namespace AND e.namespace IN [$namespace, $other] "
      "RETURN count(e) AS c", {"other": "b1"}, REFUSE),
     ("CALL db.labels() YIELD label WITH label MATCH (n) RETURN count(n) AS c", {}, REFUSE),
+    # A schema procedure inside a query would be the database's answer: refused.
+    ("CALL db.propertyKeys() YIELD propertyKey WHERE propertyKey STARTS WITH 'd' "
+     "RETURN propertyKey", {}, REFUSE),
+    ("MATCH (e:Episode) WHERE e.namespace = $namespace CALL db.labels() YIELD label "
+     "RETURN DISTINCT label", {}, REFUSE),
+    ("CALL { CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType } "
+     "RETURN relationshipType", {}, REFUSE),
 ]
+
+# Every schema procedure the scope check allows, called alone as an analyst would.
+SCHEMA_CALLS = [
+    "CALL db.labels()", "CALL db.labels() YIELD label", "call DB.LABELS() yield *",
+    "CALL db.relationshipTypes()", "CALL db.propertyKeys() YIELD propertyKey",
+    "CALL db.schema.visualization()", "CALL db.schema.visualization() YIELD relationships",
+    "CALL show_tables() RETURN *", "CALL table_info('Episode') RETURN *",
+    "CALL table_info('FACT') RETURN *", "CALL show_connection('MENTIONS') RETURN *",
+]  # fmt: skip
 
 
 def _outcome(memory: Memory, query: str, params: dict[str, Any]) -> tuple[str, Any]:
@@ -173,6 +190,18 @@ class _Other:
         for text in (f"We decided to use Oracle for Atlas, code {SECRET}.",
                      f"Dana owns the Atlas secret plan {SECRET}; Mallory attended it."):  # fmt: skip
             self.memory.store(text, namespace=namespace, session_id="b-s", importance=0.9)
+        return namespace
+
+    def write_everything(self) -> str:
+        """Write B, then do to it all that adds properties or types to a database's schema:
+        an expiry, a forgotten episode, a reflection that writes facts."""
+        namespace = self.write()
+        expiring = self.memory.store(f"Mallory's {SECRET} badge expires soon.", namespace=namespace,
+                                     importance=0.9, expires_at="2099-01-01T00:00:00Z")  # fmt: skip
+        self.memory.forget(expiring.id, namespace=namespace)
+        self.memory.store("I love hiking and I work at Initech.", namespace=namespace,
+                          session_id="b-s", role="user", importance=0.9)  # fmt: skip
+        self.memory.reflect(namespace=namespace, force=True)
         return namespace
 
 
@@ -295,6 +324,29 @@ def test_generated_queries_answer_the_same_with_or_without_another_namespace(
     world: tuple[Memory, _Other], query: str
 ) -> None:
     _differs(world, query, {"other": "b1"})
+
+
+def test_schema_procedures_answer_from_hindsights_schema_whatever_another_namespace_does(
+    world: tuple[Memory, _Other],
+) -> None:
+    """`db.propertyKeys()` on the database gains `deleted_at` when any namespace forgets and
+    `db.schema.visualization()` gains FACT when any reflects: the answers come from
+    `graph_schema` instead, identical before and after B does all of that, on every backend."""
+    memory, other = world
+    before = {call: _outcome(memory, call, {}) for call in SCHEMA_CALLS}
+    other.write_everything()
+    after = {call: _outcome(memory, call, {}) for call in SCHEMA_CALLS}
+    assert before == after
+    assert all(kind == "rows" for kind, _ in before.values()), before
+    assert before["CALL db.labels() YIELD label"][1] == [[node.label] for node in NODES]
+    keys = {row[0] for row in before["CALL db.propertyKeys() YIELD propertyKey"][1]}
+    assert keys == {name for t in (*NODES, *RELATIONSHIPS) for name, _ in t.properties}
+    assert before["CALL db.labels()"] == before["call DB.LABELS() yield *"]
+    # The same rows on every backend: they depend on nothing but graph_schema.
+    assert before == _SCHEMA_ANSWERS.setdefault("first backend", before)
+
+
+_SCHEMA_ANSWERS: dict[str, dict[str, tuple[str, Any]]] = {}
 
 
 def test_the_saved_queries_are_answered_the_same(world: tuple[Memory, _Other]) -> None:
