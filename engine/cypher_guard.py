@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import InvalidInput, ReadOnlyViolation
+from engine.models import check_json_tree, is_unicode_text
 from engine.schema_procedures import SCHEMA_PROCEDURES
 
 __all__ = [
@@ -70,6 +71,8 @@ def check_read_only(query: str) -> str:
     """
     if not isinstance(query, str) or not query.strip():
         raise ReadOnlyViolation("query_graph needs a non-empty Cypher statement")
+    if not is_unicode_text(query):
+        raise InvalidInput("cypher", "holds a lone surrogate: it is not valid Unicode text")
     visible = _COMMENTS_AND_LITERALS.sub(" ", query)
     for match in _COMMENTS_AND_LITERALS.finditer(query):
         if match.lastgroup != "line" and not match.group(match.lastgroup or 0):
@@ -117,9 +120,10 @@ def bind_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
         if name == "namespace":
             raise InvalidInput("params.namespace", "is bound by hindsight to the caller's namespace")
         try:
+            check_json_tree(value)
             json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError):
-            raise InvalidInput(f"params.{name}", "must be a JSON value") from None
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(f"params.{name}", f"must be a JSON value ({exc})") from None
         bound[name] = value
     return bound
 

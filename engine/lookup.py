@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
-from engine.models import Entity, Episode, from_epoch
+from engine.models import Entity, Episode, from_epoch, is_unicode_text
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
 from engine.text import canonical_name
@@ -97,7 +97,7 @@ def one_entity(graph: GraphStore, namespace: str, name: str) -> Entity:
     Raises:
         InvalidInput: the name is empty. NotFound: no entity has it.
     """
-    if not isinstance(name, str) or not canonical_name(name):
+    if not is_unicode_text(name) or not canonical_name(name):
         raise InvalidInput("entity", "must be a non-empty entity name")
     found = graph.find_entities(namespace, [canonical_name(name)])
     if not found:

@@ -43,6 +43,7 @@ from engine.models import (
     StoreRequest,
     StoreResult,
     invalid_input,
+    is_unicode_text,
 )
 from engine.recall.pipeline import card_order, query_models, run_recall, within_budget
 from engine.recall.working import working_cards
@@ -203,7 +204,7 @@ class Memory(Lifecycle):
             "importance": importance,
             "occurred_at": occurred_at,
             "metadata": metadata,
-            "related_ids": None if related_ids is None else list(related_ids),
+            "related_ids": _listed(related_ids),
             "expires_at": expires_at,
         }
         request = self._validate(item, "")
@@ -422,8 +423,8 @@ class Memory(Lifecycle):
             NotFound: no entity has that name or alias in the namespace (or the shared one).
         """
         self._scope(namespace)
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInput("name", "must be a non-empty entity name")
+        if not is_unicode_text(name) or not name.strip():
+            raise InvalidInput("name", "must be a non-empty entity name of valid Unicode text")
         readable = [namespace]
         if include_shared:
             readable = list(dict.fromkeys([namespace, self.settings.shared_namespace]))
@@ -590,6 +591,13 @@ class Memory(Lifecycle):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _listed(values: Any) -> Any:
+    """An iterable of ids as a list; anything else as given, for the validator to name."""
+    if isinstance(values, Iterable) and not isinstance(values, (str, bytes, Mapping)):
+        return list(values)
+    return values
 
 
 def _strings(values: Iterable[str]) -> list[str]:

@@ -28,7 +28,7 @@ from engine.ingest.writer import Writer
 from engine.keyword_keys import refresh_around
 from engine.llm import Extractor
 from engine.lookup import one_entity
-from engine.models import Entity, Episode, check_namespace
+from engine.models import Entity, Episode, check_namespace, is_unicode_text
 from engine.reflect.run import reflect_namespace
 from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorStore
@@ -68,7 +68,7 @@ class Lifecycle:
         except ValueError as exc:
             raise InvalidInput("namespace", str(exc)) from None
         for episode_id in ids:
-            if not isinstance(episode_id, str) or not 0 < len(episode_id) <= MAX_ID_CHARS:
+            if not is_unicode_text(episode_id) or not 0 < len(episode_id) <= MAX_ID_CHARS:  # type: ignore[arg-type]
                 raise InvalidInput("id", f"must be an episode id (text of 1..{MAX_ID_CHARS} characters)")
 
     def _log(self, action: str, namespace: str | None, ids: list[str], reason: str | None = None) -> None:
@@ -286,7 +286,7 @@ class Lifecycle:
         """
         self._scope(namespace)
         target = one_entity(self._graph, namespace, entity)
-        canonical = canonical_name(alias) if isinstance(alias, str) else ""
+        canonical = canonical_name(alias) if is_unicode_text(alias) else ""
         if not canonical:
             raise InvalidInput("alias", "must be a non-empty name")
         taken = [e for e in self._graph.find_entities(namespace, [canonical]) if e.id != target.id]

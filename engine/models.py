@@ -71,6 +71,10 @@ _SESSION = re.compile(r"[^\x00-\x1f]{1,128}")
 _PY_SPACE = r"\t-\r\u001c- \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK_PATTERN = rf"^[^\u0000]*[^\u0000{_PY_SPACE}][^\u0000]*$"
 SESSION_PATTERN = r"^[^\u0000-\u001f]{1,128}$"
+# How deep metadata may nest (an object in an object ... counts each level): deeper is a
+# caller's bug, and would exhaust the stack of every JSON encoder on the way to the store.
+MAX_METADATA_DEPTH = 32
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Paging beyond this is a caller's bug; graph engines refuse skips past a 64-bit integer.
 MAX_OFFSET = 1_000_000_000
 # Times a caller may give: years 1..9999, what a datetime can show again.
@@ -147,6 +151,57 @@ def from_epoch(value: float) -> datetime:
     return datetime.fromtimestamp(value, tz=UTC)
 
 
+def unicode_text(value: Any) -> Any:
+    """A text field as given, or a ValueError when it is not a str (bytes are not decoded
+    by guess) or holds a lone surrogate, which no UTF-8 store, model or JSON answer can hold.
+
+    >>> unicode_text("\ud800")
+    Traceback (most recent call last):
+    ValueError: holds a lone surrogate (U+D800) at character 0: it is not valid Unicode text
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string, not {type(value).__name__}")
+    surrogate = _SURROGATE.search(value)
+    if surrogate is not None:
+        raise ValueError(f"holds a lone surrogate (U+{ord(surrogate.group()):04X}) at character "
+                         f"{surrogate.start()}: it is not valid Unicode text")  # fmt: skip
+    return value
+
+
+def is_unicode_text(value: object) -> bool:
+    """Whether `value` is a str that a store can hold: no lone surrogate.
+
+    >>> is_unicode_text("预算"), is_unicode_text("a\udfff"), is_unicode_text(b"a")
+    (True, False, False)
+    """
+    return isinstance(value, str) and _SURROGATE.search(value) is None
+
+
+def check_json_tree(value: Any) -> None:
+    """A ValueError naming the first part of a metadata tree that a store could not hold:
+    nesting deeper than MAX_METADATA_DEPTH, a key that is no string or holds NUL, a string
+    that is no valid Unicode. Walked without recursion, so depth alone cannot crash it."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list, tuple)) and depth > MAX_METADATA_DEPTH:
+            raise ValueError(f"is nested deeper than {MAX_METADATA_DEPTH} levels")
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if not isinstance(key, str):
+                    raise ValueError(f"keys must be strings, found {type(key).__name__} {key!r:.40}")
+                if "\x00" in key:
+                    raise ValueError("keys must not contain NUL characters")
+                unicode_text(key)
+                stack.append((item, depth + 1))
+        elif isinstance(node, (list, tuple)):
+            stack.extend((item, depth + 1) for item in node)
+        elif isinstance(node, str):
+            unicode_text(node)
+
+
 class EpisodeInput(BaseModel):
     """One episode to store, as `Memory.store` takes it, without the namespace it goes to
     (the REST API's body, whose namespace is in the path). Unknown keys are rejected."""
@@ -167,6 +222,11 @@ class EpisodeInput(BaseModel):
     expires_at: Annotated[
         float | None, WithJsonSchema(_moment_schema("When it leaves recall"))
     ] = None
+
+    @field_validator("content", "role", "session_id", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return unicode_text(value)
 
     @field_validator("content")
     @classmethod
@@ -229,12 +289,11 @@ class EpisodeInput(BaseModel):
             return {}
         if not isinstance(value, dict):
             raise ValueError("must be a JSON object")
+        check_json_tree(value)
         try:
             encoded = json.dumps(value, allow_nan=False, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"must be JSON-serialisable without NaN or infinity ({exc})") from exc
-        if not all(isinstance(key, str) for key in value):
-            raise ValueError("keys must be strings")
         limit = (info.context or {}).get("max_metadata_bytes")
         if limit is not None and len(encoded.encode()) > limit:
             raise ValueError(f"is {len(encoded.encode())} bytes as JSON, over the limit of {limit}")
@@ -265,7 +324,7 @@ def session_node_id(namespace: str, session_id: str) -> str:
 
 def valid_session(value: str | None) -> str | None:
     """A session id as given, or a ValueError for what SESSION_PATTERN refuses."""
-    if value is not None and not _SESSION.fullmatch(value):
+    if value is not None and not (_SESSION.fullmatch(value) and is_unicode_text(value)):
         raise ValueError("must be 1-128 printable characters")
     return value
 
@@ -301,6 +360,19 @@ class RecallQuery(BaseModel):
     include_working: bool = True
     # A budget for the returned cards' content, in `count_tokens` units; None: no budget.
     max_tokens: int | None = Field(None, ge=1, le=1_000_000)
+
+    @field_validator("query", "role", "session_id", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return unicode_text(value)
+
+    @field_validator("capabilities", mode="before")
+    @classmethod
+    def _capabilities(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            for name in value:
+                unicode_text(name)
+        return value
 
     @field_validator("query")
     @classmethod

@@ -7,6 +7,7 @@ was, so that `RemoteMemory` raises the same exception a local `Memory` would.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -87,6 +88,21 @@ def field_name(location: Sequence[Any]) -> str:
     return name or "body"
 
 
+def not_json(body: bytes, error: object) -> str:
+    """Why a body is not JSON, by line and column (a person's terms, not a byte offset).
+
+    >>> not_json(b'{"content": "x",\n "session_id": }', "Expecting value")
+    'is not valid JSON: Expecting value at line 2, column 16'
+    """
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as exc:
+        return f"is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except (UnicodeDecodeError, RecursionError, ValueError):
+        return "is not valid JSON: not UTF-8 text, or nested too deeply"
+    return f"is not valid JSON: {error or 'it could not be parsed'}"
+
+
 def install_handlers(app: FastAPI) -> None:
     """Every error the API answers, engine or HTTP, as a problem."""
 
@@ -100,9 +116,19 @@ def install_handlers(app: FastAPI) -> None:
     async def invalid_request(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "is invalid"}
+        if first.get("type") == "json_invalid":  # its loc is a byte offset, not a field
+            reason = not_json(await request.body(), first.get("ctx", {}).get("error"))
+            return problem_response(problem_of(InvalidInput("body", reason)))
         field = field_name(first.get("loc", ()))
         reason = str(first.get("msg", "is invalid")).removeprefix("Value error, ")
         return problem_response(problem_of(InvalidInput(field, reason)))
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        """A bug, never a plain-text 500: the caller learns that, the log learns the rest."""
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        problem = Problem(type="urn:hindsight:error", title="Internal error", status=500,
+                          detail="the server could not answer; its log has the details")  # fmt: skip
+        return problem_response(problem)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -116,3 +142,4 @@ def install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HindsightError, engine_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(Exception, internal_error)

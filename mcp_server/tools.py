@@ -8,6 +8,7 @@ become tool errors that name the field; the server keeps serving.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar, cast
 
@@ -25,6 +26,8 @@ from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Reflec
 from mcp_server.namespaces import namespace_of
 
 __all__ = ["ForgetResult", "ListResult", "RecallResult", "memory_tools"]
+
+log = logging.getLogger("hindsight.mcp")
 
 _T = TypeVar("_T")
 
@@ -60,6 +63,9 @@ def _engine_errors(fn: Callable[..., _T]) -> Callable[..., _T]:
             raise ToolError(f"invalid {exc.field}: {exc.reason}") from exc
         except HindsightError as exc:
             raise ToolError(str(exc)) from exc
+        except Exception as exc:  # a bug: the agent learns that, the log learns the rest
+            log.exception("tool %s failed", fn.__name__)
+            raise ToolError("internal error: the server could not answer (see its log)") from exc
 
     return wrapper
 
