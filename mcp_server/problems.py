@@ -117,7 +117,8 @@ def install_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "is invalid"}
         if first.get("type") == "json_invalid":  # its loc is a byte offset, not a field
-            reason = not_json(await request.body(), first.get("ctx", {}).get("error"))
+            context = first.get("ctx")
+            reason = not_json(await request.body(), context.get("error") if isinstance(context, dict) else None)
             return problem_response(problem_of(InvalidInput("body", reason)))
         field = field_name(first.get("loc", ()))
         reason = str(first.get("msg", "is invalid")).removeprefix("Value error, ")
