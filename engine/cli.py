@@ -30,14 +30,27 @@ from engine.cli_common import (
 )
 from engine.cli_graph import register as register_graph
 from engine.demo import DEMO_QUERIES, sample_episodes
-from engine.errors import InvalidInput
-from engine.models import GraphPath, MemoryCard, Trace, check_namespace
+from engine.errors import InvalidInput, WriteFailed
+from engine.models import GraphPath, MemoryCard, StoreResult, Trace, check_namespace
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+def tally(results: list[StoreResult]) -> str:
+    """What became of a batch, by status, in a person's words.
+
+    >>> tally([StoreResult(id="a", namespace="n", importance=0.5),
+    ...        StoreResult(id="a", namespace="n", importance=0.5, status="duplicate")])
+    '1 stored, 1 duplicate (seen before), 0 kept in working memory only, 0 failed'
+    """
+    count = Counter(result.status for result in results)
+    duplicates = "duplicate" if count["duplicate"] == 1 else "duplicates"
+    return (f"{count['stored']} stored, {count['duplicate']} {duplicates} (seen before), "
+            f"{count['skipped'] + count['working']} kept in working memory only, 0 failed")  # fmt: skip
+
+
 @app.command()
 def store(
     content: Annotated[str, typer.Argument(help="The text to remember.")],
@@ -86,17 +99,29 @@ def ingest(
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
-    """Store every episode of a JSONL file, in batches, with a progress bar."""
+    """Store every episode of a JSONL file, in batches, with a progress bar; then say how
+    many were stored, seen before, kept in working memory only, and failed."""
     items, numbers = _read_jsonl(file)
+    handled = [0]
+
+    def counted(done: int) -> None:
+        handled[0] = done
+        advance(done)
+
     with open_memory(data_dir) as memory, progress_bar("storing", len(items), not as_json) as advance:
         try:
-            results = memory.store_many(items, progress=advance)
+            results = memory.store_many(items, progress=counted)
         except InvalidInput as exc:
             raise _on_line(exc, numbers) from None
+        except WriteFailed as exc:
+            failed = len(items) - handled[0]
+            fail(f"{exc}. Of {len(items)} lines, {handled[0]} were handled before the failing "
+                 f"batch and {failed} failed (from line {numbers[handled[0]]}); ingest the file "
+                 "again to finish: what is stored is recognised as a duplicate", 1)  # fmt: skip
     if as_json:
         print_json(results)
     else:
-        console.print(f"stored {len(results)} episodes from {file}")
+        console.print(f"{len(items)} lines of {file}: {tally(results)}")
 
 
 @app.command()
@@ -214,11 +239,9 @@ def demo(
             + "\n"
         )
         return
-    statuses = Counter(r.status for r in results)
     console.print(
-        f"{len(items)} turns: {statuses['stored']} stored as episodes, {statuses['skipped']} "
-        f"skipped as low importance, {statuses['duplicate']} seen before. The graph holds "
-        f"{counts.entities} entities and {counts.decisions} active decisions "
+        f"{len(items)} turns: {tally(results)}. The graph holds {counts.entities} entities "
+        f"and {counts.decisions} active decisions "
         f"(data in {where}{' (temporary)' if data_dir is None else ''})."
     )
     for query, cards in answers.items():
@@ -335,7 +358,8 @@ def cards_table(query: str, cards: list[MemoryCard]) -> Table:
     table = Table(title=f"recall: {query}", show_lines=True, title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
-    table.add_column("memory (id)", ratio=3)
+    # fold: text without spaces (Chinese) breaks by display width instead of being cut short.
+    table.add_column("memory (id)", ratio=3, overflow="fold")
     table.add_column("found by (rank: raw score)", ratio=2)
     table.add_column("graph path", ratio=2)
     table.add_column("decay", justify="right")

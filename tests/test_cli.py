@@ -86,6 +86,43 @@ def test_ingest_reports_the_bad_line_and_stores_nothing(tmp_path: Path) -> None:
         assert memory.stats().episodes == 3
 
 
+def test_ingest_says_what_became_of_every_line(tmp_path: Path) -> None:
+    """Repeats are duplicates, low-importance turns stay in working memory: the summary
+    counts each, and agrees with what the memory holds."""
+    data = str(tmp_path / "d")
+    lines = [{"content": f"Release {i} of Atlas ships with the {i}th map layer.", "importance": 0.8}
+             for i in range(12)]  # fmt: skip
+    lines += lines[:5] + [{"content": "ok thanks"}]
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    code, out, _ = run("ingest", str(turns), "--data-dir", data)
+    out = " ".join(out.split())  # as the console wraps it
+    assert code == 0, out
+    assert "18 lines" in out and "12 stored, 5 duplicates (seen before), 1 kept in working memory only, 0 failed" in out
+    with Memory.open(data) as memory:
+        assert memory.stats().episodes == 12
+    code, out, _ = run("ingest", str(turns), "--data-dir", data)
+    assert code == 0 and "0 stored, 17 duplicates" in " ".join(out.split())
+
+
+def test_cards_wrap_chinese_by_display_width(tmp_path: Path) -> None:
+    """At 80 columns a Chinese memory folds onto more lines, whole, as English wraps."""
+    import io
+
+    from rich.console import Console
+
+    from engine.cli import cards_table
+
+    text = "我们决定把星火计划的预算改成50万，下个月开始执行。"
+    with Memory.open(tmp_path / "d") as memory:
+        memory.store(text, importance="high")
+        cards = memory.recall("预算是多少？")
+    out = io.StringIO()
+    Console(file=out, width=80).print(cards_table("预算是多少？", cards))
+    inside = "".join(line.split("│")[3].strip() for line in out.getvalue().splitlines() if line.count("│") > 3)
+    assert text in inside and "…" not in out.getvalue()
+
+
 def test_demo_prints_cards_with_traces() -> None:
     code, out, _ = run("demo", "--json")
     assert code == 0
