@@ -12,6 +12,8 @@ import typer
 from rich.table import Table
 
 from engine.cli_common import AsJson, DataDir, Namespace, console, fail, open_memory
+from engine.models import from_epoch
+from graph_schema.definitions import TIME_PROPERTIES
 from graph_schema.saved import saved_queries
 
 __all__ = ["register"]
@@ -52,9 +54,11 @@ def cypher(
     if as_json:
         sys.stdout.write(json.dumps(objects, ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table(*result.columns)
+    table = Table()
+    for column in result.columns:  # a moment stays on one line; text wraps around it
+        table.add_column(column, no_wrap=_is_moment(column))
     for row in result.rows:
-        table.add_row(*(_cell(value) for value in row))
+        table.add_row(*(_cell(value, column) for value, column in zip(row, result.columns, strict=True)))
     console.print(table)
     if result.truncated:
         console.print(f"[yellow]truncated at {len(result.rows)} rows[/yellow]")
@@ -78,9 +82,21 @@ def _parse_params(items: list[str]) -> dict[str, Any]:
     return params
 
 
-def _cell(value: Any) -> str:
+def _is_moment(column: str) -> bool:
+    return column.rsplit(".", 1)[-1] in TIME_PROPERTIES
+
+
+def _cell(value: Any, column: str) -> str:
+    """A value as a person reads it: a moment (a time property, by its column's name) in
+    ISO 8601.
+
+    >>> _cell(1788346440.0, "decided_at"), _cell(0.75, "confidence")
+    ('2026-09-02T10:54:00Z', '0.75')
+    """
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)[:120]
+    if _is_moment(column) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{from_epoch(value):%Y-%m-%dT%H:%M:%SZ}"
     return "" if value is None else str(value)
 
 

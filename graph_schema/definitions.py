@@ -143,3 +143,11 @@ RELATIONSHIPS: tuple[RelType, ...] = (
         ),
     ),
 )
+
+# The properties that hold a moment, as epoch seconds (DOUBLE): a table a person reads shows
+# them as ISO 8601 (`hindsight cypher`), never as 1788346440.0.
+TIME_PROPERTIES = frozenset(
+    {"created_at", "occurred_at", "last_accessed_at", "expires_at", "deleted_at", "archived_at",
+     "last_seen", "first_seen", "decided_at", "started_at", "ran_at", "until", "valid_from",
+     "valid_to", "refers_to"}  # fmt: skip
+)

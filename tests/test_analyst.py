@@ -115,6 +115,25 @@ def test_cli_cypher_prints_rows_as_objects_and_refuses_writes(analyst: Analyst) 
         memory.cypher("MATCH (e:Episode) WHERE e.namespace = $namespace SET e.importance = 1")
 
 
+def test_cli_tables_show_times_in_iso_8601(analyst: Analyst) -> None:
+    """A person reads 2026-11-01T10:00:00Z, never 1793527200.0; --json keeps the number."""
+    done = analyst.cli("cypher", "entity_timeline", "--param", "entity=atlas")
+    assert done.exit_code == 0, done.output
+    assert "2026-11-01T10:00:00Z" in done.stdout and not re.search(r"\d{10}\.\d", done.stdout)
+    done = analyst.cli("cypher", "entity_decisions", "--param", "entity=atlas")
+    assert done.exit_code == 0 and re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", done.stdout)
+    done = analyst.cli("cypher", "entity_timeline", "--param", "entity=atlas", "--json")
+    assert isinstance(json.loads(done.stdout)[0]["occurred_at"], float)
+
+
+def test_time_properties_are_the_schemas_moments() -> None:
+    from graph_schema.definitions import TIME_PROPERTIES
+
+    doubles = {name for t in (*NODES, *RELATIONSHIPS) for name, kind in t.properties if kind == "DOUBLE"}
+    assert TIME_PROPERTIES <= doubles
+    assert doubles - TIME_PROPERTIES == {"importance", "confidence"}  # the DOUBLEs that are no time
+
+
 def _grass_blocks() -> dict[str, dict[str, str]]:
     blocks: dict[str, dict[str, str]] = {}
     text = re.sub(r"/\*.*?\*/", "", GRASS.read_text(encoding="utf-8"), flags=re.DOTALL)
