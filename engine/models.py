@@ -155,7 +155,7 @@ def unicode_text(value: Any) -> Any:
     """A text field as given, or a ValueError when it is not a str (bytes are not decoded
     by guess) or holds a lone surrogate, which no UTF-8 store, model or JSON answer can hold.
 
-    >>> unicode_text("\ud800")
+    >>> unicode_text("\\ud800")
     Traceback (most recent call last):
     ValueError: holds a lone surrogate (U+D800) at character 0: it is not valid Unicode text
     """
@@ -173,7 +173,7 @@ def unicode_text(value: Any) -> Any:
 def is_unicode_text(value: object) -> bool:
     """Whether `value` is a str that a store can hold: no lone surrogate.
 
-    >>> is_unicode_text("预算"), is_unicode_text("a\udfff"), is_unicode_text(b"a")
+    >>> is_unicode_text("预算"), is_unicode_text("a\\udfff"), is_unicode_text(b"a")
     (True, False, False)
     """
     return isinstance(value, str) and _SURROGATE.search(value) is None

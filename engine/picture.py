@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import io
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,11 +25,29 @@ __all__ = ["COLOURS", "draw", "neighbourhood"]
 
 # The colours of graph_schema/browser.grass, so both pictures read the same way.
 COLOURS = {"entity": "#6DCE9E", "episode": "#68BDF6", "decision": "#FFC454", "fact": "#F16667"}
-_LABEL_CHARS = 28
+_LABEL_CHARS = 40
+_LINE_CHARS = 16
+_LEGEND = (("entity", "entity"), ("episode", "episode (MENTIONS it)"),
+           ("decision", "decision (ABOUT it)"), ("fact", "fact: predicate, confidence"))  # fmt: skip
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
+    """At most _LABEL_CHARS characters, cut at a space so that no word or number is split
+    (text without spaces, such as Chinese, is cut where it must be).
+
+    >>> _short("The Atlas release 39.6 ships to every region next week and then")
+    'The Atlas release 39.6 ships to every…'
+    """
+    if len(text) <= _LABEL_CHARS:
+        return text
+    cut = text[: _LABEL_CHARS - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > _LABEL_CHARS // 2 else cut).rstrip(" ,;:") + "…"
+
+
+def _wrapped(label: str) -> str:
+    """A label on lines of at most _LINE_CHARS, so that neighbours overlap less."""
+    return "\n".join(textwrap.wrap(label, _LINE_CHARS, break_long_words=True)) or label
 
 
 def neighbourhood(profile: EntityProfile) -> nx.MultiDiGraph:
@@ -90,14 +109,19 @@ def _figure(graph: nx.MultiDiGraph, title: str) -> Figure:
     matplotlib.use("Agg")  # no screen needed
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(11, 8))
-    positions = nx.spring_layout(graph, seed=7, k=1.2)  # seeded: the same graph, the same picture
+    from matplotlib.patches import Patch
+
+    figure, axes = plt.subplots(figsize=(13, 9))
+    # Seeded: the same graph, the same picture; k spreads the nodes for their wrapped labels.
+    positions = nx.spring_layout(graph, seed=7, k=2.0 / max(1, graph.number_of_nodes()) ** 0.5)
     kinds = nx.get_node_attributes(graph, "kind")
     nx.draw_networkx_nodes(
         graph, positions, ax=axes, node_size=[1400 if kinds[n] == "entity" else 700 for n in graph],
         node_color=[COLOURS[kinds[n]] for n in graph],
     )  # fmt: skip
-    nx.draw_networkx_labels(graph, positions, nx.get_node_attributes(graph, "label"), ax=axes, font_size=8)
+    labels = {node: _wrapped(label) for node, label in nx.get_node_attributes(graph, "label").items()}
+    # clip_on=False: a label of a node at the edge is drawn whole, never cut by the axes.
+    nx.draw_networkx_labels(graph, positions, labels, ax=axes, font_size=8, clip_on=False)
     # Facts may run both ways between two entities: curved, so each edge and label shows.
     curve = "arc3,rad=0.2"
     for kind, colour, width in (("MENTIONS", "#8DCC93", 1.0), ("ABOUT", "#FFC454", 1.5), ("FACT", COLOURS["fact"], 3.0)):
@@ -108,8 +132,10 @@ def _figure(graph: nx.MultiDiGraph, title: str) -> Figure:
     fact_labels = {(a, b): label for a, b, data in graph.edges(data=True)
                    if data["type"] == "FACT" for label in [data["label"]]}  # fmt: skip
     nx.draw_networkx_edge_labels(graph, positions, fact_labels, ax=axes, font_size=7,
-                                 font_color=COLOURS["fact"], connectionstyle=curve)  # fmt: skip
-    axes.margins(0.12)  # room for the labels of the outer nodes
+                                 font_color=COLOURS["fact"], connectionstyle=curve, clip_on=False)  # fmt: skip
+    axes.margins(0.15)  # room for the labels of the outer nodes
+    axes.legend(handles=[Patch(color=COLOURS[kind], label=text) for kind, text in _LEGEND],
+                loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)  # fmt: skip
     axes.set_title(title)
     axes.set_axis_off()
     return figure

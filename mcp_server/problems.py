@@ -91,7 +91,7 @@ def field_name(location: Sequence[Any]) -> str:
 def not_json(body: bytes, error: object) -> str:
     """Why a body is not JSON, by line and column (a person's terms, not a byte offset).
 
-    >>> not_json(b'{"content": "x",\n "session_id": }', "Expecting value")
+    >>> not_json(b'{"content": "x",\\n "session_id": }', "Expecting value")
     'is not valid JSON: Expecting value at line 2, column 16'
     """
     try:

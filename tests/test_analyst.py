@@ -175,3 +175,26 @@ def test_cli_graph_draws_the_neighbourhood_as_html_and_png(analyst: Analyst, tmp
     assert bad.exit_code == 2 and "--out" in bad.stderr
     missing = analyst.cli("graph", "Nobody", "--out", str(page))
     assert missing.exit_code == 3
+
+
+def test_the_picture_has_a_legend_and_draws_every_label_whole() -> None:
+    """No label cut by the axes at the edge or mid-number, and a legend of the colours."""
+    import networkx as nx
+
+    from engine.picture import _figure
+
+    graph = nx.MultiDiGraph()
+    graph.add_node("a", kind="entity", label="Atlas")
+    for number, kind in enumerate(("episode", "decision", "episode", "decision")):
+        graph.add_node(str(number), kind=kind,
+                       label=f"The Atlas release 39.{number} ships to every region…")  # fmt: skip
+        graph.add_edge(str(number), "a", type="MENTIONS" if kind == "episode" else "ABOUT", label="")
+    figure = _figure(graph, "Atlas")
+    axes = figure.axes[0]
+    texts = [t for t in axes.texts if "Atlas" in t.get_text()]
+    assert len(texts) == 5 and not any(t.get_clip_on() for t in texts)
+    assert all(f"39.{n}" in "".join(t.get_text().split()) for n in range(4)
+               for t in texts[n + 1 : n + 2])  # fmt: skip
+    legend = axes.get_legend()
+    assert legend is not None and [t.get_text() for t in legend.get_texts()][0] == "entity"
+    assert len(legend.get_texts()) == 4

@@ -7,6 +7,7 @@ import importlib
 import random
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -15,60 +16,20 @@ from engine.recall.fusion import Scored, competition_ranks, decay_factor, fuse, 
 from engine.recall.time_query import time_query
 from engine.text import bm25_document, canonical_name, tokenize
 
-DOCTEST_MODULES = [
-    "engine.text",
-    "engine.ingest.extract",
-    "engine.ingest.importance",
-    "engine.recall.fusion",
-    "engine.recall.query",
-    "engine.recall.channels",
-    "engine.recall.time_query",
-    "engine.recall.month_parts",
-    "engine.recall.comparison",
-    "engine.recall.memo",
-    "engine.recall.rerank",
-    "engine.recall.diversity",
-    "engine.recall.sessions",
-    "engine.recall.replies",
-    "engine.keyword_keys",
-    "graph_schema.ladybug",
-    "engine.cypher_guard",
-    "engine.lookup",
-    "engine.stores.graph_rows",
-    "engine.stores.episode_cache",
-    "engine.stores.cypher_dialect",
-    "engine.stores.cypher_statements",
-    "graph_schema.saved",
-    "engine.cli_graph",
-    "engine.picture",
-    "engine.cypher_scope",
-    "engine.settings_doc",
-    "engine.ingest.chunk",
-    "engine.ingest.sentences",
-    "engine.ingest.dedup",
-    "engine.ingest.redact",
-    "engine.ingest.resolve",
-    "engine.ingest.supersede",
-    "engine.ingest.pipeline",
-    "engine.working",
-    "engine.forget",
-    "engine.reflect.cluster",
-    "engine.reflect.derive",
-    "engine.reflect.reconcile",
-    "engine.reflect.vocabulary",
-    "engine.reflect.statements_zh",
-    "engine.recall.updates",
-    "engine.time_phrases",
-    "engine.stores.cypher_admin",
-    "engine.stores.access_log",
-    "mcp_server.snippet",
-]
+ROOT = Path(__file__).parent.parent
+# Every module with an example in a docstring, found rather than listed: a new one is run too.
+DOCTEST_MODULES = sorted(
+    ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    for package in ("engine", "graph_schema", "mcp_server")
+    for path in (ROOT / package).rglob("*.py")
+    if ">>>" in path.read_text(encoding="utf-8")
+)
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0 and result.failed == 0
+    assert result.failed == 0  # a module whose examples all say +SKIP attempts none
 
 
 @pytest.mark.parametrize(
