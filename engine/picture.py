@@ -108,7 +108,6 @@ def _figure(graph: nx.MultiDiGraph, title: str) -> Figure:
 
     matplotlib.use("Agg")  # no screen needed
     import matplotlib.pyplot as plt
-
     from matplotlib.patches import Patch
 
     figure, axes = plt.subplots(figsize=(13, 9))
