@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from engine.models import check_namespace
 
-__all__ = ["Grant", "TokenScopes", "parse_token_scopes"]
+__all__ = ["Grant", "TokenScopes", "check_token", "parse_token_scopes"]
 
 EVERY = "*"
 
@@ -28,6 +28,13 @@ class Grant:
         return self.namespaces is None or namespace in self.namespaces
 
 
+def check_token(token: str, which: str = "the token") -> None:
+    """A ValueError (never showing the token) when it is shorter than 16 characters or holds
+    white space: a short token is guessed, and a space cannot travel in a header."""
+    if len(token) < 16 or any(c.isspace() for c in token):
+        raise ValueError(f"{which} must be at least 16 characters without spaces")
+
+
 def parse_token_scopes(text: str) -> dict[str, Grant]:
     """The tokens of `HINDSIGHT_API_TOKENS`; ValueError names what is wrong (never a token)."""
     try:
@@ -38,8 +45,7 @@ def parse_token_scopes(text: str) -> dict[str, Grant]:
         raise ValueError('must be a non-empty JSON object such as {"<token>": ["namespace"]}')
     grants: dict[str, Grant] = {}
     for number, (token, scope) in enumerate(loaded.items(), start=1):
-        if len(token) < 16 or any(c.isspace() for c in token):
-            raise ValueError(f"token {number} must be at least 16 characters without spaces")
+        check_token(token, f"token {number}")
         if scope == EVERY:
             grants[token] = Grant(None)
             continue

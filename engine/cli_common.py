@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -18,6 +18,7 @@ from engine.errors import HindsightError, InvalidInput, NotFound
 from engine.memory import Memory
 from engine.models import from_epoch
 from engine.settings import Settings
+from engine.settings_doc import env_names
 
 __all__ = [
     "AsJson",
@@ -46,15 +47,39 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSO
 
 
 def fail(message: str, code: int) -> NoReturn:
-    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """A settings error as one line per problem, naming the variable to fix and the rule.
+
+    >>> try:
+    ...     Settings(port=0)
+    ... except ValidationError as exc:
+    ...     print(settings_problem(exc))
+    HINDSIGHT_PORT: Input should be greater than 0
+    """
+    lines = []
+    for error in exc.errors():
+        named = str(error["loc"][0]) if error["loc"] else ""
+        field = next((name for name in Settings.model_fields
+                      if named.lower() in {name, *map(str.lower, env_names(Settings, name))}), None)  # fmt: skip
+        variable = env_names(Settings, field)[0] if field else named or "settings"
+        lines.append(f"{variable}: {str(error['msg']).removeprefix('Value error, ')}")
+    return "\n".join(lines)
 
 
 @contextmanager
 def mapped_errors() -> Iterator[None]:
-    """hindsight's errors as messages and exit codes, in one place."""
+    """hindsight's errors as messages and exit codes, in one place; a settings error (from
+    the environment or .env) as one line naming the variable, exit 2."""
     try:
         yield
+    except ValidationError as exc:
+        if exc.title != Settings.__name__:
+            raise
+        fail(settings_problem(exc), 2)
     except InvalidInput as exc:
         fail(str(exc), 2)
     except NotFound as exc:

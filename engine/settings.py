@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, JsonValue, SecretStr, field_validator
 
-from engine.access import TokenScopes, parse_token_scopes
+from engine.access import TokenScopes, check_token, parse_token_scopes
 from engine.settings_stores import StoreSettings
 from engine.settings_weights import ChannelWeights, ImportanceWeights
 
@@ -456,7 +456,8 @@ class Settings(StoreSettings):
     api_token: SecretStr | None = Field(
         None, json_schema_extra=_SERVER,
         description="When set, every HTTP request except /health and the API docs must carry "
-        "`Authorization: Bearer <token>`; this token may use every namespace.",
+        "`Authorization: Bearer <token>`; this token may use every namespace. At least 16 "
+        "characters, without spaces.",
     )
     api_tokens: SecretStr | None = Field(
         None, json_schema_extra=_SERVER,
@@ -495,6 +496,13 @@ class Settings(StoreSettings):
     def _blank_secret_is_none(cls, value: object) -> object:
         # docker compose passes an unset variable as "": that means no token, not an empty one.
         return None if value == "" else value
+
+    @field_validator("api_token")
+    @classmethod
+    def _token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            check_token(value.get_secret_value())  # its ValueError never shows the token
+        return value
 
     @field_validator("api_tokens")
     @classmethod

@@ -123,6 +123,23 @@ def test_cards_wrap_chinese_by_display_width(tmp_path: Path) -> None:
     assert text in inside and "…" not in out.getvalue()
 
 
+@pytest.mark.parametrize(("env", "variable", "rule"), [
+    ({"HINDSIGHT_API_TOKEN": "all-ns-token"}, "HINDSIGHT_API_TOKEN", "at least 16 characters"),
+    ({"HINDSIGHT_API_TOKENS": '{"short-token": "*"}'}, "HINDSIGHT_API_TOKENS", "at least 16 characters"),
+    ({"HINDSIGHT_PORT": "0"}, "HINDSIGHT_PORT", "greater than 0"),
+    ({"NEO4J_URI": "", "HINDSIGHT_BACKEND": "cassandra"}, "HINDSIGHT_BACKEND", "embedded"),
+])  # fmt: skip
+def test_a_bad_setting_at_start_up_is_one_line_naming_the_variable(
+    tmp_path: Path, env: dict[str, str], variable: str, rule: str
+) -> None:
+    for command in (["serve", "--transport", "stdio"], ["stats"]):
+        result = CliRunner(env=env).invoke(app, [*command, "--data-dir", str(tmp_path / "d")])
+        assert result.exit_code == 2, result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: {variable}: ") and rule in lines[0]
+        assert "Traceback" not in result.output and "short-token" not in result.stderr
+
+
 def test_demo_prints_cards_with_traces() -> None:
     code, out, _ = run("demo", "--json")
     assert code == 0

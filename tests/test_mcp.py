@@ -25,7 +25,7 @@ from mcp.types import CallToolResult
 
 from tests.serving import HINDSIGHT, free_port, served
 
-TOKEN = "test-token-123"
+TOKEN = "test-token-0123456789"
 TOOLS = {
     "store_memory", "retrieve_memory", "list_memories", "forget_memory", "reflect",
     "explain_memory", "get_entity", "query_graph",
