@@ -1,6 +1,6 @@
 """What a token bound to one namespace, or no token, can learn over HTTP of the others.
 
-A real `hindsight serve` with an admin token and one bound to `team-a`: `/health` tells the
+A real `hindsight serve` on each graph backend, with an admin token and one bound to `team-a`: `/health` tells the
 world only whether the service is up, and a token only its own counts, unchanged when another
 namespace is written; an MCP request whose namespace is unclear (repeated, in two places, or
 misspelled) is refused before any tool runs, and a tool of an accepted one acts only in the
@@ -24,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from engine import AccessDenied, Memory
+from tests.backends import BACKENDS, backend_env, open_settings
 from tests.serving import free_port, served
 
 ADMIN = "admin-token-0123456789"
@@ -34,12 +35,14 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "attacker", "version": "1"}}}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture(scope="module", params=BACKENDS)
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server on each graph backend (on Neo4j, over an emptied database)."""
     port = free_port()
     data = tmp_path_factory.mktemp("isolation")
-    env = {**os.environ, "HINDSIGHT_API_TOKEN": ADMIN, "HF_HUB_OFFLINE": "1",
-           "HINDSIGHT_API_TOKENS": json.dumps({TEAM_A: ["team-a"]})}  # fmt: skip
+    open_settings(request.param, data / "d")  # on Neo4j: empty the database first
+    env = {**os.environ, **backend_env(request.param, data / "d"), "HINDSIGHT_API_TOKEN": ADMIN,
+           "HF_HUB_OFFLINE": "1", "HINDSIGHT_API_TOKENS": json.dumps({TEAM_A: ["team-a"]})}  # fmt: skip
     with served(["--port", str(port), "--data-dir", str(data / "d")], env,
                 data / "server.log", port) as base:  # fmt: skip
         yield base
