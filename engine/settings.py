@@ -154,8 +154,8 @@ class Settings(StoreSettings):
         8, ge=0, le=100, json_schema_extra=_RECALL,
         description="How many of the best fused candidates are checked for being a question whose"
         " next turn in its session then joins as a `reply` hit (\"How long have you had "
-        "them?\" / \"I've had them for 3 years\"): more finds more answers (on LoCoMo 3, 5, 8"
-        " and 12 give R@5 73.7, 74.0, 74.2, 74.1), costs one session read; 0 turns it off.",
+        "them?\" / \"I've had them for 3 years\"): more finds more answers until the replies"
+        " of weak matches crowd the top; costs one session read; 0 turns it off.",
     )
     side_candidates: int = Field(
         10, ge=0, le=1000, json_schema_extra=_RECALL,
@@ -368,8 +368,8 @@ class Settings(StoreSettings):
         description="A memory whose author (its role) the query names is multiplied by this: "
         "\"what did Caroline say\" prefers Caroline's turns, at the expense of "
         "questions about what the other speaker did. Sentence vectors carry the author's "
-        "label already, so a higher boost counts the author twice (LoCoMo R@5 at 1.4: 74.1, "
-        "adversarial 74.9; at 1.2: 74.9, 79.7).",
+        "label already, so a higher boost counts the author twice and buries the other "
+        "speaker's answers.",
     )
     time_answer_boost: float = Field(
         1.5, ge=1, le=4, json_schema_extra=_RERANKING,
@@ -381,16 +381,16 @@ class Settings(StoreSettings):
         2.5, ge=1, le=4, json_schema_extra=_RERANKING,
         description="A memory that happened within a date the query names (\"on 4 May\", "
         "\"in 2022\") is multiplied by this. Higher keeps the cards to that date, at the "
-        "expense of one that tells of it later than the slack (on LoCoMo 2.5 finds more "
-        "temporal evidence than 1.5; 4 loses single-hop and open-domain evidence).",
+        "expense of one that tells of it later than the slack, and of evidence from other "
+        "dates that the question also needs.",
     )
     time_event_boost: float = Field(
         2.0, ge=1, le=4, json_schema_extra=_RERANKING,
         description="Within that date's window, a memory that tells of a time inside the date "
         "itself (\"last Friday I went to the car show\", said two days after the Friday the "
         "query names) is multiplied by this as well: it tells what happened then, where the "
-        "other turns of the window were only said near it. 1 turns it off; on LoCoMo 1.5 and "
-        "3 find a little less temporal evidence than 2.",
+        "other turns of the window were only said near it. Higher buries the turns said "
+        "on the day itself; 1 turns it off.",
     )
     session_repeat_factor: float = Field(
         0.6, gt=0, le=1, json_schema_extra=_RERANKING,
@@ -412,8 +412,8 @@ class Settings(StoreSettings):
     mmr_lambda: float = Field(
         1.0, ge=0, le=1, json_schema_extra=_RERANKING,
         description="Maximal marginal relevance: below 1, the returned cards trade score for "
-        "saying different things; 1 (the default: it moved no LoCoMo score) is plain "
-        "score order.",
+        "saying different things; 1 (the default) is plain score order and reads no "
+        "vectors.",
     )
     mmr_candidates: int = Field(
         50, gt=0, le=1000, json_schema_extra=_RERANKING,

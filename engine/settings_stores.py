@@ -63,7 +63,7 @@ class StoreSettings(BaseSettings):
         "use", json_schema_extra=_WHERE_AND_WHAT,
         description="use: episodes and queries holding Chinese (CJK) text also get a 512-d vector "
         "from Universal Sentence Encoder multilingual v3, searched for such queries in "
-        "place of MiniLM's (on the bilingual set dense R@5 for Chinese 37 -> 61). Costs"
+        "place of MiniLM's, which reads Chinese as noise. Costs"
         " ~2% of store_many for CJK text, ~120 MB of weights once loaded, nothing for "
         "English. off: MiniLM only. Changing it starts a new vector collection "
         "(hindsight doctor --repair fills it).",

@@ -16,13 +16,13 @@ class ChannelWeights(BaseSettings):
 
     vector: float = Field(
         0.5, ge=0,
-        description="Dense similarity: finds paraphrases, but also near-topic noise; above 0.5 it"
-        " costs LoCoMo R@5.",
+        description="Dense similarity: finds paraphrases, but also near-topic noise, which a "
+        "higher weight lets outrank exact matches.",
     )
     keyword: float = Field(
         1.0, ge=0,
         description="BM25 over keyword keys with session context: exact names, codes and numbers "
-        "that embeddings blur; the strongest single channel on LoCoMo.",
+        "that embeddings blur; lower lets paraphrase and near-topic hits outrank them.",
     )
     entity: float = Field(
         0.2, ge=0,
@@ -48,9 +48,7 @@ class ChannelWeights(BaseSettings):
         description="For a question comparing two events in time (\"Which came first, X or Y?\","
         " \"How long after X did Y?\", \"先X还是先Y\"), each event searched on its own, its best"
         " memory at 1: the answer needs a memory of each, and the whole question's words"
-        " rank one side's memories above the other's. Of LoCoMo's ten such questions' evidence"
-        " turns, 0.5 brings two more into the top 5 and loses one, 1 three more and loses"
-        " the same one.",
+        " rank one side's memories above the other's; higher pushes other evidence out.",
     )
     recency: float = Field(
         0.1, ge=0,

@@ -180,3 +180,15 @@ def test_every_package_the_code_imports_is_declared() -> None:
         if not {d.lower().replace("_", "-") for d in distributions.get(module, [])} & declared
     }
     assert not undeclared, undeclared
+
+
+def test_the_engine_says_what_a_knob_trades_not_what_a_run_measured() -> None:
+    """Numbers of benchmark runs live in docs/benchmarks.md: a setting's description (and so
+    docs/configuration.md), a comment or a docstring that cites one goes stale at the next run."""
+    pattern = re.compile(r"R@\d|LoCoMo")
+    cited = [f"{path.relative_to(ROOT)}:{number}"
+             for path in sorted((ROOT / "engine").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if pattern.search(line)]  # fmt: skip
+    assert cited == []
+    assert not pattern.search((ROOT / "docs" / "configuration.md").read_text(encoding="utf-8"))

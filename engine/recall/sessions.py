@@ -16,8 +16,8 @@ from engine.recall.rerank import Candidate, Factors
 
 __all__ = ["gathers", "spread_by_session"]
 
-# Strong cues only: on LoCoMo, "what activities ..." or "which ... did" ask for one fact as
-# often as for many, and spreading those cost single-hop questions their best session.
+# Strong cues only: "what activities ..." or "which ... did" ask for one fact as often as
+# for many, and spreading those would cost such questions their best session.
 _GATHERS = re.compile(
     r"\bhow (?:many|often)\b|\btotal\b"
     r"|\bwhat (?:\w+ ){0,2}(?:has|have) \w+ (?:\w+ed|done|made|read|tried|grown|seen|been)\b"
