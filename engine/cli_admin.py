@@ -21,7 +21,7 @@ from engine.cli_common import (
     progress_bar,
     short,
 )
-from engine.doctor import rebuild_vectors as rebuild_all
+from engine.rebuild import rebuild_vectors as rebuild_all
 
 __all__ = ["register"]
 

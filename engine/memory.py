@@ -18,14 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.analyst_query import analyst_query
 from engine.audit import AuditLog
-from engine.cypher_guard import (
-    bind_params,
-    check_read_only,
-    foreign_namespaces,
-    references_parameter,
-)
-from engine.cypher_scope import unscoped_parts
 from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.forget import Archive
@@ -49,7 +43,6 @@ from engine.recall.pipeline import card_order, query_models, run_recall, within_
 from engine.recall.working import working_cards
 from engine.reflect.run import failed_task_namespaces
 from engine.remote import RemoteMemory
-from engine.schema_procedures import answer_schema_call, starts_with_schema_call
 from engine.settings import Settings, settings_at
 from engine.stores import GraphStore, VectorStore, open_stores
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
@@ -119,7 +112,7 @@ class Memory(Lifecycle):
             path: data directory; overrides `settings.data_dir` when given.
             settings: configuration; read from `HINDSIGHT_*` environment variables when None.
             vectors_aside: move the embedded vector store there first, and start an empty
-                one (`engine.doctor.rebuild_vectors` then rebuilds it from the graph).
+                one (`engine.rebuild.rebuild_vectors` then rebuilds it from the graph).
         Returns:
             An open `Memory`; close it with `close()` or use it as a context manager.
         Raises:
@@ -465,37 +458,7 @@ class Memory(Lifecycle):
             ...               "RETURN e.name ORDER BY e.mention_count DESC LIMIT 5")
         """
         self._scope(namespace)
-        statement = check_read_only(query)
-        bound = bind_params(params)
-        if starts_with_schema_call(statement):
-            return answer_schema_call(statement)
-        if references_parameter(statement, "namespace"):
-            bound["namespace"] = namespace
-        else:
-            raise InvalidInput(
-                "cypher", "must filter on $namespace, e.g. WHERE n.namespace = $namespace"
-            )
-        unscoped = unscoped_parts(statement)
-        if unscoped:
-            raise InvalidInput(
-                "cypher",
-                f"refused: {unscoped[0]}. Every pattern needs a node pinned by "
-                "WHERE <var>.namespace = $namespace (a top-level AND) or "
-                "{namespace: $namespace}, or bound to one by an earlier pattern",
-            )
-        rows = self._graph.read_cypher(
-            statement,
-            bound,
-            max_rows=self.settings.cypher_max_rows,
-            timeout_ms=self.settings.cypher_timeout_ms,
-        )
-        readable = {namespace, self.settings.shared_namespace}
-        foreign = foreign_namespaces(rows.rows, readable)
-        if foreign:
-            raise InvalidInput(  # never names the namespace: that would tell it exists
-                "cypher", "returned nodes of another namespace; filter every matched node on $namespace"
-            )
-        return CypherResult(columns=rows.columns, rows=rows.rows, truncated=rows.truncated)
+        return analyst_query(self._graph, query, params, namespace=namespace, settings=self.settings)
 
     def list(
         self,

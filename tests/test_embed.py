@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from engine import embed_onnx, embed_torch
-from engine.embed import MiniLMEmbedder, SharedBatch, _minilm, embedder_for
+from engine.embed import MiniLMEmbedder, SharedBatch, embedder_for
+from engine.embed_minilm import minilm
 from engine.embed_onnx import cache_file
 from engine.settings import Settings
 
@@ -40,7 +41,7 @@ def _eager_bfloat16(texts: list[str]) -> np.ndarray:
     import torch
 
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        return np.asarray(_minilm().encode(texts, batch_size=64, normalize_embeddings=True))
+        return np.asarray(minilm().encode(texts, batch_size=64, normalize_embeddings=True))
 
 
 def test_bfloat16_batches_match_float32_at_every_length() -> None:
@@ -119,7 +120,7 @@ def test_onnx_gives_the_sentence_transformers_vectors_in_order() -> None:
     """The exported graph pools and normalises as sentence-transformers does; batching by
     length (and the padding it adds) changes neither a vector nor the order."""
     onnx = np.array(MiniLMEmbedder("float32").embed(TEXTS))
-    torch_vectors = np.array(_minilm().encode(TEXTS, normalize_embeddings=True))
+    torch_vectors = np.array(minilm().encode(TEXTS, normalize_embeddings=True))
     assert ((onnx * torch_vectors).sum(axis=1) > 0.99999).all()
     one_by_one = np.array([MiniLMEmbedder("float32").embed([text])[0] for text in TEXTS])
     assert np.allclose(onnx, one_by_one, atol=1e-5)
@@ -128,7 +129,7 @@ def test_onnx_gives_the_sentence_transformers_vectors_in_order() -> None:
 def test_a_long_text_is_cut_where_sentence_transformers_cuts_it() -> None:
     long = " ".join(["the Atlas migration slipped again"] * 200)  # ~1,000 tokens
     vector = np.array(MiniLMEmbedder("float32").embed([long])[0])
-    expected = _minilm().encode([long], normalize_embeddings=True)[0]
+    expected = minilm().encode([long], normalize_embeddings=True)[0]
     assert float(vector @ expected) > 0.99999
 
 

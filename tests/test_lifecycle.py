@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings, StoreUnavailable
-from engine.doctor import rebuild_vectors
 from engine.embed import MiniLMEmbedder
 from engine.ingest.pipeline import vector_point
+from engine.rebuild import rebuild_vectors
 from engine.stores.base import VectorPayload
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from engine import Memory, Settings
-from engine.doctor import rebuild_vectors
 from engine.ingest.sentences import sentences_to_embed
 from engine.models import MemoryCard
+from engine.rebuild import rebuild_vectors
 
 LONG = (
     "Calvin: Hi Dave! Nice to hear from you. Since last chat, some things have happened. "
