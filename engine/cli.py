@@ -29,6 +29,7 @@ from engine.cli_common import (
     short,
 )
 from engine.cli_graph import register as register_graph
+from engine.cli_read import register as register_reads
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput, WriteFailed
 from engine.models import GraphPath, MemoryCard, StoreResult, Trace, check_namespace
@@ -444,6 +445,7 @@ def _on_line(exc: InvalidInput, numbers: list[int]) -> InvalidInput:
 
 register(app)
 register_graph(app)
+register_reads(app)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

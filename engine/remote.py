@@ -287,10 +287,12 @@ class RemoteMemory:
         """The namespaces holding episodes, of those the token may use."""
         return self._call("GET", "/v1/namespaces", _NAMES)
 
-    def health(self) -> Health:
-        """The server's /health; never raises (an unreachable server reports unreachable)."""
+    def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
+        """The server's /health, counted over `namespaces` (None: every one the token may
+        use); never raises (an unreachable server, or a refused token, reports unreachable)."""
         try:
-            response = self._client.get("/health")
+            params = {} if namespaces is None else {"namespace": list(namespaces)}
+            response = self._client.get("/health", params=params)
             return Health.model_validate(response.json())
         except (httpx.HTTPError, ValueError) as exc:
             return Health(status="degraded", backend="remote", graph="unreachable",

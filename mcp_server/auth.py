@@ -15,14 +15,13 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.access import Grant, TokenScopes
-from mcp_server.namespaces import namespace_from_request
+from mcp_server.namespaces import PUBLIC_PATHS, namespace_from_request
 from mcp_server.problems import Problem, problem_response
 
 __all__ = ["PUBLIC_PATHS", "TokenAuth", "grant_of"]
 
 # Open without a token: the health check (for orchestrators) and the API's documentation,
 # which holds no data.
-PUBLIC_PATHS = ("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect")
 PUBLIC_PREFIXES = ("/static-offline-docs/",)
 _REST_NAMESPACE = re.compile(r"^/v1/namespaces/([^/]+)")
 GRANT_KEY = "hindsight.grant"

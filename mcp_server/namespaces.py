@@ -22,6 +22,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from engine.models import check_namespace
 from mcp_server.problems import Problem, problem_response
 
+# Paths that are no MCP endpoint (the same as auth's open ones).
+PUBLIC_PATHS = ("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect")
+
 __all__ = ["HEADER", "NamespaceParameters", "UnclearNamespace", "namespace_from_request", "namespace_of"]
 
 HEADER = "x-hindsight-namespace"
@@ -74,13 +77,15 @@ def namespace_from_request(request: Any) -> str | None:
 
 class NamespaceParameters:
     """Refuses, with a 400 problem naming the parameter, an MCP request whose namespace is
-    unclear (`namespace_from_request`); REST paths name theirs in the path."""
+    unclear (`namespace_from_request`); REST paths name theirs in the path, and /health may
+    name several to count."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not scope.get("path", "").startswith("/v1/"):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and not path.startswith("/v1/") and path not in PUBLIC_PATHS:
             try:
                 namespace_from_request(Request(scope))
             except UnclearNamespace as exc:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import AsyncIterator
-from typing import Literal
+from typing import Annotated, Literal
 
 import anyio
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, Query
 from fastapi_offline import FastAPIOffline
 from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
@@ -25,6 +25,7 @@ from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import Memory, __version__
+from engine.errors import AccessDenied
 from engine.models import check_namespace
 from engine.settings import Settings
 from engine.views import Health
@@ -87,11 +88,18 @@ def http_app(server: MCPServer, memory: Memory, settings: Settings,
 
     @app.get(HEALTH_PATH, tags=["admin"], operation_id="health",
              responses={503: {"model": Health, "description": "A store does not answer"}})  # fmt: skip
-    async def health(request: Request) -> Response:
+    async def health(
+        request: Request,
+        namespace: Annotated[list[str] | None, Query(description="Count only these namespaces")] = None,
+    ) -> Response:
         """Whether the service and both stores are up (open without a token). The counts of
-        episodes and points, and what failed, only for a token, over its own namespaces."""
+        episodes and points, and what failed, only for a token: over the namespaces named,
+        which it must be allowed, or else over every one it may use."""
         grant = scopes.grant(request.headers.get("authorization", "").encode()) if scopes.enabled else None
-        namespaces = None if grant is None or grant.namespaces is None else sorted(grant.namespaces)
+        if namespace is not None and grant is not None and not all(map(grant.allows, namespace)):
+            raise AccessDenied("this token may not use that namespace")
+        namespaces = namespace if namespace is not None or grant is None else (
+            None if grant.namespaces is None else sorted(grant.namespaces))  # fmt: skip
         report = await anyio.to_thread.run_sync(lambda: memory.health(namespaces=namespaces))
         if scopes.enabled and grant is None:  # no token: nothing about what is stored
             report = report.model_copy(update={"episodes": None, "vector_points": None, "detail": None})

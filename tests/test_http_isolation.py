@@ -83,6 +83,12 @@ def test_health_counts_only_the_tokens_own_namespaces(server: str) -> None:
         admin.store("Team B moved Kestrel to Tuesday.")
     assert _health(server, _as(TEAM_A)) == before  # B's write is invisible to A
     assert _health(server, _as(ADMIN))["episodes"] == everything + 1
+    refused = httpx.get(f"{server}/health?namespace=team-b", headers=_as(TEAM_A))
+    assert refused.status_code == 403 and refused.headers["content-type"] == PROBLEM
+    with Memory.connect(server, token=ADMIN) as admin:
+        only_b = admin.health(namespaces=["team-b"]).episodes
+        assert only_b == admin.stats(namespace="team-b").episodes
+        assert admin.health(namespaces=["team-a", "team-b"]).episodes == own + only_b
 
 
 @pytest.mark.parametrize(("query", "header", "parameter"), [

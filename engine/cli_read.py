@@ -1,0 +1,85 @@
+"""`hindsight` commands that read one thing: `get`, `explain`, `namespaces`, `health`.
+Registered on the main app by `engine.cli`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from engine.cli_common import (
+    AsJson,
+    DataDir,
+    Namespace,
+    console,
+    day,
+    fail,
+    open_memory,
+    print_json,
+)
+
+__all__ = ["register"]
+
+EpisodeId = Annotated[str, typer.Argument(help="The episode id.")]
+
+
+def get(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir = None,
+        as_json: AsJson = False) -> None:  # fmt: skip
+    """Show one episode, in any state (forgotten or expired too)."""
+    with open_memory(data_dir) as memory:
+        episode = memory.get(id, namespace=namespace)
+    if as_json:
+        print_json(episode)
+        return
+    console.print(f"[bold]{episode.id}[/bold] · {day(episode.occurred_at)} · {episode.kind}"
+                  f"{f' by {episode.role}' if episode.role else ''} · importance "
+                  f"{episode.importance:.2f}{' · forgotten' if episode.deleted_at else ''}")  # fmt: skip
+    console.print(episode.content, markup=False)
+
+
+def explain(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir = None,
+            as_json: AsJson = False) -> None:  # fmt: skip
+    """Why a memory exists: its entities, decisions, neighbours and where it came from."""
+    with open_memory(data_dir) as memory:
+        explanation = memory.explain(id, namespace=namespace)
+    if as_json:
+        print_json(explanation)
+        return
+    console.print(explanation.why, markup=False)
+    if explanation.entities:
+        console.print("entities: " + ", ".join(e.name for e in explanation.entities), markup=False)
+    for decision in explanation.decisions:
+        console.print(f"decision ({decision.status}): {decision.text}", markup=False)
+    for neighbour in explanation.neighbours:
+        via = f" ({neighbour.via})" if neighbour.via else ""
+        console.print(f"{neighbour.relation}{via}: {neighbour.id[:8]} {neighbour.summary}", markup=False)
+
+
+def namespaces(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """The namespaces that hold episodes."""
+    with open_memory(data_dir) as memory:
+        names = memory.namespaces()
+    if as_json:
+        print_json(names)
+    else:
+        console.print("\n".join(names) if names else "no namespace holds an episode yet")
+
+
+def health(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """Whether both stores answer, with their counts; exit 1 when one does not."""
+    with open_memory(data_dir) as memory:
+        report = memory.health()
+    if as_json:
+        print_json(report)
+    else:
+        console.print(f"{report.status}: graph {report.graph}, vectors {report.vectors} "
+                      f"({report.backend}); {report.episodes} episodes, "
+                      f"{report.vector_points} vector points")  # fmt: skip
+    if report.status != "ok":
+        fail(report.detail or "a store does not answer", 1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the `hindsight` app."""
+    for command in (get, explain, namespaces, health):
+        app.command()(command)
