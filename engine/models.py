@@ -71,6 +71,7 @@ _SESSION = re.compile(r"[^\x00-\x1f]{1,128}")
 _PY_SPACE = r"\t-\r\u001c- \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK_PATTERN = rf"^[^\u0000]*[^\u0000{_PY_SPACE}][^\u0000]*$"
 SESSION_PATTERN = r"^[^\u0000-\u001f]{1,128}$"
+NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"  # `_NAMESPACE`, for JSON Schema
 # How deep metadata may nest (an object in an object ... counts each level): deeper is a
 # caller's bug, and would exhaust the stack of every JSON encoder on the way to the store.
 MAX_METADATA_DEPTH = 32
@@ -215,7 +216,12 @@ class EpisodeInput(BaseModel):
     layer: Layer = "episodic"
     importance: Annotated[float | None, WithJsonSchema(_IMPORTANCE_SCHEMA)] = None
     occurred_at: Annotated[float | None, WithJsonSchema(_moment_schema("When it happened"))] = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="A JSON object of your own, nested at most 32 levels, whose keys hold no "
+        "NUL at any level (JSON Schema states only the top level's).",
+        json_schema_extra={"propertyNames": {"pattern": "^[^\\u0000]*$"}},
+    )
     # Episodes this one follows from or refers to (must exist in the same namespace).
     related_ids: list[str] = Field(default_factory=list, max_length=100)
     # When the episode leaves recall (TTL); default: settings.ttl_days for its kind, or never.

@@ -51,12 +51,15 @@ def _shaped(document: dict[str, Any], with_tokens: bool) -> dict[str, Any]:
         for operation in operations.values():
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
-            if not path.startswith("/v1/"):
-                continue  # /health documents its own 503
-            codes = ["400", "404", "503"]
-            if with_tokens:
-                codes += ["401", "403"]
-                operation["security"] = [{"bearer": []}]
+            if path.startswith("/v1/"):
+                codes = ["400", "404", "503"]
+                if with_tokens:
+                    codes += ["401", "403"]
+                    operation["security"] = [{"bearer": []}]
+            elif path == "/health":  # open; its own 503 is the Health report
+                codes = ["400", "403"] if with_tokens else ["400"]
+            else:
+                continue
             for code in codes:
                 responses[code] = {
                     "description": _PROBLEMS[code],

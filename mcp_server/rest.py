@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query, Request
 from fastapi import Path as PathParam
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.background import BackgroundTask
 from starlette.responses import FileResponse
 
@@ -23,6 +23,7 @@ from engine.audit import AuditEntry
 from engine.errors import AccessDenied
 from engine.models import (
     MAX_OFFSET,
+    NAMESPACE_PATTERN,
     NOT_BLANK_PATTERN,
     SESSION_PATTERN,
     Episode,
@@ -42,7 +43,7 @@ EXPORT_MEDIA_TYPE = "application/jsonl"
 
 NamespacePath = Annotated[
     str,
-    PathParam(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$", description="Whose memory"),
+    PathParam(pattern=NAMESPACE_PATTERN, description="Whose memory"),
 ]
 EpisodeId = Annotated[str, PathParam(min_length=1, max_length=128, description="An episode id")]
 
@@ -95,7 +96,7 @@ class AuditQuery(BaseModel):
 class ExportQuery(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    namespace: list[str] | None = Field(
+    namespace: list[Annotated[str, StringConstraints(pattern=NAMESPACE_PATTERN)]] | None = Field(
         None, description="Only these namespaces (repeat the parameter); default: every one "
         "the token may use",
     )  # fmt: skip

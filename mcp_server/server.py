@@ -19,6 +19,7 @@ import uvicorn
 from fastapi import FastAPI, Query
 from fastapi_offline import FastAPIOffline
 from mcp.server.mcpserver import MCPServer
+from pydantic import StringConstraints
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match, Mount
@@ -26,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import Memory, __version__
 from engine.errors import AccessDenied
-from engine.models import check_namespace
+from engine.models import NAMESPACE_PATTERN, check_namespace
 from engine.settings import Settings
 from engine.views import Health
 from mcp_server.auth import TokenAuth
@@ -90,7 +91,10 @@ def http_app(server: MCPServer, memory: Memory, settings: Settings,
              responses={503: {"model": Health, "description": "A store does not answer"}})  # fmt: skip
     async def health(
         request: Request,
-        namespace: Annotated[list[str] | None, Query(description="Count only these namespaces")] = None,
+        namespace: Annotated[
+            list[Annotated[str, StringConstraints(pattern=NAMESPACE_PATTERN)]] | None,
+            Query(description="Count only these namespaces"),
+        ] = None,
     ) -> Response:
         """Whether the service and both stores are up (open without a token). The counts of
         episodes and points, and what failed, only for a token: over the namespaces named,

@@ -63,6 +63,8 @@ def _engine_errors(fn: Callable[..., _T]) -> Callable[..., _T]:
             raise ToolError(f"invalid {exc.field}: {exc.reason}") from exc
         except HindsightError as exc:
             raise ToolError(str(exc)) from exc
+        except ToolError:
+            raise
         except Exception as exc:  # a bug: the agent learns that, the log learns the rest
             log.exception("tool %s failed", fn.__name__)
             raise ToolError("internal error: the server could not answer (see its log)") from exc

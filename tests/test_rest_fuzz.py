@@ -15,7 +15,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from tests.serving import free_port, served
 
@@ -51,14 +51,28 @@ def _state(base: str) -> dict[str, Any]:
 
 def _without_references(case: Any) -> Any:
     """`related_ids` must name episodes that exist, which generated ids never do: a positive
-    case would be refused for its state, not its shape (tests/test_reading.py covers them)."""
+    case would be refused for its state, not its shape (tests/test_reading.py covers them).
+    And metadata keys holding NUL, which the schema refuses (`propertyNames`) but
+    schemathesis generates anyway (its issue 3771): such a case is no positive one."""
     if case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE:
         return case
     body = case.body if isinstance(case.body, dict) else {}
     for item in [body, *body.get("items", [])] if isinstance(body.get("items"), list) else [body]:
         if isinstance(item, dict):
             item.pop("related_ids", None)
+            if "metadata" in item:
+                item["metadata"] = _without_nul_keys(item["metadata"])
     return case
+
+
+def _without_nul_keys(value: Any) -> Any:
+    """The value without object keys holding NUL, at every level (the schema says so at the
+    top, with `propertyNames`, and below it in the field's description)."""
+    if isinstance(value, dict):
+        return {k: _without_nul_keys(v) for k, v in value.items() if "\x00" not in k}
+    if isinstance(value, list):
+        return [_without_nul_keys(v) for v in value]
+    return value
 
 
 def _auth_for(case: Any) -> dict[str, str]:
@@ -76,8 +90,6 @@ def test_every_operation_keeps_to_its_schema(fuzzed_server: str, mode: Generatio
     operations = [result.ok() for result in api.get_all_operations()]
     assert len(operations) >= 19
     for operation in operations:
-        if mode == GenerationMode.NEGATIVE and operation.path == "/health":
-            continue  # no input to break
         try:
             _fuzz(operation, mode, fuzzed_server)
         except Exception as exc:
@@ -85,10 +97,19 @@ def test_every_operation_keeps_to_its_schema(fuzzed_server: str, mode: Generatio
             raise
 
 
+def _is_array(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "array" or any(_is_array(s) for s in schema.get("anyOf", []))
+
+
 def _fuzz(operation: Any, mode: GenerationMode, base: str) -> None:
     # Cypher's grammar is beyond JSON Schema: a schema-valid string is mostly not a query
     # (tests/test_analyst.py and the Cypher differential test cover what is refused).
     excluded = [positive_data_acceptance] if operation.path.endswith("/cypher") else []
+    # An exploded array in a query string (`?namespace=a&namespace=b`) of one item reads as
+    # that item: schemathesis counts `?namespace=0.5` as a number where an array is due, but
+    # to the server, as to OpenAPI's serialisation, it is the array ["0.5"].
+    if any(p.get("in") == "query" and _is_array(p.get("schema", {})) for p in operation.definition.raw.get("parameters", [])):
+        excluded.append(negative_data_rejection)
 
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
               database=None)  # fmt: skip
