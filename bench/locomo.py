@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark: turn-level R@k of hindsight's recall against BM25 and dense baselines.
 
     python -m bench.locomo [--data ../shared/data/locomo/locomo10.json] [--k 5,10,25]
-                           [--conversations N] [--sample ID] [--json]
+                           [--conversations N] [--sample ID] [--json] [--ablate]
 
 Each conversation goes into its own namespace of one fresh memory: one episode per turn
 (`speaker: text`, the image caption appended), the session date as the episode time (turns a
@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.ablation import ablation_table, run_ablation
+from bench.locomo_data import CATEGORIES, recall_at, turns_of
 from bench.misses import CLASSES, miss_class, shares
 from engine import Memory, Settings
 from engine.embed import Embedder, embedder_for
@@ -44,35 +46,8 @@ from engine.embed_multilingual import needs_multilingual
 from engine.text import tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # Misses are classed at the cut-off the multi-hop target is set at (R@10).
 MISS_K = 10
-_SESSION = re.compile(r"^session_(\d+)$")
-
-
-def turns_of(sample: dict[str, Any]) -> list[dict[str, Any]]:
-    """The conversation's turns as store items, in order, with their dia_id in metadata."""
-    conversation = sample["conversation"]
-    items = []
-    sessions = sorted(
-        (int(m.group(1)), key) for key in conversation if (m := _SESSION.match(key))
-    )
-    for number, key in sessions:
-        started = datetime.strptime(conversation[f"{key}_date_time"], "%I:%M %p on %d %B, %Y")
-        for position, turn in enumerate(conversation[key]):
-            text = f"{turn['speaker']}: {turn['text']}"
-            if turn.get("blip_caption"):
-                text += f" [image: {turn['blip_caption']}]"
-            items.append(
-                {
-                    "content": text,
-                    "session_id": f"session_{number}",
-                    "role": turn["speaker"],
-                    "occurred_at": (started + timedelta(minutes=position)).isoformat() + "Z",
-                    "metadata": {"dia_id": turn["dia_id"]},
-                }
-            )
-    return items
 
 
 @contextmanager
@@ -83,14 +58,6 @@ def scratch_memory(prefix: str) -> Iterator[Memory]:
         settings = Settings(data_dir=Path(scratch), importance_threshold=0.0, track_access=False)
         with Memory.open(settings=settings) as memory:
             yield memory
-
-
-def recall_at(found: list[str], evidence: list[str], k: int) -> float:
-    """LoCoMo's R@k for one question."""
-    if not evidence:
-        return 1.0
-    top = set(found[:k])
-    return sum(1 for e in evidence if e in top) / len(evidence)
 
 
 _DIA = re.compile(r"^D(\d+):\d+$")
@@ -288,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N")
     parser.add_argument("--sample", help="only the conversation with this sample_id")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--ablate", action="store_true",
+                        help="store once, then ask under the default plan and without each channel "
+                        "and adjuster in turn (bench/ablation.py)")  # fmt: skip
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"LoCoMo data not found at {args.data}; pass --data PATH. Skipping.", file=sys.stderr)
@@ -298,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--k: comma-separated positive integers, e.g. 5,10,25")
     if not ks or min(ks) < 1:
         parser.error("--k: comma-separated positive integers, e.g. 5,10,25")
+    if args.ablate:
+        ablated = run_ablation(args.data, args.conversations)
+        print(json.dumps(ablated) if args.json else ablation_table(ablated))
+        return 0
     result = run(args.data, ks, args.conversations, args.sample)
     print(json.dumps(result) if args.json else table(result, ks))
     return 0

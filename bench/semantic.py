@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.locomo import DEFAULT_DATA, scratch_memory, turns_of
+from bench.locomo import DEFAULT_DATA, scratch_memory
+from bench.locomo_data import turns_of
 from engine.nlp import parse_english
 
 _DIA = re.compile(r"D\d+:\d+")

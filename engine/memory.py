@@ -39,7 +39,8 @@ from engine.models import (
     invalid_input,
     is_unicode_text,
 )
-from engine.recall.pipeline import card_order, query_models, run_recall, within_budget
+from engine.recall.pipeline import card_order, run_recall, within_budget
+from engine.recall.query_models import query_models
 from engine.recall.working import working_cards
 from engine.reflect.run import failed_task_namespaces
 from engine.remote import RemoteMemory

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, JsonValue, SecretStr, field_validator
 
 from engine.access import TokenScopes, check_token, parse_token_scopes
+from engine.recall.plan import RecallPlan
 from engine.settings_stores import StoreSettings
 from engine.settings_weights import ChannelWeights, ImportanceWeights
 
@@ -420,6 +421,13 @@ class Settings(StoreSettings):
         description="Maximal marginal relevance picks among this many of the best cards (one read"
         " of their vectors).",
     )
+    recall_off: tuple[str, ...] = Field(
+        (), json_schema_extra=_RERANKING,
+        description="Channels (vector, keyword, entity, graph, recency, side, reply) and "
+        "adjusters (time_window, session_spread, updates, mmr, facts) recall leaves out, as a "
+        'JSON list such as ["graph"]: an ablation, to see what each buys on your data. A '
+        "channel left out weighs nothing; empty (the default) runs everything.",
+    )
 
     shared_namespace: str = Field(
         "shared", json_schema_extra=_NAMESPACES,
@@ -496,6 +504,12 @@ class Settings(StoreSettings):
     def _blank_secret_is_none(cls, value: object) -> object:
         # docker compose passes an unset variable as "": that means no token, not an empty one.
         return None if value == "" else value
+
+    @field_validator("recall_off")
+    @classmethod
+    def _recall_plan(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        RecallPlan.leaving_out(value)  # its ValueError names the unknown one and the choices
+        return value
 
     @field_validator("api_token")
     @classmethod

@@ -7,7 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from bench.locomo import BM25, main, recall_all, recall_at, sessions_of, turns_of
+from bench.locomo import BM25, main, recall_all, sessions_of
+from bench.locomo_data import recall_at, turns_of
 from bench.misses import miss_class, shares
 
 SAMPLE = {

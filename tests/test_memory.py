@@ -15,7 +15,7 @@ from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
 from engine.models import MAX_OFFSET
 from engine.recall.channels import Seed, graph_channel, specificity
-from engine.recall.pipeline import query_models
+from engine.recall.query_models import query_models
 from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore

@@ -1,31 +1,19 @@
-"""Run one recall: analyse, ask every channel, fuse, decay, weigh importance, build cards."""
+"""Run one recall as its plan declares it: the channels (`engine.recall.stages`), one fusion,
+the factors, the adjusters (`engine.recall.plan`), and cards with their traces."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, Future
 from itertools import takewhile
 from operator import itemgetter
 
-from engine.embed import Embedder
-from engine.embed_multilingual import needs_multilingual
 from engine.models import Episode, GraphPath, MemoryCard, RecallRequest, Trace, from_epoch
-from engine.recall.channels import (
-    Seed,
-    entity_channel,
-    graph_channel,
-    hub_degree,
-    keyword_channel,
-    recency_channel,
-    vector_channel,
-)
-from engine.recall.comparison import side_channel, sides
+from engine.recall.channels import Seed, hub_degree
 from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
-from engine.recall.fusion import RankedHit, Scored, competition_ranks, fuse, fused_with, with_hits
-from engine.recall.query import QueryTerms, analyze
-from engine.recall.replies import reply_channel
+from engine.recall.fusion import fused_with
+from engine.recall.plan import CHANNELS, RecallPlan
+from engine.recall.query_models import QueryModels
 from engine.recall.rerank import (
     Candidate,
     Factors,
@@ -34,89 +22,20 @@ from engine.recall.rerank import (
     reranker_for,
 )
 from engine.recall.sessions import gathers, spread_by_session
+from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for
 from engine.recall.time_query import searched_window, time_query
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
-from engine.stores.base import DenseSpace, GraphStore, VectorStore
+from engine.stores.base import GraphStore, VectorStore
 from engine.text import count_tokens
 
-__all__ = [
-    "QueryModels", "card_order", "embeds_beside_reads", "query_models", "run_recall", "within_budget",
-]  # fmt: skip
+__all__ = ["card_order", "run_recall", "within_budget"]
 
+Ranked = tuple[float, Candidate, Factors]
 # A `max_degree` no entity reaches: every entity of an episode, hubs too.
 EVERY_DEGREE = 2**62
 # Two products of the same factors, multiplied in another order, differ in the last bits.
 _ROUNDING = 1e-9
-
-
-class QueryModels:
-    """What the models make of a query: computed once, whatever the namespaces searched.
-
-    With `beside_reads` the embedding starts at once on `pool`, while the channels that
-    need only the query's words (keyword, entity, recency) ask their stores: ONNX Runtime
-    leaves the GIL while it computes, so a core the embedding leaves free runs the reads.
-    Without, it is computed when first asked for, after those reads (~1 ms), on the calling
-    thread: an embedding on every core and reads beside it only slow each other down, and
-    recall's p95 is lower that way.
-    """
-
-    def __init__(self, query: str, embedder: Embedder, pool: Executor, *, beside_reads: bool) -> None:
-        self._query, self._embedder = query, embedder
-        second = embedder.multilingual
-        # A query in Chinese searches the multilingual space, where MiniLM would read noise.
-        self.space: DenseSpace = "multilingual" if second and needs_multilingual(query) else "dense"
-        self._searcher = second if second is not None and self.space == "multilingual" else embedder
-        self._started: Future[list[list[float]]] | None = (
-            pool.submit(self._searcher.embed, [query]) if beside_reads else None
-        )
-        self._search_vector: list[float] | None = None
-        self._embedding: list[float] | None = None
-        self.terms: QueryTerms = analyze(query)
-        # The two events a question compares in time, searched each on its own.
-        self.sides = sides(query)
-        self._side_vectors: list[list[float]] | None = None
-
-    @property
-    def search_vector(self) -> list[float]:
-        """The query's vector in `space`, for the vector channel; computed, or waited for,
-        the first time."""
-        if self._search_vector is None:
-            rows = self._started.result() if self._started is not None else self._searcher.embed([self._query])
-            self._search_vector = rows[0]
-        return self._search_vector
-
-    @property
-    def side_vectors(self) -> list[list[float]]:
-        """The vectors of `sides` in `space`, in one batch, the first time asked for."""
-        if self._side_vectors is None:
-            self._side_vectors = self._searcher.embed(list(self.sides)) if self.sides else []
-        return self._side_vectors
-
-    @property
-    def embedding(self) -> list[float]:
-        """The query's embedding by the main model (working memory compares it)."""
-        if self.space == "dense":
-            return self.search_vector
-        if self._embedding is None:
-            self._embedding = self._embedder.embed([self._query])[0]
-        return self._embedding
-
-
-def query_models(query: str, embedder: Embedder, pool: Executor, settings: Settings) -> QueryModels:
-    """Analyse the query (tokens, entity names to look up) and embed it on `pool`: at once
-    when the embedding leaves a core free for recall's reads, else when first asked for."""
-    beside_reads = embeds_beside_reads(settings.embedder_query_threads, os.cpu_count() or 1)
-    return QueryModels(query, embedder, pool, beside_reads=beside_reads)
-
-
-def embeds_beside_reads(query_threads: int, cores: int) -> bool:
-    """Whether a query's embedding leaves a core free for recall's reads (0 threads: all).
-
-    >>> embeds_beside_reads(1, 2), embeds_beside_reads(0, 2), embeds_beside_reads(2, 2)
-    (True, False, False)
-    """
-    return 0 < query_threads < cores
 
 
 def run_recall(
@@ -128,80 +47,81 @@ def run_recall(
     models: QueryModels,
     settings: Settings,
 ) -> list[MemoryCard]:
-    namespace, limit = request.namespace, settings.channel_candidates
-    terms = models.terms
-    # What needs only the query's words first (its embedding may be computed meanwhile).
-    known = graph.find_entities(namespace, terms.entity_names)
-    keyword = keyword_channel(vectors, namespace, terms.tokens, limit)
-    max_degree = hub_degree(vectors.count(namespace, exact=False), settings)
-    by_entity, entity_paths = entity_channel(graph, namespace, known, now, limit, max_degree)
+    """The cards of one namespace for a request, best first, as DESIGN.md section 5 tells it:
+    analyse the question, ask every channel of the plan, fuse them (replies join from the
+    fused candidates under the same weights), read the live episodes that can still reach
+    the top, weigh each by its factors, adjust the ranked list, and build cards with traces."""
+    plan = RecallPlan.leaving_out(settings.recall_off)
+    context = _context(request, now, graph, vectors, models, settings, plan)
+    for stage in CHANNEL_STAGES:
+        if plan.runs(stage.name):
+            context.found[stage.name] = stage.run(context)
+    context.fused = fuse_for(
+        {name: context.found[name].found for name in plan.channels if name in context.found},
+        context.weights, settings,
+    )  # fmt: skip
+    if plan.runs("reply"):
+        replies = Replies().run(context).found
+        if replies:
+            context.fused = fused_with(context.fused, fuse_for({"reply": replies}, context.weights, settings))
+    shown, episodes = _ranked(context)
+    return _cards(context, shown, episodes)
+
+
+def _context(
+    request: RecallRequest, now: float, graph: GraphStore, vectors: VectorStore,
+    models: QueryModels, settings: Settings, plan: RecallPlan,
+) -> RecallContext:  # fmt: skip
+    """What every stage reads: the entities the query names, the hub threshold, the time it
+    asks about and the window searched on its own, and the weights of this question."""
     time = time_query(request.query, now)
-    # A question about a named time also searches that time alone: what happened then is a
-    # candidate even where other times' turns match its words better.
-    span = searched_window(time, settings.time_window_slack_days)
-    in_span = settings.time_window_candidates if span is not None else 0
-    if in_span:
-        keyword = with_hits(keyword, keyword_channel(vectors, namespace, terms.tokens, in_span, span))
-    # The latest by the vector mirror's index of occurred_at (the graph has none, and would
-    # sort every episode of the namespace); of the time the query names, when it names one.
-    recent = recency_channel(
-        vectors.recent(namespace, request.session_id, settings.recency_candidates, time.window)
-    )
-    facts = (
-        graph.facts_about(namespace, [e.id for e in known], include_closed=False)
-        if request.layer in (None, "semantic") and known
-        else []
-    )
     weights = settings.weights.model_dump()
+    for name in CHANNELS:
+        if not plan.runs(name):
+            weights[name] = 0.0  # left out: it weighs nothing in fusion's denominator either
     if not (models.sides and settings.side_candidates):
         # Fusion divides by the weights' sum: a channel that cannot run leaves scores alone.
         weights["side"] = 0.0
     if time.wants_latest or (time.broad and time.window is not None):
         weights["recency"] *= settings.time_intent_recency_boost
-    context = RerankContext(
-        now=now, role=request.role, capabilities=request.capabilities,
-        query_names=terms.entity_names, time=time,
+    namespace = request.namespace
+    # A question about a named time also searches that time alone: what happened then is a
+    # candidate even where other times' turns match its words better.
+    span = searched_window(time, settings.time_window_slack_days) if plan.applies("time_window") else None
+    return RecallContext(
+        request=request, now=now, graph=graph, vectors=vectors, models=models, settings=settings,
+        plan=plan, time=time, known=graph.find_entities(namespace, models.terms.entity_names),
+        max_degree=hub_degree(vectors.count(namespace, exact=False), settings), span=span,
+        weights=weights,
     )  # fmt: skip
+
+
+def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
+    """The candidates that can reach the top, read live, weighed by their factors and
+    adjusted (session spread, diversity); and every episode read."""
+    request, settings, fused, plan, time = (
+        context.request, context.settings, context.fused, context.plan, context.time)  # fmt: skip
     reranker = reranker_for(settings)
-
-    # The vector channels' hits are not checked against the graph here but when read below:
-    # a dead hit (deleted, expired, or a point whose graph write never committed) expands to
-    # nothing, since the graph's own reads keep to live episodes, and is left out then.
-    dense = vector_channel(vectors, namespace, models.search_vector, limit, models.space)
-    if in_span:
-        dense = with_hits(dense, vector_channel(vectors, namespace, models.search_vector, in_span, models.space, span))
-
-    seeds = _seeds(dense, keyword, by_entity, entity_paths, settings.graph_seeds)
-    by_graph, reached = graph_channel(graph, namespace, seeds, now, settings, max_degree)
-    channels = {"vector": dense, "keyword": keyword, "entity": by_entity, "graph": by_graph, "recency": recent}
-    if models.sides and weights["side"] > 0:
-        channels["side"] = side_channel(
-            vectors, namespace, list(zip(models.sides, models.side_vectors, strict=True)),
-            space=models.space, limit=settings.side_candidates,
-            fuse=lambda found: {i: f for i, (f, _) in _fuse(found, _of(weights, found), settings).items()},
-        )  # fmt: skip
-    fused = _fuse(channels, weights, settings)
-    # The turns answering the questions that rank high join at those questions' scores.
-    replies = (
-        reply_channel(graph, namespace, {i: f for i, (f, _) in fused.items()}, settings.reply_candidates, now)
-        if weights["reply"] > 0
-        else []
-    )
-    if replies:
-        fused = fused_with(fused, _fuse({"reply": replies}, weights, settings))
+    rerank = RerankContext(
+        now=context.now, role=request.role, capabilities=request.capabilities,
+        query_names=context.models.terms.entity_names, time=time,
+    )  # fmt: skip
 
     def final_score(episode: Episode) -> float:
-        return reranker.rerank([Candidate(episode, *fused[episode.id])], context)[0][0]
+        return reranker.rerank([Candidate(episode, *fused[episode.id])], rerank)[0][0]
 
     # A question that gathers reaches across sessions; one about everything of a date keeps
     # to that date's sessions instead.
-    gathering = gathers(request.query) and not (time.broad and time.window is not None)
+    gathering = plan.applies("session_spread") and gathers(request.query) and not (
+        time.broad and time.window is not None)  # fmt: skip
+    diverse = plan.applies("mmr") and settings.mmr_lambda < 1
     # Only episodes that can still reach the top are read (a layer filter, MMR or a spread
     # across sessions may need the others).
-    prune = request.layer is None and settings.mmr_lambda >= 1 and not gathering
+    prune = request.layer is None and not diverse and not gathering
     episodes = _read_live(
-        lambda ids: graph.live_episodes(namespace, ids, now), {i: f for i, (f, _) in fused.items()},
-        top_k=request.top_k if prune else None, ceiling=factor_ceiling(context, settings),
+        lambda ids: context.graph.live_episodes(request.namespace, ids, context.now),
+        {i: f for i, (f, _) in fused.items()},
+        top_k=request.top_k if prune else None, ceiling=factor_ceiling(rerank, settings),
         final=final_score,
     )  # fmt: skip
     candidates = [
@@ -211,24 +131,37 @@ def run_recall(
     ]
     ranked = [
         (final, candidate, factors)
-        for final, candidate, factors in reranker.rerank(candidates, context)
+        for final, candidate, factors in reranker.rerank(candidates, rerank)
         if request.min_score is None or final >= request.min_score
     ]
     if gathering:
         ranked = spread_by_session(ranked, settings.session_repeat_factor)
-    shown = _diverse(ranked, vectors, request.top_k, settings)
+    shown = _diverse(ranked, context.vectors, request.top_k, settings) if diverse else ranked[: request.top_k]
+    return shown, episodes
+
+
+def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Episode]) -> list[MemoryCard]:
+    """Cards of the episodes shown, with their traces and graph paths, and of the active
+    facts about the entities the query names; the memories that update others marked."""
+    request, now, graph = context.request, context.now, context.graph
+    namespace = request.namespace
+    entity_paths = context.found["entity"].entity_paths if "entity" in context.found else {}
+    reached = context.found["graph"].reached if "graph" in context.found else {}
     paths = {c.episode.id: _path(c.episode.id, reached, entity_paths) for _, c, _ in shown}
     named = _path_episodes(graph, namespace, paths.values(), episodes, now)
     top = [
         (final, candidate.episode,
-         _trace(final, candidate, factors, now, paths[candidate.episode.id], named, time.window))
+         _trace(final, candidate, factors, now, paths[candidate.episode.id], named, context.time.window))
         for final, candidate, factors in shown
     ]  # fmt: skip
-    semantic = [
-        card
-        for card in fact_cards(facts, known, namespace=namespace, now=now, settings=settings)
-        if request.min_score is None or card.score >= request.min_score
-    ]
+    semantic: list[MemoryCard] = []
+    if context.plan.applies("facts") and request.layer in (None, "semantic") and context.known:
+        facts = graph.facts_about(namespace, [e.id for e in context.known], include_closed=False)
+        semantic = [
+            card
+            for card in fact_cards(facts, context.known, namespace=namespace, now=now, settings=context.settings)
+            if request.min_score is None or card.score >= request.min_score
+        ]
     names = _entity_names(graph, namespace, [episode.id for _, episode, _ in top], now)
     episodic = [
         MemoryCard(
@@ -250,23 +183,9 @@ def run_recall(
         )
         for _, episode, trace in top
     ]
-    return sorted(mark_updates(episodic) + semantic, key=card_order)[: request.top_k]
-
-
-def _fuse(
-    channels: Mapping[str, list[Scored]], weights: dict[str, float], settings: Settings
-) -> dict[str, tuple[float, list[RankedHit]]]:
-    return fuse(
-        channels, weights, rrf_k=settings.rrf_k, rrf_share=settings.rrf_share,
-        normalization=settings.fusion_normalization, minmax_min_hits=settings.minmax_min_hits,
-        # A graph hit one hop from the top seed through a one-episode entity scores hop_decay.
-        ceilings={"graph": settings.graph_hop_decay} if settings.graph_absolute else None,
-    )  # fmt: skip
-
-
-def _of(weights: dict[str, float], channels: Mapping[str, object]) -> dict[str, float]:
-    """The weights of these channels alone: a fusion of them scores 0..1 by themselves."""
-    return {name: weights[name] for name in channels}
+    if context.plan.applies("updates"):
+        episodic = mark_updates(episodic)
+    return sorted(episodic + semantic, key=card_order)[: request.top_k]
 
 
 def _entity_names(graph: GraphStore, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:
@@ -360,8 +279,6 @@ def _trace(
     )
 
 
-Ranked = tuple[float, Candidate, Factors]
-
 
 def _diverse(ranked: list[Ranked], vectors: VectorStore, count: int, settings: Settings) -> list[Ranked]:
     """The `count` best, or with mmr_lambda < 1 the MMR picks among the best mmr_candidates."""
@@ -397,29 +314,7 @@ def card_order(card: MemoryCard) -> tuple[float, float, str]:
     return (-card.score, -card.occurred_at.timestamp(), card.id)
 
 
-def _seeds(
-    dense: Sequence[Scored],
-    keyword: Sequence[Scored],
-    by_entity: Sequence[Scored],
-    entity_paths: dict[str, GraphPath],
-    count: int,
-) -> dict[str, Seed]:
-    """The top hits of the direct channels, weighted 1/rank, start graph expansion."""
-    seeds: dict[str, Seed] = {}
-    for hits in (by_entity, dense, keyword):
-        # Competition ranks: equal hits are equal seeds, whatever order the store gave them.
-        for hit, rank in competition_ranks(hits):
-            if rank > count:
-                break  # ranks are shared by ties: every hit tied within the count is a seed
-            weight = 1.0 / rank
-            if hit.id in seeds and seeds[hit.id].score >= weight:
-                continue
-            path = entity_paths.get(hit.id)
-            seeds[hit.id] = Seed.along(weight, path) if path is not None else Seed.at(weight, hit.id)
-    return seeds
-
-
-def _path(episode_id: str, reached: dict[str, Seed], entity_paths: dict[str, GraphPath]) -> GraphPath | None:
+def _path(episode_id: str, reached: Mapping[str, Seed], entity_paths: Mapping[str, GraphPath]) -> GraphPath | None:
     """How the graph linked an episode to the query: a graph path explains more than an
     entity's. Made only for the cards shown: expansion reaches many more."""
     origin = reached.get(episode_id)
