@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -72,16 +72,16 @@ def _collection_prefix(data_dir: Path) -> str:
     return "t" + hashlib.sha1(str(data_dir.resolve()).encode()).hexdigest()[:12]
 
 
-def open_settings(backend: str, data_dir: Path, *, wipe: bool = True, **overrides: object) -> Settings:
+def open_settings(backend: str, data_dir: Path, *, wipe: bool = True, **overrides: Any) -> Settings:
     """Settings of a memory on `backend` ("embedded" or "neo4j") under `data_dir`; on Neo4j
     the database is emptied first unless `wipe=False` (to reopen what a child wrote)."""
     if backend == "embedded":
-        return Settings(data_dir=data_dir, **overrides)  # type: ignore[arg-type]
+        return Settings(data_dir=data_dir, **overrides)
     uri = live("NEO4J_URI", "Neo4j server")
     if wipe:
         wipe_neo4j(uri)
     # Vectors in qdrant-client's local mode under data_dir.
-    return Settings(data_dir=data_dir, backend="neo4j",  # type: ignore[arg-type]
+    return Settings(data_dir=data_dir, backend="neo4j",
                     qdrant_collection_prefix=_collection_prefix(data_dir), **overrides)  # fmt: skip
 
 

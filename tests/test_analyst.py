@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from engine import Memory, Settings
 from engine.cli import app
@@ -129,7 +128,8 @@ def test_cli_tables_show_times_in_iso_8601(analyst: Analyst) -> None:
 def test_time_properties_are_the_schemas_moments() -> None:
     from graph_schema.definitions import TIME_PROPERTIES
 
-    doubles = {name for t in (*NODES, *RELATIONSHIPS) for name, kind in t.properties if kind == "DOUBLE"}
+    properties = [*(p for node in NODES for p in node.properties), *(p for rel in RELATIONSHIPS for p in rel.properties)]
+    doubles = {name for name, kind in properties if kind == "DOUBLE"}
     assert TIME_PROPERTIES <= doubles
     assert doubles - TIME_PROPERTIES == {"importance", "confidence"}  # the DOUBLEs that are no time
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from engine import embed_onnx, embed_torch
-from engine.embed import MiniLMEmbedder, SharedBatch, embedder_for
+from engine.embed import Embedder, MiniLMEmbedder, SharedBatch, embedder_for
 from engine.embed_minilm import minilm
 from engine.embed_onnx import cache_file
 from engine.settings import Settings
@@ -245,11 +246,12 @@ def test_a_failed_part_fails_the_shared_batch_and_stops_the_others() -> None:
         """The real embedder, with the second part it is given failing."""
 
         name, dimension = "all-minilm-l6-v2", 384
+        multilingual: Embedder | None = None
 
         def __init__(self) -> None:
             self.inner, self.parts = MiniLMEmbedder("float32"), 0
 
-        def embed(self, texts: list[str]) -> list[list[float]]:
+        def embed(self, texts: Sequence[str]) -> list[list[float]]:
             self.parts += 1
             if self.parts == 2:
                 raise RuntimeError("out of memory")

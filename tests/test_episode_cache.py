@@ -12,6 +12,7 @@ from engine import Memory, Settings
 from engine.models import Episode
 from engine.stores.base import GraphBatch
 from engine.stores.cypher_graph import CypherGraphStore
+from engine.stores.episode_cache import EpisodeCache
 from engine.stores.ladybug_graph import LadybugGraphStore
 
 T = 1_780_000_000.0  # 2026-05-28
@@ -32,6 +33,11 @@ def _store(memory: Memory, count: int, *, start: int = 0) -> list[str]:
         for n in range(start, start + count)
     ]  # fmt: skip
     return [r.id for r in memory.store_many(items)]
+
+
+def _held(graph: LadybugGraphStore) -> EpisodeCache:
+    assert graph._episodes is not None
+    return graph._episodes
 
 
 def _graph(memory: Memory) -> LadybugGraphStore:
@@ -75,7 +81,7 @@ def test_a_recall_reads_held_episodes_without_a_statement(
     _store(memory, 30)
     graph = _graph(memory)
     first = memory.recall("Atlas runbook", now=NOW)
-    assert first and len(graph._episodes) > 0
+    assert first and len(_held(graph)) > 0
     statements = _statements_run(monkeypatch)
     again = memory.recall("Atlas runbook", now=NOW)
     assert [c.id for c in again] == [c.id for c in first]
@@ -116,8 +122,8 @@ def test_a_touched_episode_stays_held_as_the_touch_leaves_it(
                        {"content": again, "occurred_at": T + 5_000, "metadata": {"source": "mcp"}}])  # fmt: skip
     memory.store(again, occurred_at=T + 1_000)
     graph = _graph(memory)
-    assert {i for _, i in graph._episodes._held} == set(ids)
-    held = graph._episodes.get("default", ids[2])
+    assert {i for _, i in _held(graph)._held} == set(ids)
+    held = _held(graph).get("default", ids[2])
     assert held is not None and held.access_count == 3 and held.last_seen == T + 9_000
     statements = _statements_run(monkeypatch)
     assert ids[2] in _by_id(graph.live_episodes("default", ids, NOW))
@@ -157,7 +163,7 @@ def test_namespaces_are_held_apart_and_the_bound_holds(settings: Settings) -> No
         other = memory.store("Priya reviewed the Atlas runbook.", namespace="other").id
         graph = _graph(memory)
         assert len(graph.live_episodes("default", mine, NOW)) == 8
-        assert len(graph._episodes) == 5
+        assert len(_held(graph)) == 5
         assert graph.live_episodes("default", [other], NOW) == []
         assert [e.id for e in graph.live_episodes("other", [other, *mine], NOW)] == [other]
 
@@ -181,7 +187,7 @@ def test_a_stored_batch_is_held_as_the_graph_reads_it(
     ]  # fmt: skip
     ids = [r.id for r in memory.store_many(items)]
     graph = _graph(memory)
-    assert {i for _, i in graph._episodes._held} == set(ids)  # held before any recall
+    assert {i for _, i in _held(graph)._held} == set(ids)  # held before any recall
     _assert_agrees(memory, ids)  # and as the statement reads them back
 
     statements = _statements_run(monkeypatch)

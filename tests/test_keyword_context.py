@@ -40,6 +40,7 @@ def test_an_answer_turn_is_found_by_the_words_of_its_question(memory: Memory) ->
     assert answer in found and found.index(answer) < found.index(follow_up)  # 1 step vs 2
     cards = memory.recall("what about the winter holiday?", top_k=3)
     answer_card = next(c for c in cards if c.id == answer)
+    assert answer_card.trace is not None
     assert "keyword" in {h.channel for h in answer_card.trace.channels}
 
 

@@ -41,6 +41,7 @@ def test_round_trip_english(memory: Memory) -> None:
     assert cards[0].id == result.id
     assert cards[0].metadata == {"ticket": "ATL-7", "tags": ["db"]}
     assert cards[0].role == "user" and cards[0].session_id == "s1"
+    assert cards[0].trace is not None
     channels = {hit.channel for hit in cards[0].trace.channels}
     assert {"vector", "keyword"} <= channels
     assert cards[0].trace.final == pytest.approx(cards[0].score)
@@ -53,7 +54,7 @@ def test_round_trip_chinese(memory: Memory) -> None:
     memory.store("The quarterly report is due in May.")
     assert budget.decisions
     cards = memory.recall("星火计划的预算是多少？", top_k=1)
-    assert cards[0].id == budget.id
+    assert cards[0].id == budget.id and cards[0].trace is not None
     assert "keyword" in {hit.channel for hit in cards[0].trace.channels}
     assert memory.get(budget.id).numbers[0].value == 500_000
 
@@ -70,6 +71,7 @@ def test_two_hop_recall_through_an_entity(memory: Memory) -> None:
 
     cards = memory.recall("What is new with Alice?", top_k=5, now=NOW)
     card = next(c for c in cards if c.id == answer.id)
+    assert card.trace is not None
     graph_hit = next(h for h in card.trace.channels if h.channel == "graph")
     assert "keyword" not in {h.channel for h in card.trace.channels}  # no shared words
     assert card.trace.path is not None
@@ -84,6 +86,7 @@ def test_two_hop_recall_through_an_entity(memory: Memory) -> None:
     assert all(card.score > c.score for c in cards if c.id in noise_ids)
     # No path walks back to a node it already visited (an episode reached from itself).
     for each in cards:
+        assert each.trace is not None
         visited = [n.id for n in each.trace.path.nodes] if each.trace.path else []
         assert len(visited) == len(set(visited)), each.trace.path
 
@@ -169,6 +172,7 @@ def test_decay_orders_equal_hits_by_age(settings: Settings) -> None:
         new = memory.store("The staging server password rotates monthly.", occurred_at=NOW - timedelta(days=2))
         cards = memory.recall("How often does the staging password rotate?", top_k=2, now=NOW)
     assert [c.id for c in cards] == [new.id, old.id]
+    assert cards[0].trace is not None and cards[1].trace is not None
     assert cards[0].trace.fused == pytest.approx(cards[1].trace.fused)
     assert cards[0].trace.decay > cards[1].trace.decay
 
@@ -406,7 +410,11 @@ def test_a_large_store_many_builds_the_vector_index(settings: Settings) -> None:
     vectors = FailingVectors(QdrantEdgeVectorStore(settings.vectors_dir / "v", embedder.dimension))
     built: list[int] = []
     real_optimize = vectors.optimize
-    vectors.optimize = lambda: (built.append(vectors.count(None)), real_optimize())[-1]  # type: ignore[method-assign]
+    def counted_optimize() -> None:
+        built.append(vectors.count(None))
+        real_optimize()
+
+    vectors.optimize = counted_optimize  # type: ignore[method-assign]
     small = settings.model_copy(update={"index_after_episodes": 3})
     with Memory(graph=LadybugGraphStore(settings.graph_path), vectors=vectors, embedder=embedder,
                 settings=small) as memory:  # fmt: skip

@@ -5,6 +5,7 @@ rollbacks and reflection (each of which drops it, to be read again)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -86,12 +87,13 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory, monkeypatc
     assert links >= 60  # two or more entities an episode: the test walks a real graph
 
     graph = memory._graph
+    assert isinstance(graph, LadybugGraphStore)
     statements: list[str] = []
     execute = graph._execute
 
-    def counted(query: str, params: object, *, write: bool = True) -> object:
+    def counted(query: str, params: Any, *, write: bool = True) -> object:
         statements.append(query)
-        return execute(query, params, write=write)  # type: ignore[arg-type]
+        return execute(query, params, write=write)
 
     monkeypatch.setattr(graph, "_execute", counted)
     memory.store_many(_items(10, start=30))
@@ -201,11 +203,13 @@ def test_namespaces_are_indexed_apart_and_facts_are_asked_for_once_written(memor
     _assert_agrees(memory, "default", now)
     _assert_agrees(memory, "other", now)
     graph = memory._graph
+    assert isinstance(graph, LadybugGraphStore) and graph._mentions is not None
     other = {link.episode_id for link in graph.episodes_mentioning("other", _ids(graph, "other")[1], now, 10_000)}
     mine = {link.episode_id for link in graph.episodes_mentioning("default", _ids(graph, "default")[1], now, 10_000)}
     assert other and mine and not other & mine
 
-    assert not graph._mentions.get("default").active_facts  # type: ignore[union-attr]
+    held = graph._mentions.get("default")
+    assert held is not None and not held.active_facts
     memory.reflect(force=True)
     _assert_agrees(memory, "default", now + 86_400)
 
@@ -233,6 +237,7 @@ def test_it_holds_at_most_its_bound_least_recently_recalled_out(settings: Settin
         assert (index.get("a"), index.get("b")) == (None, None) and index.get("c") is not None
         # A namespace over the bound on its own is served by the statements, and agrees.
         graph = memory._graph
+        assert isinstance(graph, LadybugGraphStore)
         episodes, entities = _ids(graph, "big")
         assert len(episodes) == 50
         assert sorted(map(_key, graph.episodes_mentioning("big", entities, now, 10_000))) == sorted(

@@ -20,7 +20,7 @@ def test_both_notebooks_exist() -> None:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_is_committed_without_outputs(path: Path) -> None:
-    book = nbformat.read(path, as_version=4)
+    book = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     for cell in book.cells:
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: strip outputs"
@@ -38,7 +38,7 @@ def test_notebook_runs(path: Path, backend: str, tmp_path: Path,
     open_settings(backend, tmp_path)  # on Neo4j: an empty database
     for name, value in backend_env(backend, tmp_path).items():
         monkeypatch.setenv(name, value)  # the kernel's Memory.open reads them
-    book = nbformat.read(path, as_version=4)
+    book = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     NotebookClient(book, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
     outputs = [o for cell in book.cells if cell.cell_type == "code" for o in cell.outputs]

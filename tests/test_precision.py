@@ -9,6 +9,7 @@ score by a few thousandths and a fused score by less.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -24,8 +25,8 @@ QUESTIONS = (*DEMO_QUERIES, "Who owns the mobile app?", "What did we say about g
 SCORE_TOLERANCE = 0.005
 
 
-def _recalls(path: Path, precision: str) -> dict[str, list[MemoryCard]]:
-    settings = Settings(data_dir=path, embedder_precision=precision)  # type: ignore[arg-type]
+def _recalls(path: Path, precision: Literal["float32", "bfloat16"]) -> dict[str, list[MemoryCard]]:
+    settings = Settings(data_dir=path, embedder_precision=precision)
     with Memory.open(settings=settings) as memory:
         memory.store_many([{**item, "namespace": "p"} for item in sample_episodes()])
         return {q: memory.recall(q, namespace="p", top_k=8, now=NOW) for q in QUESTIONS}

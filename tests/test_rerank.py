@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from engine import Memory, Settings
-from engine.models import Episode, GraphPath, PathNode
+from engine.models import Episode, GraphPath, MemoryCard, PathNode, Trace
 from engine.recall.pipeline import _path_episodes, _read_live
 from engine.stores.base import GraphBatch
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.text import count_tokens
 
 
-def _by_id(cards: list, episode_id: str):  # type: ignore[no-untyped-def]
-    return next(c for c in cards if c.id == episode_id)
+def _trace(cards: list[MemoryCard], episode_id: str) -> Trace:
+    trace = next(c for c in cards if c.id == episode_id).trace
+    assert trace is not None
+    return trace
 
 
 def test_a_named_author_lifts_their_own_memories(memory: Memory) -> None:
@@ -21,8 +24,8 @@ def test_a_named_author_lifts_their_own_memories(memory: Memory) -> None:
     theirs = memory.store("I adopted a rescue dog named Pepper", role="Melanie")
     cards = memory.recall("Which rescue dog did Caroline adopt?", top_k=5)
     assert cards[0].id == mine.id
-    assert _by_id(cards, mine.id).trace.author_factor > 1.0
-    assert _by_id(cards, theirs.id).trace.author_factor == 1.0
+    assert _trace(cards, mine.id).author_factor > 1.0
+    assert _trace(cards, theirs.id).author_factor == 1.0
 
 
 def test_when_questions_prefer_memories_that_carry_a_time(memory: Memory) -> None:
@@ -30,10 +33,10 @@ def test_when_questions_prefer_memories_that_carry_a_time(memory: Memory) -> Non
     timed = memory.store("Nate got his two turtles three years ago")
     cards = memory.recall("When did Nate get his turtles?", top_k=5)
     assert cards[0].id == timed.id
-    assert _by_id(cards, timed.id).trace.time_factor > 1.0
-    assert _by_id(cards, timeless.id).trace.time_factor == 1.0
+    assert _trace(cards, timed.id).time_factor > 1.0
+    assert _trace(cards, timeless.id).time_factor == 1.0
     plain = memory.recall("Nate turtles tank", top_k=5)
-    assert all(c.trace.time_factor == 1.0 for c in plain)
+    assert all(_trace(plain, c.id).time_factor == 1.0 for c in plain)
 
 
 def test_a_named_date_prefers_memories_of_that_day(memory: Memory) -> None:
@@ -41,7 +44,7 @@ def test_a_named_date_prefers_memories_of_that_day(memory: Memory) -> None:
     that_day = memory.store("Went to the gym and then the library", occurred_at="2023-12-05T10:00:00Z")
     cards = memory.recall("What did I do on December 4, 2023?", top_k=5, now="2024-01-10T00:00:00Z")
     assert cards[0].id == that_day.id  # told the day after: within the window's slack
-    assert cards[0].trace.time_factor > 1.0
+    assert _trace(cards, cards[0].id).time_factor > 1.0
 
 
 def test_mmr_trades_a_near_duplicate_for_a_different_memory(tmp_path: Path) -> None:
@@ -127,7 +130,7 @@ def test_the_episodes_on_a_shown_path_are_read_when_recall_did_not_read_them(tmp
     reads: list[list[str]] = []
     live_episodes = graph.live_episodes
 
-    def counted(namespace: str, ids: list[str], now: float) -> list[Episode]:
+    def counted(namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
         reads.append(list(ids))
         return live_episodes(namespace, ids, now)
 

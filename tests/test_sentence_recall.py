@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ def _card(memory: Memory, episode_id: str) -> MemoryCard:
     return cards[episode_id]
 
 
-def _open(path: Path, **settings: object) -> Memory:
+def _open(path: Path, **settings: Any) -> Memory:
     return Memory.open(settings=Settings(data_dir=path, importance_threshold=0.0, **settings))
 
 

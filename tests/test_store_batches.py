@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ def test_the_next_batch_embeds_while_this_one_is_written(
             second_embedding.set()
         return embed(self, texts)
 
-    def spied_write(self: Writer, texts: list, *args: object) -> object:  # type: ignore[type-arg]
+    def spied_write(self: Writer, texts: list, *args: Any) -> object:  # type: ignore[type-arg]
         if not seen_while_writing:  # the first batch's write waits for the second's embedding
             seen_while_writing.append(second_embedding.wait(timeout=20))
         return write_locked(self, texts, *args)

@@ -135,14 +135,14 @@ def open_vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ope
 
         def open_server() -> VectorStore:
             client = client_for()
-            opened.append(QdrantServerVectorStore(client, collection, DIMENSION,  # type: ignore[arg-type]
+            opened.append(QdrantServerVectorStore(client, collection, DIMENSION,
                                                   multilingual=MULTILINGUAL))  # fmt: skip
             return opened[-1]
 
         yield open_server
         if request.param == "qdrant-server":
             cleanup = client_for()
-            cleanup.delete_collection(collection)  # type: ignore[attr-defined]
+            cleanup.delete_collection(collection)
     for store in opened:
         try:
             store.close()

@@ -286,10 +286,10 @@ def test_an_older_edge_shard_gets_the_newer_payload_indexes(tmp_path: Path) -> N
         assert [h.id for h in store.search_dense("ns", [0, 1, 0, 0], 10)] == [IDS[1], IDS[0]]
         store.close()
         reopened = qe.EdgeShard.load(str(where))
-        schema = reopened.info().payload_schema
+        indexes = reopened.info().payload_schema
         reopened.close()
-        assert set(schema) == set(_PLAIN_INDEXES)
-        adds_links = {field for field, index in schema.items() if _links_of(index.params)}
+        assert set(indexes) == set(_PLAIN_INDEXES)
+        adds_links = {field for field, index in indexes.items() if _links_of(index.params)}
         assert adds_links == {"namespace"}, made_with
 
 

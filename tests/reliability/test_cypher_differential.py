@@ -278,7 +278,7 @@ def _query(draw: st.DrawFn) -> str:
     bound: list[str] = []
 
     def variable() -> str:
-        if bound and draw(st.booleans()):
+        if bound and draw(st.booleans()):  # type: ignore[arg-type]  # hypothesis's DrawFn is generic per call
             return draw(st.sampled_from(bound))
         name = next(names)
         bound.append(name)
@@ -340,7 +340,8 @@ def test_schema_procedures_answer_from_hindsights_schema_whatever_another_namesp
     assert all(kind == "rows" for kind, _ in before.values()), before
     assert before["CALL db.labels() YIELD label"][1] == [[node.label] for node in NODES]
     keys = {row[0] for row in before["CALL db.propertyKeys() YIELD propertyKey"][1]}
-    assert keys == {name for t in (*NODES, *RELATIONSHIPS) for name, _ in t.properties}
+    assert keys == {name for node in NODES for name, _ in node.properties} | {
+        name for rel in RELATIONSHIPS for name, _ in rel.properties}  # fmt: skip
     assert before["CALL db.labels()"] == before["call DB.LABELS() yield *"]
     # The same rows on every backend: they depend on nothing but graph_schema.
     assert before == _SCHEMA_ANSWERS.setdefault("first backend", before)

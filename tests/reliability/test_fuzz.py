@@ -170,7 +170,7 @@ def test_text_that_is_no_unicode_string_is_refused_naming_the_field(memory: Memo
     with pytest.raises(InvalidInput, match="keys must be strings"):
         memory.store("fine", metadata={"a": {1: "x"}})
     with pytest.raises(InvalidInput, match="query"):
-        memory.recall(content if isinstance(content, bytes) else "why " + content)
+        memory.recall(content if isinstance(content, bytes) else "why " + content)  # type: ignore[arg-type]  # bytes, on purpose
     assert _counts(memory) == before
 
 
