@@ -111,3 +111,20 @@ def test_harness_table_shows_latency_beside_recall(tmp_path: Path, capsys: objec
     assert main(["--data", str(data), "--k", "1,3"]) == 0
     table = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "system R@1" in table and "multi-hop" in table and "p50 / p95 ms" in table
+
+
+def test_the_ablation_asks_every_question_under_every_plan(tmp_path: Path, capsys: object) -> None:
+    from engine.recall.plan import ADJUSTERS, CHANNELS
+
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([SAMPLE]))
+    assert main(["--data", str(data), "--ablate", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert result["questions"] == 4
+    assert list(result["plans"]) == ["default", *(f"without {n}" for n in (*CHANNELS, *ADJUSTERS))]
+    default = result["plans"]["default"]
+    assert default["by_category_R@5"]["single-hop"] == 100.0 and default["p50_ms"] > 0
+    assert result["plans"]["without keyword"]["R@5"] <= default["R@5"]
+    assert main(["--data", str(data), "--ablate"]) == 0
+    table = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "without graph" in table and "ΔR@5" in table
