@@ -21,14 +21,14 @@ from engine.cypher_scope import unscoped_parts
 from engine.errors import InvalidInput
 from engine.schema_procedures import answer_schema_call, starts_with_schema_call
 from engine.settings import Settings
-from engine.stores.base import GraphStore
+from engine.stores.base import AnalystGraph
 from engine.views import CypherResult
 
 __all__ = ["analyst_query"]
 
 
 def analyst_query(
-    graph: GraphStore, query: str, params: Mapping[str, Any] | None, *, namespace: str, settings: Settings
+    graph: AnalystGraph, query: str, params: Mapping[str, Any] | None, *, namespace: str, settings: Settings
 ) -> CypherResult:
     """The rows of `query` in `namespace` (already validated), `$namespace` bound to it.
 

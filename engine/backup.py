@@ -26,7 +26,7 @@ from engine.forget import Archive, ArchiveRecord
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import rekey
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorPayload, VectorStore
+from engine.stores.base import MaintenanceGraph, VectorPayload, VectorStore
 from engine.views import BackupSummary
 from graph_schema import SCHEMA_VERSION
 
@@ -36,7 +36,7 @@ FORMAT = "hindsight-export/1"
 
 
 def export_memory(
-    graph: GraphStore,
+    graph: MaintenanceGraph,
     vectors: VectorStore,
     archive: Archive,
     path: Path,
@@ -97,7 +97,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
 
 
 def import_memory(
-    graph: GraphStore,
+    graph: MaintenanceGraph,
     vectors: VectorStore,
     embedder: Embedder,
     archive: Archive,

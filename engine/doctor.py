@@ -20,7 +20,7 @@ from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorPayload, VectorStore
+from engine.stores.base import MaintenanceGraph, VectorPayload, VectorStore
 
 __all__ = ["DoctorReport", "check_and_repair"]
 
@@ -48,7 +48,7 @@ class DoctorReport(BaseModel):
 
 
 def check_and_repair(
-    graph: GraphStore,
+    graph: MaintenanceGraph,
     vectors: VectorStore,
     embedder: Embedder,
     settings: Settings,

@@ -25,7 +25,13 @@ from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import refresh_around, rekey, window_ids
 from engine.models import Decision, Entity, Episode, Session, session_node_id
 from engine.settings import Settings
-from engine.stores.base import GraphBatch, GraphStore, LifecycleRow, VectorPayload, VectorStore
+from engine.stores.base import (
+    GraphBatch,
+    LifecycleRow,
+    MaintenanceGraph,
+    VectorPayload,
+    VectorStore,
+)
 
 __all__ = [
     "Archive",
@@ -140,7 +146,7 @@ def select_for_archive(
 
 
 def archive_episodes(
-    graph: GraphStore,
+    graph: MaintenanceGraph,
     vectors: VectorStore,
     archive: Archive,
     namespace: str,
@@ -176,7 +182,7 @@ def archive_episodes(
     return ids
 
 
-def _delete_everywhere(graph: GraphStore, vectors: VectorStore, namespace: str,
+def _delete_everywhere(graph: MaintenanceGraph, vectors: VectorStore, namespace: str,
                        ids: Sequence[str], settings: Settings) -> None:  # fmt: skip
     """Delete episodes from both stores; their neighbours' keyword keys lose their words."""
     gone = set(ids)
@@ -187,7 +193,7 @@ def _delete_everywhere(graph: GraphStore, vectors: VectorStore, namespace: str,
 
 
 def unarchive(
-    graph: GraphStore,
+    graph: MaintenanceGraph,
     vectors: VectorStore,
     embedder: Embedder,
     archive: Archive,
@@ -236,7 +242,7 @@ def unarchive(
 
 
 def purge_episodes(
-    graph: GraphStore,
+    graph: MaintenanceGraph,
     vectors: VectorStore,
     archive: Archive,
     namespace: str,

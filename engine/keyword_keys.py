@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from engine.settings import Settings
-from engine.stores.base import GraphStore, SparseVector, VectorStore, WindowRow
+from engine.stores.base import GraphLookup, SparseVector, VectorStore, WindowRow
 from engine.text import bm25_document, tokenize
 
 __all__ = [
@@ -91,7 +91,7 @@ def _live_neighbours(rows: Sequence[WindowRow], settings: Settings) -> list[str]
     return list(dict.fromkeys(r.neighbour_id for r in rows if r.live and abs(r.offset) <= turns))
 
 
-def rekey(graph: GraphStore, vectors: VectorStore, namespace: str, ids: Sequence[str],
+def rekey(graph: GraphLookup, vectors: VectorStore, namespace: str, ids: Sequence[str],
           settings: Settings) -> int:  # fmt: skip
     """Recompute and store the keys of these episodes; returns how many were rewritten."""
     if not ids:
@@ -99,7 +99,7 @@ def rekey(graph: GraphStore, vectors: VectorStore, namespace: str, ids: Sequence
     return _store_keys(vectors, graph.session_windows(namespace, list(dict.fromkeys(ids))), settings)
 
 
-def window_ids(graph: GraphStore, namespace: str, ids: Sequence[str], settings: Settings) -> list[str]:
+def window_ids(graph: GraphLookup, namespace: str, ids: Sequence[str], settings: Settings) -> list[str]:
     """The live episodes whose keys may hold the text of these: themselves and their live
     neighbours within `keyword_context_turns`."""
     if not ids:
@@ -107,7 +107,7 @@ def window_ids(graph: GraphStore, namespace: str, ids: Sequence[str], settings: 
     return _live_neighbours(graph.session_windows(namespace, list(ids)), settings)
 
 
-def keys_in_context(graph: GraphStore, namespace: str, ids: Sequence[str],
+def keys_in_context(graph: GraphLookup, namespace: str, ids: Sequence[str],
                     settings: Settings) -> tuple[dict[str, SparseVector], list[str]]:  # fmt: skip
     """The keys of these live episodes, and their live neighbours whose keys hold their text.
 
@@ -123,7 +123,7 @@ def keys_in_context(graph: GraphStore, namespace: str, ids: Sequence[str],
     return _keys_from_windows(rows, settings), others
 
 
-def refresh_around(graph: GraphStore, vectors: VectorStore, namespace: str, ids: Sequence[str],
+def refresh_around(graph: GraphLookup, vectors: VectorStore, namespace: str, ids: Sequence[str],
                    settings: Settings) -> int:  # fmt: skip
     """Rekey these episodes and their neighbours (after a forget, restore, archive or purge).
 

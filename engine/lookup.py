@@ -1,6 +1,6 @@
 """Look one record up in depth: an episode with its reasons, an entity with what is known of it.
 
-Reads only, through the `GraphStore` protocol. `Memory.explain` and `Memory.entity` call these.
+Reads only, through the `ReadingGraph` protocol. `Memory.explain` and `Memory.entity` call these.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
 from engine.models import Entity, Episode, from_epoch, is_unicode_text
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import ReadingGraph, VectorStore
 from engine.text import canonical_name
 from engine.views import EntityProfile, EpisodeExplanation, Health, Neighbour
 
@@ -19,7 +19,7 @@ __all__ = ["entity_profile", "explain_episode", "one_entity", "store_health", "w
 
 
 def explain_episode(
-    graph: GraphStore, namespace: str, episode_id: str, *, now: float, settings: Settings
+    graph: ReadingGraph, namespace: str, episode_id: str, *, now: float, settings: Settings
 ) -> EpisodeExplanation:
     """The episode, its entities and decisions, its session neighbours and the episodes that
     share its entities, with one sentence on why it exists.
@@ -67,7 +67,7 @@ def explain_episode(
 
 
 def entity_profile(
-    graph: GraphStore, namespace: str, name: str, *, now: float, settings: Settings
+    graph: ReadingGraph, namespace: str, name: str, *, now: float, settings: Settings
 ) -> EntityProfile:
     """The entity named `name` (its canonical name or an alias), its active facts, the
     decisions about it and its latest episodes.
@@ -91,7 +91,7 @@ def entity_profile(
     )
 
 
-def one_entity(graph: GraphStore, namespace: str, name: str) -> Entity:
+def one_entity(graph: ReadingGraph, namespace: str, name: str) -> Entity:
     """The entity a human means by `name` (canonical name or alias; the most mentioned).
 
     Raises:
@@ -106,7 +106,7 @@ def one_entity(graph: GraphStore, namespace: str, name: str) -> Entity:
 
 
 def store_health(
-    graph: GraphStore, vectors: VectorStore, backend: str, namespaces: Sequence[str] | None = None
+    graph: ReadingGraph, vectors: VectorStore, backend: str, namespaces: Sequence[str] | None = None
 ) -> Health:
     """Whether both stores answer, with their counts over `namespaces` (None: all of them);
     never raises."""

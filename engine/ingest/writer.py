@@ -53,7 +53,7 @@ from engine.llm import Extractor
 from engine.models import Entity, StoreRequest, StoreResult
 from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
-from engine.stores.base import GraphStore, SparseVector, VectorStore
+from engine.stores.base import IngestGraph, SparseVector, VectorStore
 from engine.text import canonical_name
 from engine.working import WorkingItem, WorkingMemory
 
@@ -80,7 +80,7 @@ class Writer:
     def __init__(
         self,
         *,
-        graph: GraphStore,
+        graph: IngestGraph,
         vectors: VectorStore,
         embedder: Embedder,
         settings: Settings,

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from engine.models import Entity, GraphPath, PathNode
 from engine.recall.fusion import Scored, top_in_order
 from engine.settings import Settings
-from engine.stores.base import DenseSpace, EntityLink, GraphStore, SparseVector, VectorStore
+from engine.stores.base import DenseSpace, EntityLink, RecallGraph, SparseVector, VectorStore
 from engine.text import bm25_query
 
 __all__ = [
@@ -135,7 +135,7 @@ def hub_degree(episodes: int, settings: Settings) -> int:
 
 
 def entity_channel(
-    graph: GraphStore,
+    graph: RecallGraph,
     namespace: str,
     entities: Sequence[Entity],
     now: float,
@@ -162,7 +162,7 @@ def entity_channel(
 
 
 def _across_facts(
-    graph: GraphStore, namespace: str, via: Mapping[str, list[Seed]], settings: Settings
+    graph: RecallGraph, namespace: str, via: Mapping[str, list[Seed]], settings: Settings
 ) -> dict[str, list[Seed]]:
     """Entities one active FACT edge away from the reached ones: the fact is a path too.
 
@@ -225,7 +225,7 @@ def _beats(seed: Seed, kept: Seed) -> bool:
 
 
 def graph_channel(
-    graph: GraphStore,
+    graph: RecallGraph,
     namespace: str,
     seeds: Mapping[str, Seed],
     now: float,

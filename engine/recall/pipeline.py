@@ -26,7 +26,7 @@ from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_fo
 from engine.recall.time_query import searched_window, time_query
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import RecallGraph, VectorStore
 from engine.text import count_tokens
 
 __all__ = ["card_order", "run_recall", "within_budget"]
@@ -42,7 +42,7 @@ def run_recall(
     request: RecallRequest,
     *,
     now: float,
-    graph: GraphStore,
+    graph: RecallGraph,
     vectors: VectorStore,
     models: QueryModels,
     settings: Settings,
@@ -69,7 +69,7 @@ def run_recall(
 
 
 def _context(
-    request: RecallRequest, now: float, graph: GraphStore, vectors: VectorStore,
+    request: RecallRequest, now: float, graph: RecallGraph, vectors: VectorStore,
     models: QueryModels, settings: Settings, plan: RecallPlan,
 ) -> RecallContext:  # fmt: skip
     """What every stage reads: the entities the query names, the hub threshold, the time it
@@ -188,7 +188,7 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     return sorted(episodic + semantic, key=card_order)[: request.top_k]
 
 
-def _entity_names(graph: GraphStore, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:
+def _entity_names(graph: RecallGraph, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:
     """The names of the entities each (live) episode mentions, in name order. Through
     `entity_links`, which the embedded store answers from memory."""
     names: dict[str, list[str]] = {}
@@ -236,7 +236,7 @@ def _read_live(
 
 
 def _path_episodes(
-    graph: GraphStore,
+    graph: RecallGraph,
     namespace: str,
     paths: Iterable[GraphPath | None],
     episodes: dict[str, Episode],

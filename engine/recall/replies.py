@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 
 from engine.recall.fusion import Scored
-from engine.stores.base import GraphStore
+from engine.stores.base import RecallGraph
 
 __all__ = ["is_question", "reply_channel"]
 
@@ -40,7 +40,7 @@ def is_question(text: str) -> bool:
 
 
 def reply_channel(
-    graph: GraphStore, namespace: str, fused: Mapping[str, float], count: int, now: float
+    graph: RecallGraph, namespace: str, fused: Mapping[str, float], count: int, now: float
 ) -> list[Scored]:
     """The next live turn after each question among the `count` best fused candidates, at the
     question's fused score; the best question's score where two lead to one turn. The

@@ -30,7 +30,7 @@ from engine.recall.query_models import QueryModels
 from engine.recall.replies import reply_channel
 from engine.recall.time_query import TimeQuery
 from engine.settings import Settings
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import RecallGraph, VectorStore
 
 __all__ = ["CHANNEL_STAGES", "Channel", "Fused", "Hits", "RecallContext", "Replies", "fuse_for"]
 
@@ -54,7 +54,7 @@ class RecallContext:
 
     request: RecallRequest
     now: float
-    graph: GraphStore
+    graph: RecallGraph
     vectors: VectorStore
     models: QueryModels
     settings: Settings

@@ -27,7 +27,7 @@ from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
 from engine.settings import Settings
-from engine.stores.base import GraphBatch, GraphStore, VectorStore
+from engine.stores.base import GraphBatch, ReflectionGraph, VectorStore
 from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
 
@@ -48,7 +48,7 @@ def failed_task_namespaces(requests: list[StoreRequest], results: list[StoreResu
 
 
 def reflect_namespace(
-    graph: GraphStore,
+    graph: ReflectionGraph,
     vectors: VectorStore,
     settings: Settings,
     namespace: str,
@@ -178,7 +178,7 @@ def _session_parties(episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
 
 
 def _views(
-    graph: GraphStore, namespace: str, episodes: list[Episode],
+    graph: ReflectionGraph, namespace: str, episodes: list[Episode],
     statements: list[list[Statement]], now: float,
 ) -> tuple[list[EpisodeView], dict[str, Entity]]:
     """What derivation reads, and the speaker/tool entities it may need created."""

@@ -20,8 +20,16 @@ __all__ = [
     "CypherRows",
     "LifecycleRow",
     "EntityLink",
+    "AnalystGraph",
     "GraphBatch",
+    "GraphLookup",
     "GraphStore",
+    "GraphWrites",
+    "IngestGraph",
+    "MaintenanceGraph",
+    "ReadingGraph",
+    "RecallGraph",
+    "ReflectionGraph",
     "SparseVector",
     "VectorHit",
     "VectorPayload",
@@ -107,12 +115,46 @@ class LifecycleRow(BaseModel):
     expires_at: float | None = None
 
 
-class GraphStore(Protocol):
-    """The graph: source of truth for episodes, entities, decisions and sessions.
+class GraphLookup(Protocol):
+    """The reads most pipelines share: episodes and entities by id or name, what episodes
+    mention and decided, facts about entities, which namespaces exist, and the session
+    context of episodes (keyword keys are built from it, on ingest and on repair)."""
 
-    Every read takes a namespace and returns only that namespace's records; "live" means not
-    deleted, not archived and not expired at `now`.
-    """
+    def session_windows(self, namespace: str, episode_ids: Sequence[str]) -> list[WindowRow]:
+        """Each episode (offset 0) and the episodes up to SESSION_WINDOW steps before and
+        after it along its session's NEXT chain, live or not."""
+        ...
+
+    def get_episodes(self, namespace: str, ids: Sequence[str]) -> list[Episode]:
+        """Episodes by id in a namespace, in any state, in no particular order."""
+        ...
+
+    def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
+        """Entities whose canonical name or one of whose aliases is in `canonicals`, oldest
+        first (by created_at, ties by id)."""
+        ...
+
+    def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
+        """The entities each episode mentions."""
+        ...
+
+    def decisions_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Decision]]:
+        """The decisions each episode made."""
+        ...
+
+    def facts_about(
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+    ) -> list[Fact]:
+        """FACT edges from or to any of the entities, most confident first."""
+        ...
+
+    def namespaces(self) -> list[str]:
+        """Every namespace that holds an episode."""
+        ...
+
+
+class GraphWrites(Protocol):
+    """All-or-nothing writes of nodes and edges."""
 
     def transaction(self) -> AbstractContextManager[None]:
         """Hold the store for one all-or-nothing write: commit on exit, roll back on error.
@@ -126,38 +168,13 @@ class GraphStore(Protocol):
         """Write a batch of nodes and edges (inside `transaction()` to make it atomic)."""
         ...
 
-    def last_episode_in_session(self, namespace: str, session_id: str) -> str | None:
-        """The id of the latest episode of a session, to link the next one after it."""
-        ...
 
-    def get_episodes(self, namespace: str, ids: Sequence[str]) -> list[Episode]:
-        """Episodes by id in a namespace, in any state, in no particular order."""
-        ...
+class RecallGraph(GraphLookup, Protocol):
+    """The graph as recall reads it (`engine/recall/`): live episodes, mentions both ways,
+    the next turn of a session."""
 
     def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
         """Those of these episodes that are live (not deleted, archived or expired at `now`)."""
-        ...
-
-    def list_episodes(
-        self,
-        namespace: str,
-        *,
-        session_id: str | None,
-        limit: int,
-        offset: int,
-        include_deleted: bool,
-        layer: str | None = None,
-    ) -> list[Episode]:
-        """Episodes newest first (by occurred_at)."""
-        ...
-
-    def entities_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Entity]]:
-        """The entities each episode mentions."""
-        ...
-
-    def find_entities(self, namespace: str, canonicals: Sequence[str]) -> list[Entity]:
-        """Entities whose canonical name or one of whose aliases is in `canonicals`, oldest
-        first (by created_at, ties by id)."""
         ...
 
     def episodes_mentioning(
@@ -173,34 +190,23 @@ class GraphStore(Protocol):
         the store leaves those out itself, as at scale most mentions are of hubs."""
         ...
 
-    def recent_episode_ids(
-        self, namespace: str, session_id: str | None, now: float, limit: int
-    ) -> list[str]:
-        """The latest live episodes, newest first."""
+    def next_turns(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, str]:
+        """The id of the episode after each of these in its session (NEXT edge), where that
+        one is not deleted."""
         ...
 
-    def namespaces(self) -> list[str]:
-        """Every namespace that holds an episode."""
-        ...
 
-    def reflection_cursor(self, namespace: str) -> tuple[float, str]:
-        """Where the last reflection of the namespace stopped: the (created_at, id) of the
-        last episode it read, or (0, "")."""
-        ...
-
-    def episodes_after(
-        self, namespace: str, after: tuple[float, str], now: float, limit: int
-    ) -> list[Episode]:
-        """Live episodes after the (created_at, id) `after`, in that order."""
-        ...
-
-    def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
-        """Recall returned these episodes: `last_accessed_at` and `access_count + 1`."""
-        ...
+class IngestGraph(GraphLookup, GraphWrites, Protocol):
+    """The graph as ingest writes it (`engine/ingest/`): duplicates, sessions, entities to
+    resolve against, decisions a new one may supersede."""
 
     def touch(self, namespace: str, touches: Sequence[tuple[str, float, str]]) -> None:
         """Episodes stored again (id, when, source): `last_seen`, `access_count + 1`, the
         source appended to `sources`."""
+        ...
+
+    def last_episode_in_session(self, namespace: str, session_id: str) -> str | None:
+        """The id of the latest episode of a session, to link the next one after it."""
         ...
 
     def find_by_hash(self, namespace: str, hashes: Sequence[str], now: float) -> dict[str, str]:
@@ -215,6 +221,90 @@ class GraphStore(Protocol):
         """Active decisions that share a subject with `subjects`."""
         ...
 
+
+class ReflectionGraph(GraphLookup, GraphWrites, Protocol):
+    """The graph as reflection reads and writes it (`engine/reflect/`): where the last run
+    stopped and what came after."""
+
+    def reflection_cursor(self, namespace: str) -> tuple[float, str]:
+        """Where the last reflection of the namespace stopped: the (created_at, id) of the
+        last episode it read, or (0, "")."""
+        ...
+
+    def episodes_after(
+        self, namespace: str, after: tuple[float, str], now: float, limit: int
+    ) -> list[Episode]:
+        """Live episodes after the (created_at, id) `after`, in that order."""
+        ...
+
+
+class ReadingGraph(RecallGraph, Protocol):
+    """The graph as the façade's readers see it (`engine/lookup.py`, `Memory.list`): counts,
+    session neighbours, decisions about entities, listing, access marks."""
+
+    def stats(self, namespace: str | None, now: float) -> Stats:
+        """Counts of live episodes, entities, decisions and active facts."""
+        ...
+
+    def session_neighbours(
+        self, namespace: str, episode_id: str
+    ) -> tuple[Episode | None, Episode | None]:
+        """The episodes just before and just after this one in its session (NEXT edges)."""
+        ...
+
+    def decisions_about(
+        self, namespace: str, entity_ids: Sequence[str], limit: int
+    ) -> list[Decision]:
+        """Decisions about any of the entities, newest first."""
+        ...
+
+    def list_episodes(
+        self,
+        namespace: str,
+        *,
+        session_id: str | None,
+        limit: int,
+        offset: int,
+        include_deleted: bool,
+        layer: str | None = None,
+    ) -> list[Episode]:
+        """Episodes newest first (by occurred_at)."""
+        ...
+
+    def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
+        """Recall returned these episodes: `last_accessed_at` and `access_count + 1`."""
+        ...
+
+
+class MaintenanceGraph(GraphLookup, GraphWrites, Protocol):
+    """The graph as forgetting, repair and backup maintain it (`engine/forget.py`,
+    `engine/doctor.py`, `engine/backup.py`, `engine/keyword_keys.py`, the lifecycle)."""
+
+
+    def episode_states(self) -> dict[str, tuple[str, bool]]:
+        """Every episode of every namespace: id -> (namespace, soft-deleted)."""
+        ...
+
+    def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
+        """Set `deleted_at`; False when no live episode has that id."""
+        ...
+
+    def restore(self, namespace: str, episode_id: str) -> bool:
+        """Clear `deleted_at`; False when no soft-deleted episode has that id."""
+        ...
+
+    def rejoin_session(self, namespace: str, episode_id: str, session_id: str) -> None:
+        """Put an episode that came back (from the archive) into its session's NEXT chain:
+        after the latest episode before it in time, ahead of the one that follows that.
+        Nothing happens when it is on the chain already or not in the session."""
+        ...
+
+    def recent_episode_ids(
+        self, namespace: str, session_id: str | None, now: float, limit: int
+    ) -> list[str]:
+        """The latest live episodes, newest first."""
+        ...
+
     def merge_entities(self, namespace: str, keep_id: str, absorb_id: str) -> Entity:
         """Fold entity `absorb_id` into `keep_id`: its mentions, decisions and facts move, its
         name and aliases become aliases, counts add up; the absorbed node is removed."""
@@ -224,8 +314,17 @@ class GraphStore(Protocol):
         """Add a canonical alias to an entity."""
         ...
 
-    def restore(self, namespace: str, episode_id: str) -> bool:
-        """Clear `deleted_at`; False when no soft-deleted episode has that id."""
+    def lifecycle_rows(self, namespace: str) -> list[LifecycleRow]:
+        """Every episode that is not soft-deleted, with what maintenance decides on."""
+        ...
+
+    def import_records(self, records: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Write what `export_records` produced, in one transaction."""
+        ...
+
+    def export_records(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every node and relationship as (kind, record): kind is a label, or "rel:TYPE" with
+        `src`, `dst` and the relationship's properties."""
         ...
 
     def delete_episodes(self, namespace: str, ids: Sequence[str]) -> list[str]:
@@ -234,68 +333,13 @@ class GraphStore(Protocol):
         run links to the one after it). Returns the ids of the decisions removed."""
         ...
 
-    def rejoin_session(self, namespace: str, episode_id: str, session_id: str) -> None:
-        """Put an episode that came back (from the archive) into its session's NEXT chain:
-        after the latest episode before it in time, ahead of the one that follows that.
-        Nothing happens when it is on the chain already or not in the session."""
-        ...
-
-    def lifecycle_rows(self, namespace: str) -> list[LifecycleRow]:
-        """Every episode that is not soft-deleted, with what maintenance decides on."""
-        ...
-
-    def episode_states(self) -> dict[str, tuple[str, bool]]:
-        """Every episode of every namespace: id -> (namespace, soft-deleted)."""
-        ...
-
-    def export_records(self) -> list[tuple[str, dict[str, Any]]]:
-        """Every node and relationship as (kind, record): kind is a label, or "rel:TYPE" with
-        `src`, `dst` and the relationship's properties."""
-        ...
-
-    def import_records(self, records: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        """Write what `export_records` produced, in one transaction."""
-        ...
-
     def decision_links(self, namespace: str, decision_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(decision id, entity id) ABOUT pairs."""
         ...
 
-    def soft_delete(self, namespace: str, episode_id: str, at: float) -> bool:
-        """Set `deleted_at`; False when no live episode has that id."""
-        ...
 
-    def decisions_of(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, list[Decision]]:
-        """The decisions each episode made."""
-        ...
-
-    def decisions_about(
-        self, namespace: str, entity_ids: Sequence[str], limit: int
-    ) -> list[Decision]:
-        """Decisions about any of the entities, newest first."""
-        ...
-
-    def session_neighbours(
-        self, namespace: str, episode_id: str
-    ) -> tuple[Episode | None, Episode | None]:
-        """The episodes just before and just after this one in its session (NEXT edges)."""
-        ...
-
-    def session_windows(self, namespace: str, episode_ids: Sequence[str]) -> list[WindowRow]:
-        """Each episode (offset 0) and the episodes up to SESSION_WINDOW steps before and
-        after it along its session's NEXT chain, live or not."""
-        ...
-
-    def next_turns(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, str]:
-        """The id of the episode after each of these in its session (NEXT edge), where that
-        one is not deleted."""
-        ...
-
-    def facts_about(
-        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
-    ) -> list[Fact]:
-        """FACT edges from or to any of the entities, most confident first."""
-        ...
+class AnalystGraph(Protocol):
+    """The graph as analysts query it (`engine/analyst_query.py`)."""
 
     def read_cypher(
         self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int
@@ -306,9 +350,14 @@ class GraphStore(Protocol):
         """
         ...
 
-    def stats(self, namespace: str | None, now: float) -> Stats:
-        """Counts of live episodes, entities, decisions and active facts."""
-        ...
+
+class GraphStore(ReadingGraph, IngestGraph, ReflectionGraph, MaintenanceGraph, AnalystGraph, Protocol):
+    """The graph: source of truth for episodes, entities, decisions and sessions.
+
+    Every read takes a namespace and returns only that namespace's records; "live" means not
+    deleted, not archived and not expired at `now`. One backend class implements every role;
+    each pipeline is typed against the narrow role it uses.
+    """
 
     def close(self) -> None: ...
 
