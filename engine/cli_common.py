@@ -18,7 +18,7 @@ from engine.errors import HindsightError, InvalidInput, NotFound
 from engine.memory import Memory
 from engine.models import from_epoch
 from engine.settings import Settings
-from engine.settings_doc import env_names
+from engine.settings.doc import env_names
 
 __all__ = [
     "AsJson",

@@ -17,7 +17,7 @@ from typing import Literal, Protocol
 from engine.embed_multilingual import UseEmbedder
 from engine.embed_onnx import DIMENSION, OnnxMiniLM
 from engine.embed_torch import TorchMiniLM
-from engine.settings_stores import default_model_cache
+from engine.settings.stores import default_model_cache
 
 __all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "cpu_has_bf16", "embedder_for"]
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from engine.embed import cpu_has_bf16
 from engine.nlp import SPACY_MODEL
 from engine.settings import Settings
-from engine.settings_stores import default_model_cache
+from engine.settings.stores import default_model_cache
 
 __all__ = ["Choice", "MachineReport", "machine_report"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import Memory, Settings
-from engine.settings_weights import ChannelWeights
+from engine.settings.weights import ChannelWeights
 
 # Per language: the two events, told in sessions weeks apart, and turns that share the
 # question's words with one side only.

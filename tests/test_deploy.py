@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from engine.settings import Settings
-from engine.settings_doc import env_names, render_env_example, render_markdown, setting_docs
-from engine.settings_weights import ChannelWeights, ImportanceWeights
+from engine.settings.doc import env_names, render_env_example, render_markdown, setting_docs
+from engine.settings.weights import ChannelWeights, ImportanceWeights
 from tests.serving import HINDSIGHT, free_port, served
 
 ROOT = Path(__file__).parent.parent
@@ -69,10 +69,10 @@ def test_hindsight_service_env_is_the_settings_model_and_reaches_services_by_nam
 
 def test_env_example_and_configuration_doc_are_generated_from_the_settings() -> None:
     assert (ROOT / ".env.example").read_text(encoding="utf-8") == render_env_example(), (
-        "run `python -m engine.settings_doc env > .env.example`"
+        "run `python -m engine.settings.doc env > .env.example`"
     )
     assert (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8") == render_markdown(), (
-        "run `python -m engine.settings_doc markdown > docs/configuration.md`"
+        "run `python -m engine.settings.doc markdown > docs/configuration.md`"
     )
     listed = set(re.findall(r"^#? ?(\w+)=", render_env_example(), re.M))
     assert SETTING_NAMES - {"HINDSIGHT_NEO4J_URI"} >= listed - {"NEO4J_PASSWORD"}

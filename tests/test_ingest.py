@@ -12,7 +12,7 @@ from engine.ingest.importance import score_importance, signals_of
 from engine.ingest.resolve import names_conflict
 from engine.models import StoreRequest
 from engine.settings import Settings
-from engine.settings_weights import ImportanceWeights
+from engine.settings.weights import ImportanceWeights
 from engine.text import count_tokens
 from engine.working import WorkingItem, WorkingMemory
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import Memory, Settings
-from engine.settings_weights import ChannelWeights
+from engine.settings.weights import ChannelWeights
 
 # One session each: the answer follows the question that names the turtles; the other turns
 # share the question's words, not its answer.

@@ -14,7 +14,7 @@ import re
 
 from pydantic import BaseModel
 
-from engine.settings_weights import ImportanceWeights
+from engine.settings.weights import ImportanceWeights
 from engine.text import count_tokens, has_negation
 
 __all__ = ["Signals", "is_acknowledgement", "score_importance", "signals_of"]
@@ -83,7 +83,7 @@ def signals_of(
 def score_importance(signals: Signals, weights: ImportanceWeights) -> float:
     """Importance from signals.
 
-    >>> from engine.settings_weights import ImportanceWeights
+    >>> from engine.settings.weights import ImportanceWeights
     >>> w = ImportanceWeights()
     >>> score_importance(Signals(acknowledgement=True), w)
     0.05
