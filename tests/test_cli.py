@@ -111,7 +111,7 @@ def test_cards_wrap_chinese_by_display_width(tmp_path: Path) -> None:
 
     from rich.console import Console
 
-    from engine.cli import cards_table
+    from engine.cli.render import cards_table
 
     text = "我们决定把星火计划的预算改成50万，下个月开始执行。"
     with Memory.open(tmp_path / "d") as memory:
@@ -234,7 +234,7 @@ def test_lifecycle_commands(tmp_path: Path) -> None:
 
 
 def test_a_command_does_not_read_the_mentions_index(tmp_path: Path) -> None:
-    from engine.cli_common import open_memory
+    from engine.cli.common import open_memory
 
     with open_memory(tmp_path / "data") as memory:
         assert memory.settings.graph_index_episodes == 0

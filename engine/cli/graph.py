@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from engine.cli_common import AsJson, DataDir, Namespace, console, fail, open_memory
+from engine.cli.common import AsJson, DataDir, Namespace, console, fail, open_memory
 from engine.models import from_epoch
 from graph_schema.definitions import TIME_PROPERTIES
 from graph_schema.saved import saved_queries

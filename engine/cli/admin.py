@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from engine.cli_common import (
+from engine.cli.common import (
     AsJson,
     DataDir,
     Namespace,

@@ -7,15 +7,14 @@ import json
 import re
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
 from rich.table import Table
 
-from engine.cli_admin import register
-from engine.cli_common import (
+from engine.cli.admin import register
+from engine.cli.common import (
     AsJson,
     DataDir,
     Namespace,
@@ -28,30 +27,19 @@ from engine.cli_common import (
     progress_bar,
     short,
 )
-from engine.cli_graph import register as register_graph
-from engine.cli_read import register as register_reads
+from engine.cli.entity import register as register_entity
+from engine.cli.graph import register as register_graph
+from engine.cli.read import register as register_reads
+from engine.cli.render import cards_table, tally
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput, WriteFailed
-from engine.models import GraphPath, MemoryCard, StoreResult, Trace, check_namespace
+from engine.models import check_namespace
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-def tally(results: list[StoreResult]) -> str:
-    """What became of a batch, by status, in a person's words.
-
-    >>> tally([StoreResult(id="a", namespace="n", importance=0.5),
-    ...        StoreResult(id="a", namespace="n", importance=0.5, status="duplicate")])
-    '1 stored, 1 duplicate (seen before), 0 kept in working memory only, 0 failed'
-    """
-    count = Counter(result.status for result in results)
-    duplicates = "duplicate" if count["duplicate"] == 1 else "duplicates"
-    return (f"{count['stored']} stored, {count['duplicate']} {duplicates} (seen before), "
-            f"{count['skipped'] + count['working']} kept in working memory only, 0 failed")  # fmt: skip
-
-
 @app.command()
 def store(
     content: Annotated[str, typer.Argument(help="The text to remember.")],
@@ -291,120 +279,6 @@ def serve(
         run(memory, settings, transport=chosen, default_namespace=namespace)
 
 
-entity_app = typer.Typer(help="Look at entities, merge two, or teach one another name.")
-app.add_typer(entity_app, name="entity")
-
-
-@entity_app.command("show")
-def entity_show(
-    name: Annotated[str, typer.Argument(help="Entity name or alias.")],
-    namespace: Namespace = "default",
-    data_dir: DataDir = None,
-    as_json: AsJson = False,
-) -> None:
-    """The entity, its aliases, facts, decisions and latest episodes."""
-    with open_memory(data_dir) as memory:
-        profile = memory.entity(name, namespace=namespace)
-    if as_json:
-        print_json(profile)
-        return
-    entity = profile.entity
-    console.print(f"[bold]{entity.name}[/bold] ({entity.type}, {entity.mention_count} mentions)")
-    if entity.aliases:
-        console.print("aliases: " + ", ".join(entity.aliases))
-    for fact in profile.facts:
-        console.print(f"fact: {fact.statement} (confidence {fact.confidence:.2f})")
-    for decision in profile.decisions:
-        console.print(f"decision [{decision.status}]: {decision.text}")
-    for episode in profile.latest_episodes:
-        console.print(f"{day(episode.occurred_at)}  {short(episode.content)}  [dim]{episode.id[:8]}[/dim]")
-
-
-@entity_app.command("merge")
-def entity_merge(
-    keep: Annotated[str, typer.Argument(help="The entity that stays (name or alias).")],
-    absorb: Annotated[str, typer.Argument(help="The entity folded into it.")],
-    namespace: Namespace = "default",
-    data_dir: DataDir = None,
-    as_json: AsJson = False,
-) -> None:
-    """Merge two entities that are one: mentions, decisions and facts move to KEEP."""
-    with open_memory(data_dir) as memory:
-        merged = memory.merge_entities(keep, absorb, namespace=namespace)
-    if as_json:
-        print_json(merged)
-    else:
-        console.print(f"merged into [bold]{merged.name}[/bold]; aliases: {', '.join(merged.aliases)}")
-
-
-@entity_app.command("alias")
-def entity_alias(
-    name: Annotated[str, typer.Argument(help="Entity name or alias.")],
-    alias: Annotated[str, typer.Argument(help="Another name for it.")],
-    namespace: Namespace = "default",
-    data_dir: DataDir = None,
-    as_json: AsJson = False,
-) -> None:
-    """Teach memory another name for an entity."""
-    with open_memory(data_dir) as memory:
-        entity = memory.add_alias(name, alias, namespace=namespace)
-    if as_json:
-        print_json(entity)
-    else:
-        console.print(f"[bold]{entity.name}[/bold] is also: {', '.join(entity.aliases)}")
-
-
-def cards_table(query: str, cards: list[MemoryCard]) -> Table:
-    """Cards as a table: score, content with its citation, channels, graph path, decay."""
-    table = Table(title=f"recall: {query}", show_lines=True, title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
-    # fold: text without spaces (Chinese) breaks by display width instead of being cut short.
-    table.add_column("memory (id)", ratio=3, overflow="fold")
-    table.add_column("found by (rank: raw score)", ratio=2)
-    table.add_column("graph path", ratio=2)
-    table.add_column("decay", justify="right")
-    for position, card in enumerate(cards, start=1):
-        trace = card.trace
-        channels = "" if trace is None else "\n".join(
-            f"{h.channel} #{h.rank}: {h.score:.3f}" for h in trace.channels
-        )
-        table.add_row(
-            str(position),
-            f"{card.score:.3f}",
-            f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]"
-            + _update_note(trace),
-            channels,
-            "" if trace is None else _path_text(trace.path, card.id),
-            "" if trace is None else f"{trace.decay:.2f}",
-        )
-    return table
-
-
-def _update_note(trace: Trace | None) -> str:
-    if trace is None:
-        return ""
-    if trace.superseded_by:
-        return f"\n[dim]superseded by {trace.superseded_by[:8]}[/dim]"
-    if trace.supersedes:
-        return f"\n[dim]updates {', '.join(i[:8] for i in trace.supersedes)}[/dim]"
-    return ""
-
-
-def _path_text(path: GraphPath | None, card_id: str) -> str:
-    if path is None:
-        return ""
-    parts = []
-    for index, node in enumerate(path.nodes):
-        name = node.name if node.label != "Episode" else short(node.name, 40)
-        if node.id == card_id:
-            name = "this memory"
-        parts.append(f"{node.label}({name or node.id[:8]})")
-        if index < len(path.relationships):
-            parts.append(f"-{path.relationships[index]}-")
-    return " ".join(parts)
-
-
 def _number_or_level(value: str | None) -> float | str | None:
     if value is None:
         return None
@@ -444,6 +318,7 @@ def _on_line(exc: InvalidInput, numbers: list[int]) -> InvalidInput:
 
 
 register(app)
+register_entity(app)
 register_graph(app)
 register_reads(app)
 
