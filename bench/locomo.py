@@ -42,7 +42,7 @@ from bench.locomo_data import CATEGORIES, recall_at, turns_of
 from bench.misses import CLASSES, miss_class, shares
 from engine import Memory, Settings
 from engine.embed import Embedder, embedder_for
-from engine.embed_multilingual import needs_multilingual
+from engine.embed.multilingual import needs_multilingual
 from engine.text import tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"

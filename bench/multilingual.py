@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Memory, Settings
-from engine.embed_multilingual import UseEmbedder
+from engine.embed.multilingual import UseEmbedder
 
 PEOPLE = ["小林", "阿杰", "王芳", "李明", "陈静", "张伟", "刘洋", "赵磊"]
 TIMES = ["昨天", "上周末", "前天", "上个月", "今天早上", "周三晚上", "三天前", "去年夏天"]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bench.multilingual import chinese_turns, main
-from engine.embed_multilingual import needs_multilingual
+from engine.embed.multilingual import needs_multilingual
 
 
 def test_the_corpus_is_distinct_chinese_turns() -> None:

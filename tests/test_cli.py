@@ -274,7 +274,7 @@ def test_doctor_rebuilds_a_vector_store_that_no_longer_opens(tmp_path: Path) -> 
 def test_tracing_the_model_prints_no_third_party_warning(tmp_path: Path) -> None:
     # What every command that embeds a batch in torch (store_many, ingest, demo) runs first.
     done = subprocess.run(
-        [sys.executable, "-c", "from engine.embed_torch import _load; _load()"],
+        [sys.executable, "-c", "from engine.embed.bf16 import _load; _load()"],
         capture_output=True, text=True, timeout=300, env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -12,10 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import embed_onnx, embed_torch
-from engine.embed import Embedder, MiniLMEmbedder, SharedBatch, embedder_for
-from engine.embed_minilm import minilm
-from engine.embed_onnx import cache_file
+from engine.embed import Embedder, MiniLMEmbedder, SharedBatch, bf16, embedder_for, onnx
+from engine.embed.minilm import minilm
+from engine.embed.onnx import cache_file
 from engine.settings import Settings
 
 TEXTS = [
@@ -77,8 +76,8 @@ def test_a_trace_that_disagrees_is_not_used(monkeypatch: pytest.MonkeyPatch, cap
         ) -> torch.Tensor:
             return torch.nn.functional.normalize(torch.ones(input_ids.shape[0], 384), dim=1)
 
-    monkeypatch.setattr(embed_torch, "_loaded", {})
-    monkeypatch.setattr(embed_torch, "_trace", lambda sentence: Constant())
+    monkeypatch.setattr(bf16, "_loaded", {})
+    monkeypatch.setattr(bf16, "_trace", lambda sentence: Constant())
     vectors = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
     assert "disagrees" in caplog.text
     assert (vectors * _eager_bfloat16(TEXTS)).sum(axis=1).min() > 0.99999
@@ -88,8 +87,8 @@ def test_a_model_torch_cannot_trace_embeds_eagerly(monkeypatch: pytest.MonkeyPat
     def fails(sentence: object) -> object:
         raise RuntimeError("unsupported operator")
 
-    monkeypatch.setattr(embed_torch, "_loaded", {})
-    monkeypatch.setattr(embed_torch, "_trace", fails)
+    monkeypatch.setattr(bf16, "_loaded", {})
+    monkeypatch.setattr(bf16, "_trace", fails)
     vectors = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
     assert "cannot trace" in caplog.text and "unsupported operator" in caplog.text
     assert (vectors * _eager_bfloat16(TEXTS)).sum(axis=1).min() > 0.99999
@@ -98,7 +97,7 @@ def test_a_model_torch_cannot_trace_embeds_eagerly(monkeypatch: pytest.MonkeyPat
 def test_the_first_bfloat16_batch_sets_torchs_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
-    monkeypatch.setattr(embed_torch, "_loaded", {})
+    monkeypatch.setattr(bf16, "_loaded", {})
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
@@ -142,7 +141,7 @@ def test_the_export_is_cached_and_reused(tmp_path: Path, monkeypatch: pytest.Mon
     def no_export() -> bytes:
         raise AssertionError("exported again although the cache holds the model")
 
-    monkeypatch.setattr(embed_onnx, "export_minilm", no_export)
+    monkeypatch.setattr(onnx, "export_minilm", no_export)
     again = MiniLMEmbedder("float32", cache_dir=tmp_path).embed(TEXTS[:1])
     assert np.allclose(first, again)
 
@@ -151,13 +150,13 @@ def test_threads_embedding_at_first_use_export_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exports: list[int] = []
-    export = embed_onnx.export_minilm
+    export = onnx.export_minilm
 
     def counted() -> bytes:
         exports.append(1)
         return export()
 
-    monkeypatch.setattr(embed_onnx, "export_minilm", counted)
+    monkeypatch.setattr(onnx, "export_minilm", counted)
     embedder = MiniLMEmbedder("float32", cache_dir=tmp_path)
     with ThreadPoolExecutor(4) as pool:
         vectors = list(pool.map(lambda text: embedder.embed([text])[0], TEXTS))

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.embed_multilingual import multilingual_vectors
+from engine.embed.multilingual import multilingual_vectors
 from engine.ingest.dedup import content_hash
 from engine.ingest.sentences import by_text, sentences_to_embed
 from engine.keyword_keys import KEY_VERSION, own_key

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
-from engine.embed_multilingual import needs_multilingual
+from engine.embed.multilingual import needs_multilingual
 
 __all__ = ["by_text", "sentences_to_embed"]
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.embed import Embedder
-from engine.embed_multilingual import multilingual_vectors
+from engine.embed.multilingual import multilingual_vectors
 from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.ingest.batch_models import BatchModels
 from engine.ingest.batch_texts import BatchText, batch_texts

@@ -8,7 +8,7 @@ import os
 from concurrent.futures import Executor, Future
 
 from engine.embed import Embedder
-from engine.embed_multilingual import needs_multilingual
+from engine.embed.multilingual import needs_multilingual
 from engine.recall.comparison import sides
 from engine.recall.query import QueryTerms, analyze
 from engine.settings import Settings

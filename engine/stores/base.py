@@ -396,7 +396,7 @@ class VectorPoint(BaseModel):
     sparse: SparseVector
     payload: VectorPayload
     # The vector in the multilingual space, for text the dense model cannot read (CJK);
-    # None for the rest (engine/embed_multilingual.py).
+    # None for the rest (engine/embed/multilingual.py).
     multilingual: list[float] | None = None
     # The dense model's vectors of its sentences, when it has several (engine/ingest/sentences.py).
     sentences: list[list[float]] | None = None

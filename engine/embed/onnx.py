@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.embed_minilm import minilm
+from engine.embed.minilm import minilm
 
 __all__ = [
     "DIMENSION", "EXPORT_FORMAT", "EXPORT_MIN_COSINE", "INPUTS", "OnnxMiniLM", "cache_file",

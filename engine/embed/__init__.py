@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
-from engine.embed_multilingual import UseEmbedder
-from engine.embed_onnx import DIMENSION, OnnxMiniLM
-from engine.embed_torch import TorchMiniLM
+from engine.embed.bf16 import TorchMiniLM
+from engine.embed.multilingual import UseEmbedder
+from engine.embed.onnx import DIMENSION, OnnxMiniLM
 from engine.settings.stores import default_model_cache
 
 __all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "cpu_has_bf16", "embedder_for"]
@@ -100,7 +100,7 @@ def embedder_for(
     """The embedder a setting names: bf16 batches per `precision`, ONNX Runtime on `threads`
     cores for a batch and `query_threads` for one text (0: all; None: as a batch), its
     export cached in `cache_dir` (None: `default_model_cache()`); with `multilingual="use"`,
-    CJK text also gets a vector in USE multilingual's space (`engine.embed_multilingual`)."""
+    CJK text also gets a vector in USE multilingual's space (`engine.embed.multilingual`)."""
     if multilingual not in ("off", "use"):
         raise ValueError(f"unknown multilingual embedder: {multilingual}")
     second = UseEmbedder(threads) if multilingual == "use" else None

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.embed_minilm import minilm
-from engine.embed_onnx import INPUTS, embed_sorted, encode, sentence_model, tokenizer
+from engine.embed.minilm import minilm
+from engine.embed.onnx import INPUTS, embed_sorted, encode, sentence_model, tokenizer
 
 __all__ = ["TorchMiniLM"]
 
