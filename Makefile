@@ -55,7 +55,7 @@ test-neo4j: $(STAMP) $(LINTER)
 	NEO4J_URI=$${NEO4J_URI:-bolt://127.0.0.1:7687} HINDSIGHT_REQUIRE_LIVE=neo4j HF_HUB_OFFLINE=1 \
 		$(PY) -m pytest -q -m neo4j
 
-# Neo4j's Cypher 5 grammar (the ATN that engine/cypher_grammar.py runs), from the sources jar
+# Neo4j's Cypher 5 grammar (the ATN that engine/analyst/grammar.py runs), from the sources jar
 # of org.neo4j:cypher-v5-antlr-parser; NEO4J_GRAMMAR picks another Neo4j version.
 NEO4J_GRAMMAR ?= 5.26.30
 cypher-grammar:

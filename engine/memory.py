@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.analyst_query import analyst_query
+from engine.analyst.query import analyst_query
 from engine.audit import AuditLog
 from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
@@ -444,7 +444,7 @@ class Memory(Lifecycle):
         `db.propertyKeys`, `db.schema.visualization`, Ladybug's `show_tables`, `table_info`,
         `show_connection`) is answered from hindsight's schema, the same in every namespace
         and on every backend. Any other query must filter on `$namespace`: every
-        pattern of every clause and subquery must be tied to it (`engine.cypher_scope`, on
+        pattern of every clause and subquery must be tied to it (`engine.analyst.scope`, on
         Neo4j's Cypher grammar), so that no count, EXISTS or property of another namespace
         leaks; and every node it returns must belong to that namespace or the shared one.
 

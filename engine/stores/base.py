@@ -339,14 +339,14 @@ class MaintenanceGraph(GraphLookup, GraphWrites, Protocol):
 
 
 class AnalystGraph(Protocol):
-    """The graph as analysts query it (`engine/analyst_query.py`)."""
+    """The graph as analysts query it (`engine/analyst/query.py`)."""
 
     def read_cypher(
         self, query: str, params: Mapping[str, Any], max_rows: int, timeout_ms: int
     ) -> CypherRows:
         """Run one analyst query in a read-only transaction, at most `max_rows` rows.
 
-        The caller has checked the text (`engine.cypher_guard`); the store refuses writes too.
+        The caller has checked the text (`engine.analyst.guard`); the store refuses writes too.
         """
         ...
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.cypher_guard import check_read_only
+from engine.analyst.guard import check_read_only
 from engine.errors import ReadOnlyViolation
 from engine.stores.base import SESSION_WINDOW
 from engine.stores.cypher_dialect import Dialect

@@ -16,9 +16,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engine.analyst.schema_procedures import SCHEMA_PROCEDURES
 from engine.errors import InvalidInput, ReadOnlyViolation
 from engine.models import check_json_tree, is_unicode_text
-from engine.schema_procedures import SCHEMA_PROCEDURES
 
 __all__ = [
     "READ_ONLY_PROCEDURES",

@@ -1,6 +1,6 @@
 """Is every node an analyst query can reach tied to the caller's namespace?
 
-The query is parsed with Neo4j's Cypher 5 grammar (`engine.cypher_grammar`) and its tree is
+The query is parsed with Neo4j's Cypher 5 grammar (`engine.analyst.grammar`) and its tree is
 walked clause by clause, into every nested scope: `CALL { }` subqueries and UNION branches,
 `EXISTS { }`, `COUNT { }`, `COLLECT { }`, pattern comprehensions, pattern predicates and
 shortestPath. A pattern is *scoped* when one of its nodes is
@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from antlr4.ParserRuleContext import ParserRuleContext
 from antlr4.tree.Tree import TerminalNode
 
-from engine.cypher_grammar import CypherSyntaxError, parse, rule_name
-from engine.cypher_guard import READ_ONLY_PROCEDURES
+from engine.analyst.grammar import CypherSyntaxError, parse, rule_name
+from engine.analyst.guard import READ_ONLY_PROCEDURES
 
 __all__ = ["unscoped_parts"]
 
@@ -261,7 +261,7 @@ class _Checker:
 
     def callClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
         """No procedure inside a query: a schema procedure is answered alone, from
-        hindsight's schema (`engine.schema_procedures`), since the database's own answer
+        hindsight's schema (`engine.analyst.schema_procedures`), since the database's own answer
         describes every namespace."""
         name_context = _first(clause, "procedureName")
         name = name_context.getText().replace("`", "").lower() if name_context else ""

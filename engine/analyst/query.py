@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.cypher_guard import (
+from engine.analyst.guard import (
     bind_params,
     check_read_only,
     foreign_namespaces,
     references_parameter,
 )
-from engine.cypher_scope import unscoped_parts
+from engine.analyst.schema_procedures import answer_schema_call, starts_with_schema_call
+from engine.analyst.scope import unscoped_parts
 from engine.errors import InvalidInput
-from engine.schema_procedures import answer_schema_call, starts_with_schema_call
 from engine.settings import Settings
 from engine.stores.base import AnalystGraph
 from engine.views import CypherResult
