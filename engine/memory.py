@@ -19,14 +19,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.analyst.query import analyst_query
-from engine.audit import AuditLog
 from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
-from engine.forget import Archive
 from engine.ingest.writer import Writer
+from engine.lifecycle.audit import AuditLog
+from engine.lifecycle.forget import Archive
+from engine.lifecycle.methods import Lifecycle
 from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, store_health
-from engine.memory_lifecycle import Lifecycle
 from engine.models import (
     MAX_OFFSET,
     Episode,

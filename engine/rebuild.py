@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.doctor import DoctorReport
+from engine.lifecycle.doctor import DoctorReport
 from engine.memory import Memory
 from engine.settings import Settings, settings_at
 

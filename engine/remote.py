@@ -24,7 +24,6 @@ from urllib.parse import quote
 import httpx2 as httpx
 from pydantic import TypeAdapter, ValidationError
 
-from engine.audit import AuditEntry
 from engine.errors import (
     AccessDenied,
     HindsightError,
@@ -34,6 +33,7 @@ from engine.errors import (
     StoreUnavailable,
     WriteFailed,
 )
+from engine.lifecycle.audit import AuditEntry
 from engine.models import (
     Episode,
     MemoryCard,

@@ -19,8 +19,8 @@ from starlette.background import BackgroundTask
 from starlette.responses import FileResponse
 
 from engine import Memory
-from engine.audit import AuditEntry
 from engine.errors import AccessDenied
+from engine.lifecycle.audit import AuditEntry
 from engine.models import (
     MAX_OFFSET,
     NAMESPACE_PATTERN,

@@ -11,7 +11,7 @@ import logging
 import threading
 
 from engine import HindsightError, Memory
-from engine.audit import acting_as
+from engine.lifecycle.audit import acting_as
 
 __all__ = ["MaintenanceLoop"]
 

@@ -8,8 +8,8 @@ doctor rekeys points written under an older recipe.
 from __future__ import annotations
 
 from engine import Memory
-from engine.forget import archive_episodes
 from engine.keyword_keys import KEY_VERSION
+from engine.lifecycle.forget import archive_episodes
 from engine.stores.base import SparseVector
 from engine.text import bm25_query, tokenize
 

@@ -277,8 +277,8 @@ class ReadingGraph(RecallGraph, Protocol):
 
 
 class MaintenanceGraph(GraphLookup, GraphWrites, Protocol):
-    """The graph as forgetting, repair and backup maintain it (`engine/forget.py`,
-    `engine/doctor.py`, `engine/backup.py`, `engine/keyword_keys.py`, the lifecycle)."""
+    """The graph as forgetting, repair and backup maintain it (`engine/lifecycle/forget.py`,
+    `engine/lifecycle/doctor.py`, `engine/lifecycle/backup.py`, `engine/keyword_keys.py`, the lifecycle)."""
 
 
     def episode_states(self) -> dict[str, tuple[str, bool]]:

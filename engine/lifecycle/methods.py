@@ -2,7 +2,7 @@
 
 `Memory` inherits these methods; they live here to keep each module one screenful of
 concern (`forget` sits with `restore` and `purge`). Every method is a thin call into
-`engine/reflect/`, `engine/forget.py`, `engine/doctor.py` or `engine/backup.py`.
+`engine/reflect/`, `engine/lifecycle/forget.py`, `engine/lifecycle/doctor.py` or `engine/lifecycle/backup.py`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from engine.audit import AuditEntry, AuditLog, acting_as
-from engine.backup import BackupSummary, export_memory, import_memory
-from engine.doctor import DoctorReport, check_and_repair
 from engine.embed import Embedder
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
-from engine.forget import (
+from engine.ingest.writer import Writer
+from engine.keyword_keys import refresh_around
+from engine.lifecycle.audit import AuditEntry, AuditLog, acting_as
+from engine.lifecycle.backup import BackupSummary, export_memory, import_memory
+from engine.lifecycle.doctor import DoctorReport, check_and_repair
+from engine.lifecycle.forget import (
     Archive,
     PurgeReport,
     archive_episodes,
@@ -24,8 +26,6 @@ from engine.forget import (
     select_for_archive,
     unarchive,
 )
-from engine.ingest.writer import Writer
-from engine.keyword_keys import refresh_around
 from engine.llm import Extractor
 from engine.lookup import one_entity
 from engine.models import Entity, Episode, check_namespace, is_unicode_text
@@ -103,7 +103,7 @@ class Lifecycle:
         return summary
 
     def maintain(self, *, namespace: str = "default") -> list[str]:
-        """Archive what is expired, stale or over capacity (see `engine/forget.py`).
+        """Archive what is expired, stale or over capacity (see `engine/lifecycle/forget.py`).
 
         Returns:
             The ids of the episodes archived.

@@ -22,9 +22,9 @@ from typing import Any
 
 from engine.embed import Embedder
 from engine.errors import InvalidInput
-from engine.forget import Archive, ArchiveRecord
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import rekey
+from engine.lifecycle.forget import Archive, ArchiveRecord
 from engine.settings import Settings
 from engine.stores.base import MaintenanceGraph, VectorPayload, VectorStore
 from engine.views import BackupSummary
