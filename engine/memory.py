@@ -377,25 +377,6 @@ class Memory(Lifecycle):
             return [namespace]
         return [namespace, shared]
 
-    def get(self, id: str, *, namespace: str = "default") -> Episode:
-        """The episode with this id, in any state (deleted ones show `deleted_at`).
-
-        An id of the shared namespace is found from every namespace.
-
-        Raises:
-            NotFound: no episode has that id in the namespace or the shared one.
-        """
-        return self._owner(id, namespace)[1]
-
-    def _owner(self, id: str, namespace: str) -> tuple[str, Episode]:
-        """The readable namespace that holds episode `id`, and the episode."""
-        self._scope(namespace, id)
-        for readable in dict.fromkeys([namespace, self.settings.shared_namespace]):
-            found = self._graph.get_episodes(readable, [id])
-            if found:
-                return readable, found[0]
-        raise NotFound("episode", id)
-
     def explain(self, id: str, *, namespace: str = "default") -> EpisodeExplanation:
         """Why a memory exists: its entities, decisions, session neighbours, the episodes that
         share its entities, and one sentence on where it came from.
@@ -540,10 +521,6 @@ class Memory(Lifecycle):
                 self._vectors.close()
             finally:
                 self._graph.close()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreUnavailable("this Memory is closed")
 
     def __enter__(self) -> Memory:
         return self

@@ -42,7 +42,9 @@ MAX_ID_CHARS = 128
 
 
 class Lifecycle:
-    """Mixed into `Memory`; relies on the stores and writer it opens."""
+    """`Memory`'s base: reading one episode, the checks every method makes, the audit log,
+    and the lifecycle methods. Complete in itself, over the stores and writer `Memory`
+    opens (no stub for a subclass to fill)."""
 
     _graph: GraphStore
     _vectors: VectorStore
@@ -53,11 +55,30 @@ class Lifecycle:
     _audit: AuditLog
     settings: Settings
     actor: str
+    _closed: bool
 
-    def _check_open(self) -> None: ...
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("this Memory is closed")
 
     def get(self, id: str, *, namespace: str = "default") -> Episode:
-        raise NotImplementedError  # Memory's, reading the episode in any state
+        """The episode with this id, in any state (deleted ones show `deleted_at`).
+
+        An id of the shared namespace is found from every namespace.
+
+        Raises:
+            NotFound: no episode has that id in the namespace or the shared one.
+        """
+        return self._owner(id, namespace)[1]
+
+    def _owner(self, id: str, namespace: str) -> tuple[str, Episode]:
+        """The readable namespace that holds episode `id`, and the episode."""
+        self._scope(namespace, id)
+        for readable in dict.fromkeys([namespace, self.settings.shared_namespace]):
+            found = self._graph.get_episodes(readable, [id])
+            if found:
+                return readable, found[0]
+        raise NotFound("episode", id)
 
     def _scope(self, namespace: str, *ids: object) -> None:
         """Check the memory is open, the namespace valid and each episode id a plausible id
