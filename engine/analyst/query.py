@@ -1,8 +1,8 @@
 """One analyst Cypher query, checked before and after it runs (`Memory.cypher`).
 
-Before: read-only (`cypher_guard`); a schema procedure called alone is answered from
+Before: read-only (`guard`); a schema procedure called alone is answered from
 hindsight's own schema (`schema_procedures`); anything else must use `$namespace` and tie
-every pattern to it (`cypher_scope`). After: every node returned belongs to the namespace or
+every pattern to it (`scope`). After: every node returned belongs to the namespace or
 the shared one. No refusal names another namespace.
 """
 

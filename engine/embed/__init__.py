@@ -55,8 +55,8 @@ def cpu_has_bf16() -> bool:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on the CPU (English).
 
-    ONNX Runtime computes a query and, in float32, batches too (`embed_onnx`). A batch in
-    bfloat16 goes through torch instead (`embed_torch`): on a CPU with AVX-512 BF16 that is
+    ONNX Runtime computes a query and, in float32, batches too (`engine.embed.onnx`). A batch in
+    bfloat16 goes through torch instead (`engine.embed.bf16`): on a CPU with AVX-512 BF16 that is
     the fastest way to embed many texts, and its vectors match float32's to a cosine of 0.9999.
     Both compute a batch on `threads` cores, and can run two at once.
     """

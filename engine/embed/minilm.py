@@ -1,6 +1,6 @@
 """all-MiniLM-L6-v2 as sentence-transformers loads it, from the package that ships its weights.
 
-Both runtimes start from it: `embed_onnx` exports it to ONNX once, `embed_torch` traces it for
+Both runtimes start from it: `onnx` exports it to ONNX once, `bf16` traces it for
 bf16 batches. Loaded once per process, offline by construction.
 """
 
