@@ -325,7 +325,7 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise invalid_input(exc, "") from None
         at = request.now if request.now is not None else time.time()
-        models = query_models(request.query, self._embedder, self._model_pool, self.settings)
+        models = query_models(request.query, at, self._embedder, self._model_pool, self.settings)
         cards: list[MemoryCard] = []
         if request.layer in (None, "working") and (include_working or request.layer == "working"):
             # The session's scratchpad; with layer="working" and no session, the namespace's.

@@ -449,7 +449,7 @@ def test_a_query_embeds_beside_the_reads_only_when_that_leaves_a_core_free(
     embedder = MiniLMEmbedder("float32", threads=1, query_threads=query_threads)
     query = "Where did Alice move the Atlas database?"
     with _CountingPool() as pool:
-        models = query_models(query, embedder, pool, settings)
+        models = query_models(query, 1.7e9, embedder, pool, settings)
         assert pool.submitted == int(at_once)
         vector = models.embedding
         assert models.embedding is vector and pool.submitted == int(at_once)  # computed once

@@ -21,9 +21,9 @@ from engine.recall.rerank import (
     factor_ceiling,
     reranker_for,
 )
-from engine.recall.sessions import gathers, spread_by_session
+from engine.recall.sessions import spread_by_session
 from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for
-from engine.recall.time_query import searched_window, time_query
+from engine.recall.time_query import searched_window
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
 from engine.stores.base import RecallGraph, VectorStore
@@ -74,12 +74,12 @@ def _context(
 ) -> RecallContext:  # fmt: skip
     """What every stage reads: the entities the query names, the hub threshold, the time it
     asks about and the window searched on its own, and the weights of this question."""
-    time = time_query(request.query, now)
+    time = models.analysis.time
     weights = settings.weights.model_dump()
     for name in CHANNELS:
         if not plan.runs(name):
             weights[name] = 0.0  # left out: it weighs nothing in fusion's denominator either
-    if not (models.sides and settings.side_candidates):
+    if not (models.analysis.sides and settings.side_candidates):
         # Fusion divides by the weights' sum: a channel that cannot run leaves scores alone.
         weights["side"] = 0.0
     if time.wants_latest or (time.broad and time.window is not None):
@@ -90,7 +90,7 @@ def _context(
     span = searched_window(time, settings.time_window_slack_days) if plan.applies("time_window") else None
     return RecallContext(
         request=request, now=now, graph=graph, vectors=vectors, models=models, settings=settings,
-        plan=plan, time=time, known=graph.find_entities(namespace, models.terms.entity_names),
+        plan=plan, time=time, known=graph.find_entities(namespace, models.analysis.entity_names),
         max_degree=hub_degree(vectors.count(namespace, exact=False), settings), span=span,
         weights=weights,
     )  # fmt: skip
@@ -104,7 +104,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     reranker = reranker_for(settings)
     rerank = RerankContext(
         now=context.now, role=request.role, capabilities=request.capabilities,
-        query_names=context.models.terms.entity_names, time=time,
+        query_names=context.models.analysis.entity_names, time=time,
     )  # fmt: skip
 
     def final_score(episode: Episode) -> float:
@@ -112,7 +112,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
 
     # A question that gathers reaches across sessions; one about everything of a date keeps
     # to that date's sessions instead.
-    gathering = plan.applies("session_spread") and gathers(request.query) and not (
+    gathering = plan.applies("session_spread") and context.models.analysis.gathers and not (
         time.broad and time.window is not None)  # fmt: skip
     diverse = plan.applies("mmr") and settings.mmr_lambda < 1
     # Only episodes that can still reach the top are read (a layer filter, MMR or a spread

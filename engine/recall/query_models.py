@@ -1,5 +1,5 @@
 """What the models make of a query, computed once per recall whatever the namespaces read:
-its words (`QueryTerms`), the two sides a comparison names, and its embedding, started at
+its analysis (`engine.recall.analysis`) and its embedding, started at
 once beside the stores' reads where that leaves a core free."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ from concurrent.futures import Executor, Future
 
 from engine.embed import Embedder
 from engine.embed.multilingual import needs_multilingual
-from engine.recall.comparison import sides
-from engine.recall.query import QueryTerms, analyze
+from engine.recall.analysis import QueryAnalysis, analyse
 from engine.settings import Settings
 from engine.stores.base import DenseSpace
 
@@ -28,7 +27,9 @@ class QueryModels:
     recall's p95 is lower that way.
     """
 
-    def __init__(self, query: str, embedder: Embedder, pool: Executor, *, beside_reads: bool) -> None:
+    def __init__(
+        self, query: str, now: float, embedder: Embedder, pool: Executor, *, beside_reads: bool
+    ) -> None:
         self._query, self._embedder = query, embedder
         second = embedder.multilingual
         # A query in Chinese searches the multilingual space, where MiniLM would read noise.
@@ -39,9 +40,7 @@ class QueryModels:
         )
         self._search_vector: list[float] | None = None
         self._embedding: list[float] | None = None
-        self.terms: QueryTerms = analyze(query)
-        # The two events a question compares in time, searched each on its own.
-        self.sides = sides(query)
+        self.analysis: QueryAnalysis = analyse(query, now)
         self._side_vectors: list[list[float]] | None = None
 
     @property
@@ -57,7 +56,8 @@ class QueryModels:
     def side_vectors(self) -> list[list[float]]:
         """The vectors of `sides` in `space`, in one batch, the first time asked for."""
         if self._side_vectors is None:
-            self._side_vectors = self._searcher.embed(list(self.sides)) if self.sides else []
+            sides = self.analysis.sides  # the two events a comparison names, each searched alone
+            self._side_vectors = self._searcher.embed(list(sides)) if sides else []
         return self._side_vectors
 
     @property
@@ -70,11 +70,13 @@ class QueryModels:
         return self._embedding
 
 
-def query_models(query: str, embedder: Embedder, pool: Executor, settings: Settings) -> QueryModels:
-    """Analyse the query (tokens, entity names to look up) and embed it on `pool`: at once
-    when the embedding leaves a core free for recall's reads, else when first asked for."""
+def query_models(
+    query: str, now: float, embedder: Embedder, pool: Executor, settings: Settings
+) -> QueryModels:
+    """Analyse the query asked at `now` (`engine.recall.analysis`) and embed it on `pool`: at
+    once when the embedding leaves a core free for recall's reads, else when first asked for."""
     beside_reads = embeds_beside_reads(settings.embedder_query_threads, os.cpu_count() or 1)
-    return QueryModels(query, embedder, pool, beside_reads=beside_reads)
+    return QueryModels(query, now, embedder, pool, beside_reads=beside_reads)
 
 
 def embeds_beside_reads(query_threads: int, cores: int) -> bool:

@@ -96,7 +96,7 @@ class KeywordSearch:
     name = "keyword"
 
     def run(self, c: RecallContext) -> Hits:
-        tokens, namespace = c.models.terms.tokens, c.request.namespace
+        tokens, namespace = c.models.analysis.tokens, c.request.namespace
         hits = keyword_channel(c.vectors, namespace, tokens, c.settings.channel_candidates)
         if c.span is not None and c.settings.time_window_candidates:
             inside = keyword_channel(c.vectors, namespace, tokens, c.settings.time_window_candidates, c.span)
@@ -163,7 +163,7 @@ class SideSearches:
     name = "side"
 
     def run(self, c: RecallContext) -> Hits:
-        if not (c.models.sides and c.weights["side"] > 0):
+        if not (c.models.analysis.sides and c.weights["side"] > 0):
             return Hits([])
 
         def fused(found: Mapping[str, list[Scored]]) -> dict[str, float]:
@@ -171,7 +171,7 @@ class SideSearches:
             weights = {name: c.weights[name] for name in found}
             return {i: score for i, (score, _) in fuse_for(found, weights, c.settings).items()}
 
-        compared = list(zip(c.models.sides, c.models.side_vectors, strict=True))
+        compared = list(zip(c.models.analysis.sides, c.models.side_vectors, strict=True))
         return Hits(side_channel(c.vectors, c.request.namespace, compared, space=c.models.space,
                                  limit=c.settings.side_candidates, fuse=fused))  # fmt: skip
 

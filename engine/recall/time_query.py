@@ -37,12 +37,20 @@ _WANTS_LATEST = re.compile(
     r"|上次|之前|刚才|昨天|今天|最近|前几天|上周|上个月",
     re.IGNORECASE,
 )
-# A question about everything said at a time ("what did we talk about on May 2"). Not "what
-# did I do on May 2": an event is often told days after it (time_window_slack_days).
+# A question about everything said at a time ("what did we talk about on May 2", "what topics
+# did we discuss then", "remind me what we covered", "那天聊了哪些"), recognised by its shape:
+# a wh-word, perhaps a noun, the conversation's own people and a verb of talking. Not "what did
+# I do on May 2": an event is often told days after it (time_window_slack_days).
 _BROAD = re.compile(
-    r"\bwhat (?:did|have|had|do) (?:\w+ )?(?:\w+ )?(?:talk|chat|discuss|speak|say)"
-    r"|\bwhat (?:was|were) (?:said|discussed|talked about)\b"
-    r"|聊了|谈了|讨论了|说了(?:什么|哪些)|聊的|谈的|话题",
+    r"\b(?:what|which)\b(?:\s+[\w'-]+){0,3}?\s+(?:did|do|have|had)\s+(?:we|you and i|you and me|i|you)\b"
+    r"(?:\s+[\w'-]+){0,2}?\s+(?:talk(?:ed)?|chat(?:ted)?|discuss(?:ed)?|speak|spoke|say|said"
+    r"|cover(?:ed)?|go over|went over|go through|went through|mention(?:ed)?)\b"
+    r"|\bwhat (?:did|have|had|do) (?:\w+ )?(?:\w+ )?(?:talk|chat|discuss|speak|say)"
+    r"|\bwhat (?:was|were) (?:said|discussed|talked about|covered)\b"
+    r"|\b(?:remind me|tell me|recap|summari[sz]e) (?:of |about )?what (?:we|you and i|i) "
+    r"(?:talked|chatted|discussed|covered|said|went over)"
+    r"|\bwhat (?:came up|topics|subjects)\b"
+    r"|聊了|谈了|讨论了|说了(?:什么|哪些)|聊的|谈的|话题|聊(?:过)?(?:什么|啥|哪些)",
     re.IGNORECASE,
 )
 _TIME_EXPRESSION = re.compile(
