@@ -23,7 +23,6 @@ from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.ingest.writer import Writer
 from engine.lifecycle.audit import AuditLog
-from engine.lifecycle.forget import Archive
 from engine.lifecycle.methods import Lifecycle
 from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, store_health
@@ -45,7 +44,7 @@ from engine.recall.working import working_cards
 from engine.reflect.run import failed_task_namespaces
 from engine.remote import RemoteMemory
 from engine.settings import Settings, settings_at
-from engine.stores import GraphStore, VectorStore, open_stores
+from engine.stores import GraphStore, VectorStore, open_archive, open_stores
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
 from engine.working import working_episode
 
@@ -84,7 +83,7 @@ class Memory(Lifecycle):
         # Who is acting, for the audit log: the CLI and the MCP server set their own name.
         self.actor = "api"
         self._audit = AuditLog(settings.data_dir / "audit.jsonl")
-        self._archive = Archive(settings.data_dir / "archive")
+        self._archive = open_archive(settings)
         # Counted once: afterwards only this process's writes (the writer keeps track) can fill
         # the shared namespace, as one process owns the stores. It saves a count per recall.
         self._shared_had_episodes = vectors.count(settings.shared_namespace) > 0

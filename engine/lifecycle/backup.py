@@ -24,8 +24,8 @@ from engine.embed import Embedder
 from engine.errors import InvalidInput
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import rekey
-from engine.lifecycle.forget import Archive, ArchiveRecord
 from engine.settings import Settings
+from engine.stores.archive import ArchiveRecord, ArchiveStore
 from engine.stores.base import MaintenanceGraph, VectorPayload, VectorStore
 from engine.views import BackupSummary
 from graph_schema import SCHEMA_VERSION
@@ -38,7 +38,7 @@ FORMAT = "hindsight-export/1"
 def export_memory(
     graph: MaintenanceGraph,
     vectors: VectorStore,
-    archive: Archive,
+    archive: ArchiveStore,
     path: Path,
     *,
     model: str,
@@ -100,7 +100,7 @@ def import_memory(
     graph: MaintenanceGraph,
     vectors: VectorStore,
     embedder: Embedder,
-    archive: Archive,
+    archive: ArchiveStore,
     path: Path,
     *,
     settings: Settings,

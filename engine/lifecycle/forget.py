@@ -12,19 +12,17 @@ Selection is pure (`select_for_archive`); the rest moves records between the sto
 
 from __future__ import annotations
 
-import json
 import math
-import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import refresh_around, rekey, window_ids
-from engine.models import Decision, Entity, Episode, Session, session_node_id
+from engine.models import Episode, Session, session_node_id
 from engine.settings import Settings
+from engine.stores.archive import ArchiveRecord, ArchiveStore
 from engine.stores.base import (
     GraphBatch,
     LifecycleRow,
@@ -34,8 +32,6 @@ from engine.stores.base import (
 )
 
 __all__ = [
-    "Archive",
-    "ArchiveRecord",
     "PurgeReport",
     "archive_episodes",
     "purge_episodes",
@@ -46,18 +42,6 @@ __all__ = [
 SECONDS_PER_DAY = 86_400.0
 
 
-class ArchiveRecord(BaseModel):
-    """Everything needed to bring an archived episode back."""
-
-    episode: Episode
-    entities: list[Entity]
-    decisions: list[Decision]
-    about: list[tuple[str, str]] = Field(default_factory=list)  # decision id, entity id
-    chained: bool = False  # it was on its session's NEXT chain, so it rejoins it when back
-    archived_at: float
-    reason: str
-
-
 class PurgeReport(BaseModel):
     """What a purge removed (or, in a dry run, would remove)."""
 
@@ -65,48 +49,6 @@ class PurgeReport(BaseModel):
     episodes: list[str]
     archived: list[str]  # of those, the ones found in the archive
     decisions: list[str] = Field(default_factory=list)
-
-
-class Archive:
-    """Cold storage: one JSONL file per namespace, rewritten only to take records out."""
-
-    def __init__(self, directory: Path) -> None:
-        self._directory = directory
-        self._lock = threading.Lock()
-
-    def _file(self, namespace: str) -> Path:
-        return self._directory / f"{namespace}.jsonl"
-
-    def append(self, namespace: str, records: Sequence[ArchiveRecord]) -> None:
-        if not records:
-            return
-        with self._lock:
-            self._directory.mkdir(parents=True, exist_ok=True)
-            with self._file(namespace).open("a", encoding="utf-8") as out:
-                for record in records:
-                    out.write(record.model_dump_json() + "\n")
-
-    def records(self, namespace: str) -> list[ArchiveRecord]:
-        path = self._file(namespace)
-        if not path.exists():
-            return []
-        with self._lock, path.open(encoding="utf-8") as lines:
-            return [ArchiveRecord.model_validate(json.loads(line)) for line in lines if line.strip()]
-
-    def take(self, namespace: str, ids: Sequence[str]) -> list[ArchiveRecord]:
-        """Remove and return the records of these episode ids."""
-        wanted = set(ids)
-        kept: list[ArchiveRecord] = []
-        taken: list[ArchiveRecord] = []
-        for record in self.records(namespace):
-            (taken if record.episode.id in wanted else kept).append(record)
-        if taken:
-            with self._lock:
-                path = self._file(namespace)
-                scratch = path.with_suffix(".jsonl.tmp")
-                scratch.write_text("".join(r.model_dump_json() + "\n" for r in kept), "utf-8")
-                scratch.replace(path)  # atomic: a crash leaves the old file or the new one
-        return taken
 
 
 def select_for_archive(
@@ -148,7 +90,7 @@ def select_for_archive(
 def archive_episodes(
     graph: MaintenanceGraph,
     vectors: VectorStore,
-    archive: Archive,
+    archive: ArchiveStore,
     namespace: str,
     chosen: Sequence[tuple[str, str]],
     *,
@@ -196,7 +138,7 @@ def unarchive(
     graph: MaintenanceGraph,
     vectors: VectorStore,
     embedder: Embedder,
-    archive: Archive,
+    archive: ArchiveStore,
     namespace: str,
     episode_id: str,
     *,
@@ -244,7 +186,7 @@ def unarchive(
 def purge_episodes(
     graph: MaintenanceGraph,
     vectors: VectorStore,
-    archive: Archive,
+    archive: ArchiveStore,
     namespace: str,
     ids: Sequence[str],
     *,

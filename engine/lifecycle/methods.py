@@ -19,7 +19,6 @@ from engine.lifecycle.audit import AuditEntry, AuditLog, acting_as
 from engine.lifecycle.backup import BackupSummary, export_memory, import_memory
 from engine.lifecycle.doctor import DoctorReport, check_and_repair
 from engine.lifecycle.forget import (
-    Archive,
     PurgeReport,
     archive_episodes,
     purge_episodes,
@@ -31,6 +30,7 @@ from engine.lookup import one_entity
 from engine.models import Entity, Episode, check_namespace, is_unicode_text
 from engine.reflect.run import reflect_namespace
 from engine.settings import Settings
+from engine.stores.archive import ArchiveStore
 from engine.stores.base import GraphStore, VectorStore
 from engine.text import canonical_name
 from engine.views import ReflectionSummary
@@ -51,7 +51,7 @@ class Lifecycle:
     _embedder: Embedder
     _writer: Writer
     _extractor: Extractor | None
-    _archive: Archive
+    _archive: ArchiveStore
     _audit: AuditLog
     settings: Settings
     actor: str

@@ -1,6 +1,8 @@
-"""Store roles (protocols in `base`) and their backends; `open_stores` picks them from settings."""
+"""Store roles (protocols in `base` and `archive`) and their backends; `open_stores` and
+`open_archive` pick them from settings."""
 
+from engine.stores.archive import ArchiveStore
 from engine.stores.base import GraphStore, VectorStore
-from engine.stores.factory import open_stores
+from engine.stores.factory import open_archive, open_stores
 
-__all__ = ["GraphStore", "VectorStore", "open_stores"]
+__all__ = ["ArchiveStore", "GraphStore", "VectorStore", "open_archive", "open_stores"]

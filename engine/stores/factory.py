@@ -8,9 +8,11 @@ from pathlib import Path
 
 from engine.errors import InvalidInput, StoreUnavailable
 from engine.settings import Settings
+from engine.stores.archive import ArchiveStore
 from engine.stores.base import GraphStore, VectorStore
+from engine.stores.jsonl_archive import JsonlArchive
 
-__all__ = ["open_stores"]
+__all__ = ["open_archive", "open_stores"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,11 @@ def open_stores(
         graph.close()
         raise
     return graph, vectors
+
+
+def open_archive(settings: Settings) -> ArchiveStore:
+    """The archive of the data directory (JSON Lines files, whatever the graph backend)."""
+    return JsonlArchive(settings.data_dir / "archive")
 
 
 def _set_aside(directory: Path, target: Path) -> None:
