@@ -55,7 +55,7 @@ def namespace_from_request(request: Any) -> str | None:
         sent = headers.getlist(HEADER)
         if len(sent) > 1:
             raise UnclearNamespace(HEADER, "is sent more than once")
-        if sent:
+        if sent and sent[0]:
             named[HEADER] = sent[0]
     if query is not None:
         for key in {key for key, _ in query.multi_items()}:
@@ -64,7 +64,7 @@ def namespace_from_request(request: Any) -> str | None:
         values = query.getlist("namespace")
         if len(values) > 1:
             raise UnclearNamespace("namespace", "is given more than once in the query")
-        if values:
+        if values and values[0]:
             named["namespace"] = values[0]
     if path.get("namespace"):
         named["path"] = str(path["namespace"])
@@ -72,7 +72,7 @@ def namespace_from_request(request: Any) -> str | None:
         raise UnclearNamespace(
             "namespace", f"the {' and the '.join(sorted(named))} name different namespaces"
         )
-    return next((value for value in named.values() if value), None)
+    return next(iter(named.values()), None)
 
 
 class NamespaceParameters:
