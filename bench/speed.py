@@ -42,8 +42,8 @@ import anyio
 from engine import Memory
 from engine.embed import MiniLMEmbedder
 from engine.settings import Settings
-from engine.stores.base import SparseVector, VectorPayload, VectorPoint
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+from engine.stores.vectors import SparseVector, VectorPayload, VectorPoint
 
 PEOPLE = ["Alice", "Bob", "Dana", "Marco", "Priya", "Chen Wei", "Li Na", "Omar", "Sofia", "Kenji"]
 PROJECTS = ["Atlas", "Harbor", "Kestrel", "Nimbus", "Orion", "Quartz", "Sable", "Tundra"]

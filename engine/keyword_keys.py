@@ -15,7 +15,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from engine.settings import Settings
-from engine.stores.base import GraphLookup, SparseVector, VectorStore, WindowRow
+from engine.stores.base import GraphLookup, WindowRow
+from engine.stores.vectors import SparseVector, VectorStore
 from engine.text import bm25_document, tokenize
 
 __all__ = [

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
 from engine.models import Entity, Episode, from_epoch, is_unicode_text
 from engine.settings import Settings
-from engine.stores.base import ReadingGraph, VectorStore
+from engine.stores.base import ReadingGraph
+from engine.stores.vectors import VectorStore
 from engine.text import canonical_name
 from engine.views import EntityProfile, EpisodeExplanation, Health, Neighbour
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from engine import Memory
 from engine.keyword_keys import KEY_VERSION
 from engine.lifecycle.forget import archive_episodes
-from engine.stores.base import SparseVector
+from engine.stores.vectors import SparseVector
 from engine.text import bm25_query, tokenize
 
 

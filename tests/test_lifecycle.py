@@ -13,9 +13,9 @@ from engine import InvalidInput, Memory, NotFound, Settings, StoreUnavailable
 from engine.embed import MiniLMEmbedder
 from engine.ingest.pipeline import vector_point
 from engine.rebuild import rebuild_vectors
-from engine.stores.base import VectorPayload
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+from engine.stores.vectors import VectorPayload
 
 QUERIES = ["Which database does Atlas use?", "Who works at Acme?", "When is the Kestrel demo?"]
 

@@ -16,9 +16,9 @@ from engine.embed import MiniLMEmbedder
 from engine.models import MAX_OFFSET
 from engine.recall.channels import Seed, graph_channel, specificity
 from engine.recall.query_models import query_models
-from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
+from engine.stores.vectors import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from engine.models import Episode
-from engine.stores.base import VectorHit
+from engine.stores.vectors import VectorHit
 from engine.text import has_negation, normalize, tokenize
 
 __all__ = ["Duplicate", "content_hash", "duplicates_in_batch", "near_duplicate", "same_facts"]

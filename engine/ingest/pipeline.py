@@ -28,7 +28,8 @@ from engine.models import (
     session_node_id,
 )
 from engine.settings import Settings
-from engine.stores.base import GraphBatch, VectorPayload, VectorPoint
+from engine.stores.base import GraphBatch
+from engine.stores.vectors import VectorPayload, VectorPoint
 from engine.text import count_tokens, normalize, split_sentences
 
 __all__ = [

@@ -53,7 +53,8 @@ from engine.llm import Extractor
 from engine.models import Entity, StoreRequest, StoreResult
 from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
-from engine.stores.base import IngestGraph, SparseVector, VectorStore
+from engine.stores.base import IngestGraph
+from engine.stores.vectors import SparseVector, VectorStore
 from engine.text import canonical_name
 from engine.working import WorkingItem, WorkingMemory
 

@@ -26,7 +26,8 @@ from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import rekey
 from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
-from engine.stores.base import MaintenanceGraph, VectorPayload, VectorStore
+from engine.stores.base import MaintenanceGraph
+from engine.stores.vectors import VectorPayload, VectorStore
 from engine.views import BackupSummary
 from graph_schema import SCHEMA_VERSION
 

@@ -20,7 +20,8 @@ from engine.embed import Embedder
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings
-from engine.stores.base import MaintenanceGraph, VectorPayload, VectorStore
+from engine.stores.base import MaintenanceGraph
+from engine.stores.vectors import VectorPayload, VectorStore
 
 __all__ = ["DoctorReport", "check_and_repair"]
 

@@ -23,13 +23,8 @@ from engine.keyword_keys import refresh_around, rekey, window_ids
 from engine.models import Episode, Session, session_node_id
 from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
-from engine.stores.base import (
-    GraphBatch,
-    LifecycleRow,
-    MaintenanceGraph,
-    VectorPayload,
-    VectorStore,
-)
+from engine.stores.base import GraphBatch, LifecycleRow, MaintenanceGraph
+from engine.stores.vectors import VectorPayload, VectorStore
 
 __all__ = [
     "PurgeReport",

@@ -31,7 +31,8 @@ from engine.models import Entity, Episode, check_namespace, is_unicode_text
 from engine.reflect.run import reflect_namespace
 from engine.settings import Settings
 from engine.stores.archive import ArchiveStore
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import GraphStore
+from engine.stores.vectors import VectorStore
 from engine.text import canonical_name
 from engine.views import ReflectionSummary
 

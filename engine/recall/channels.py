@@ -13,7 +13,8 @@ from typing import NamedTuple
 from engine.models import Entity, GraphPath, PathNode
 from engine.recall.fusion import Scored, top_in_order
 from engine.settings import Settings
-from engine.stores.base import DenseSpace, EntityLink, RecallGraph, SparseVector, VectorStore
+from engine.stores.base import EntityLink, RecallGraph
+from engine.stores.vectors import DenseSpace, SparseVector, VectorStore
 from engine.text import bm25_query
 
 __all__ = [

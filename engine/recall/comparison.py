@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from engine.recall.channels import keyword_channel, vector_channel
 from engine.recall.fusion import Scored
-from engine.stores.base import DenseSpace, VectorStore
+from engine.stores.vectors import DenseSpace, VectorStore
 from engine.text import tokenize
 
 __all__ = ["side_channel", "sides"]

@@ -26,7 +26,8 @@ from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_fo
 from engine.recall.time_query import searched_window
 from engine.recall.updates import mark_updates
 from engine.settings import Settings
-from engine.stores.base import RecallGraph, VectorStore
+from engine.stores.base import RecallGraph
+from engine.stores.vectors import VectorStore
 from engine.text import count_tokens
 
 __all__ = ["card_order", "run_recall", "within_budget"]

@@ -11,7 +11,7 @@ from engine.embed import Embedder
 from engine.embed.multilingual import needs_multilingual
 from engine.recall.analysis import QueryAnalysis, analyse
 from engine.settings import Settings
-from engine.stores.base import DenseSpace
+from engine.stores.vectors import DenseSpace
 
 __all__ = ["QueryModels", "embeds_beside_reads", "query_models"]
 

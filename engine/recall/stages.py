@@ -30,7 +30,8 @@ from engine.recall.query_models import QueryModels
 from engine.recall.replies import reply_channel
 from engine.recall.time_query import TimeQuery
 from engine.settings import Settings
-from engine.stores.base import RecallGraph, VectorStore
+from engine.stores.base import RecallGraph
+from engine.stores.vectors import VectorStore
 
 __all__ = ["CHANNEL_STAGES", "Channel", "Fused", "Hits", "RecallContext", "Replies", "fuse_for"]
 

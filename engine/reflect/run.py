@@ -27,7 +27,8 @@ from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
 from engine.settings import Settings
-from engine.stores.base import GraphBatch, ReflectionGraph, VectorStore
+from engine.stores.base import GraphBatch, ReflectionGraph
+from engine.stores.vectors import VectorStore
 from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
 

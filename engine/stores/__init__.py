@@ -2,7 +2,8 @@
 `open_archive` pick them from settings."""
 
 from engine.stores.archive import ArchiveStore
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import GraphStore
 from engine.stores.factory import open_archive, open_stores
+from engine.stores.vectors import VectorStore
 
 __all__ = ["ArchiveStore", "GraphStore", "VectorStore", "open_archive", "open_stores"]

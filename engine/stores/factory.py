@@ -9,8 +9,9 @@ from pathlib import Path
 from engine.errors import InvalidInput, StoreUnavailable
 from engine.settings import Settings
 from engine.stores.archive import ArchiveStore
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import GraphStore
 from engine.stores.jsonl_archive import JsonlArchive
+from engine.stores.vectors import VectorStore
 
 __all__ = ["open_archive", "open_stores"]
 

@@ -20,7 +20,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
+from engine.stores.vectors import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 
 __all__ = ["QdrantEdgeVectorStore"]
 

@@ -23,8 +23,8 @@ from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.stores.base import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 from engine.stores.retry import Retry
+from engine.stores.vectors import DenseSpace, SparseVector, VectorHit, VectorPayload, VectorPoint
 
 __all__ = ["QdrantServerVectorStore"]
 

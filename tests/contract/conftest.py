@@ -19,7 +19,8 @@ from typing import Protocol
 
 import pytest
 
-from engine.stores.base import GraphStore, VectorStore
+from engine.stores.base import GraphStore
+from engine.stores.vectors import VectorStore
 from tests.backends import live as _live
 from tests.backends import wipe_neo4j as _wipe_neo4j
 

@@ -18,10 +18,10 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from engine.settings import Settings
-from engine.stores.base import SparseVector, VectorPayload, VectorPoint, VectorStore
 from engine.stores.factory import open_stores
 from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore, _links_of
 from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
+from engine.stores.vectors import SparseVector, VectorPayload, VectorPoint, VectorStore
 from tests.contract.conftest import OpenVectors
 
 T = 1_700_000_000.0
