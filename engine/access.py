@@ -11,7 +11,7 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from engine.models import check_namespace
+from engine.inputs import check_namespace
 
 __all__ = ["Grant", "TokenScopes", "check_token", "parse_token_scopes"]
 

@@ -9,7 +9,8 @@ import time
 from collections.abc import Sequence
 
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
-from engine.models import Entity, Episode, from_epoch, is_unicode_text
+from engine.inputs import is_unicode_text
+from engine.models import Entity, Episode, from_epoch
 from engine.settings import Settings
 from engine.stores.base import ReadingGraph
 from engine.stores.vectors import VectorStore

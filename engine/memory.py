@@ -22,22 +22,12 @@ from engine.analyst.query import analyst_query
 from engine.embed import Embedder, embedder_for
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.ingest.writer import Writer
+from engine.inputs import MAX_OFFSET, RecallRequest, StoreRequest, invalid_input, is_unicode_text
 from engine.lifecycle.audit import AuditLog
 from engine.lifecycle.methods import Lifecycle
 from engine.llm import extractor_for
 from engine.lookup import entity_profile, explain_episode, store_health
-from engine.models import (
-    MAX_OFFSET,
-    Episode,
-    MemoryCard,
-    RecallLayer,
-    RecallRequest,
-    Stats,
-    StoreRequest,
-    StoreResult,
-    invalid_input,
-    is_unicode_text,
-)
+from engine.models import Episode, MemoryCard, RecallLayer, Stats, StoreResult
 from engine.recall.pipeline import card_order, run_recall, within_budget
 from engine.recall.query_models import query_models
 from engine.recall.working import working_cards

@@ -1,40 +1,26 @@
 """Typed records at every boundary of hindsight.
 
-`StoreRequest` validates what a caller hands to `store`; `Episode`, `Entity`, `Decision` and
-`Session` are what the graph holds; `MemoryCard` and `Trace` are what recall returns.
-Times inside the stores are epoch seconds (floats); cards show them as UTC datetimes.
+`Episode`, `Entity`, `Decision` and `Session` are what the graph holds; `StoreResult` is what
+`store` returns, `MemoryCard` and `Trace` what recall returns. What a caller hands in is
+validated by `engine.inputs`. Times inside the stores are epoch seconds (floats); cards show
+them as UTC datetimes.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
-    JsonValue,
-    ValidationError,
-    ValidationInfo,
-    WithJsonSchema,
-    field_validator,
 )
 
-from engine.errors import InvalidInput
-
 __all__ = [
-    "IMPORTANCE_LEVELS",
-    "NOT_BLANK_PATTERN",
-    "SESSION_PATTERN",
     "ChannelHit",
     "Decision",
     "Entity",
     "Episode",
-    "EpisodeInput",
     "GraphPath",
     "Kind",
     "Layer",
@@ -42,17 +28,12 @@ __all__ = [
     "NumberMention",
     "PathNode",
     "RecallLayer",
-    "RecallQuery",
-    "RecallRequest",
     "Session",
     "Stats",
-    "StoreRequest",
     "StoreResult",
     "Trace",
     "from_epoch",
-    "invalid_input",
     "session_node_id",
-    "to_epoch",
 ]
 
 Kind = Literal["message", "tool_call", "task", "observation", "document"]
@@ -60,346 +41,13 @@ Layer = Literal["working", "episodic"]
 # Recall may also ask for semantic memory: facts written by reflection.
 RecallLayer = Literal["working", "episodic", "semantic"]
 
-# Named importance levels an agent may send instead of a number.
-IMPORTANCE_LEVELS: dict[str, float] = {"high": 0.9, "medium": 0.6, "low": 0.3}
-
-# A namespace is a short identifier: it ends up in filters, file names and URLs.
-_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")  # fullmatch: "$" would let "\n" end it
-_SESSION = re.compile(r"[^\x00-\x1f]{1,128}")
-# What `str.strip()` removes, for JSON Schema: text must hold one character outside it (and no
-# NUL), in the ECMA regex dialect OpenAPI tools read.
-_PY_SPACE = r"\t-\r\u001c- \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-NOT_BLANK_PATTERN = rf"^[^\u0000]*[^\u0000{_PY_SPACE}][^\u0000]*$"
-SESSION_PATTERN = r"^[^\u0000-\u001f]{1,128}$"
-NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"  # `_NAMESPACE`, for JSON Schema
-# How deep metadata may nest (an object in an object ... counts each level): deeper is a
-# caller's bug, and would exhaust the stack of every JSON encoder on the way to the store.
-MAX_METADATA_DEPTH = 32
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# Paging beyond this is a caller's bug; graph engines refuse skips past a 64-bit integer.
-MAX_OFFSET = 1_000_000_000
-# Times a caller may give: years 1..9999, what a datetime can show again.
-_EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
-_LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
-
-# What the validators below accept, for JSON Schema (and so for the REST API's OpenAPI).
-_IMPORTANCE_SCHEMA: dict[str, JsonValue] = {
-    "anyOf": [
-        {"type": "number", "minimum": 0, "maximum": 1},
-        {"enum": ["high", "medium", "low"]},
-        {"type": "null"},
-    ],
-    "description": "0..1, or high, medium or low; scored from the content when null",
-}
-
-
-def _moment_schema(what: str) -> dict[str, JsonValue]:
-    return {
-        "anyOf": [
-            {"type": "number", "minimum": _EARLIEST, "maximum": _LATEST},
-            {"type": "string", "format": "date-time"},
-            {"type": "null"},
-        ],
-        "description": f"{what}: epoch seconds or ISO 8601 (naive is UTC)",
-    }
-
-
-def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float:
-    """Epoch seconds from a datetime, an ISO 8601 string or a number; naive times are UTC."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
-    if isinstance(value, (int, float)):
-        return _in_range(float(value), field)
-    if isinstance(value, str):
-        text = value.strip()
-        try:  # epoch seconds written out, as a query string carries them
-            seconds = float(text)
-        except ValueError:
-            seconds = None
-        if seconds is not None:
-            return _in_range(seconds, field)
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
-        try:
-            value = datetime.fromisoformat(text)
-        except ValueError as exc:
-            raise ValueError(f"{field} is not an ISO 8601 date or time: {value!r}") from exc
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        try:
-            return _in_range(value.timestamp(), field)
-        except OverflowError:
-            raise ValueError(f"{field} must fall in the years 1..9999") from None
-    raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
-
-
-def _in_range(seconds: float, field: str) -> float:
-    if not math.isfinite(seconds) or not _EARLIEST <= seconds <= _LATEST:
-        raise ValueError(f"{field} must be epoch seconds of a year in 1..9999, got {seconds}")
-    return seconds
-
-
-def invalid_input(exc: ValidationError, prefix: str) -> InvalidInput:
-    """The first validation error as InvalidInput naming its field (`prefix` + its path)."""
-    error = exc.errors()[0]
-    field = ".".join(str(part) for part in error["loc"]) or "input"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    return InvalidInput(prefix + field, message)
-
-
 def from_epoch(value: float) -> datetime:
     return datetime.fromtimestamp(value, tz=UTC)
-
-
-def unicode_text(value: Any) -> Any:
-    """A text field as given, or a ValueError when it is not a str (bytes are not decoded
-    by guess) or holds a lone surrogate, which no UTF-8 store, model or JSON answer can hold.
-
-    >>> unicode_text("\\ud800")
-    Traceback (most recent call last):
-    ValueError: holds a lone surrogate (U+D800) at character 0: it is not valid Unicode text
-    """
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"must be a string, not {type(value).__name__}")
-    surrogate = _SURROGATE.search(value)
-    if surrogate is not None:
-        raise ValueError(f"holds a lone surrogate (U+{ord(surrogate.group()):04X}) at character "
-                         f"{surrogate.start()}: it is not valid Unicode text")  # fmt: skip
-    return value
-
-
-def is_unicode_text(value: object) -> bool:
-    """Whether `value` is a str that a store can hold: no lone surrogate.
-
-    >>> is_unicode_text("预算"), is_unicode_text("a\\udfff"), is_unicode_text(b"a")
-    (True, False, False)
-    """
-    return isinstance(value, str) and _SURROGATE.search(value) is None
-
-
-def check_json_tree(value: Any) -> None:
-    """A ValueError naming the first part of a metadata tree that a store could not hold:
-    nesting deeper than MAX_METADATA_DEPTH, a key that is no string or holds NUL, a string
-    that is no valid Unicode. Walked without recursion, so depth alone cannot crash it."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, (dict, list, tuple)) and depth > MAX_METADATA_DEPTH:
-            raise ValueError(f"is nested deeper than {MAX_METADATA_DEPTH} levels")
-        if isinstance(node, dict):
-            for key, item in node.items():
-                if not isinstance(key, str):
-                    raise ValueError(f"keys must be strings, found {type(key).__name__} {key!r:.40}")
-                if "\x00" in key:
-                    raise ValueError("keys must not contain NUL characters")
-                unicode_text(key)
-                stack.append((item, depth + 1))
-        elif isinstance(node, (list, tuple)):
-            stack.extend((item, depth + 1) for item in node)
-        elif isinstance(node, str):
-            unicode_text(node)
-
-
-class EpisodeInput(BaseModel):
-    """One episode to store, as `Memory.store` takes it, without the namespace it goes to
-    (the REST API's body, whose namespace is in the path). Unknown keys are rejected."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    content: str = Field(json_schema_extra={"pattern": NOT_BLANK_PATTERN})
-    session_id: str | None = Field(None, json_schema_extra={"pattern": SESSION_PATTERN})
-    role: str | None = Field(None, max_length=64)
-    kind: Kind = "message"
-    layer: Layer = "episodic"
-    importance: Annotated[float | None, WithJsonSchema(_IMPORTANCE_SCHEMA)] = None
-    occurred_at: Annotated[float | None, WithJsonSchema(_moment_schema("When it happened"))] = None
-    metadata: dict[str, Any] = Field(
-        default_factory=dict,
-        description="A JSON object of your own, nested at most 32 levels, whose keys hold no "
-        "NUL at any level (JSON Schema states only the top level's).",
-        json_schema_extra={"propertyNames": {"pattern": "^[^\\u0000]*$"}},
-    )
-    # Episodes this one follows from or refers to (must exist in the same namespace).
-    related_ids: list[str] = Field(default_factory=list, max_length=100)
-    # When the episode leaves recall (TTL); default: settings.ttl_days for its kind, or never.
-    expires_at: Annotated[
-        float | None, WithJsonSchema(_moment_schema("When it leaves recall"))
-    ] = None
-
-    @field_validator("content", "role", "session_id", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> Any:
-        return unicode_text(value)
-
-    @field_validator("content")
-    @classmethod
-    def _content(cls, value: str, info: ValidationInfo) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty")
-        if "\x00" in value:
-            raise ValueError("must not contain NUL characters")
-        limit = (info.context or {}).get("max_content_chars")
-        if limit is not None and len(value) > limit:
-            raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
-        return value
-
-    @field_validator("session_id")
-    @classmethod
-    def _session(cls, value: str | None) -> str | None:
-        return valid_session(value)
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, value: Any) -> float | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            level = IMPORTANCE_LEVELS.get(value.strip().lower())
-            if level is None:
-                raise ValueError("must be a number in 0..1 or one of high, medium, low")
-            return level
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError("must be a number in 0..1 or one of high, medium, low")
-        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-            raise ValueError(f"must be within 0..1, got {value}")
-        return float(value)
-
-    @field_validator("related_ids", mode="before")
-    @classmethod
-    def _related_ids(cls, value: Any) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str) or not isinstance(value, list):
-            raise ValueError("must be a list of episode ids")
-        if not all(isinstance(v, str) and 0 < len(v) <= 128 for v in value):
-            raise ValueError("must hold episode ids (strings of 1-128 characters)")
-        return list(dict.fromkeys(value))
-
-    @field_validator("occurred_at", mode="before")
-    @classmethod
-    def _occurred_at(cls, value: Any) -> float | None:
-        return None if value is None else to_epoch(value)
-
-    @field_validator("expires_at", mode="before")
-    @classmethod
-    def _expires_at(cls, value: Any) -> float | None:
-        return None if value is None else to_epoch(value, "expires_at")
-
-    @field_validator("metadata", mode="before")
-    @classmethod
-    def _metadata(cls, value: Any, info: ValidationInfo) -> dict[str, Any]:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise ValueError("must be a JSON object")
-        check_json_tree(value)
-        try:
-            encoded = json.dumps(value, allow_nan=False, ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"must be JSON-serialisable without NaN or infinity ({exc})") from exc
-        limit = (info.context or {}).get("max_metadata_bytes")
-        if limit is not None and len(encoded.encode()) > limit:
-            raise ValueError(f"is {len(encoded.encode())} bytes as JSON, over the limit of {limit}")
-        # Round-trip through JSON so what is returned later equals what was stored.
-        decoded: dict[str, Any] = json.loads(encoded)
-        return decoded
-
-
-class _InNamespace(BaseModel):
-    """The namespace a request acts in, checked."""
-
-    namespace: str = "default"
-
-    @field_validator("namespace")
-    @classmethod
-    def _namespace(cls, value: str) -> str:
-        return check_namespace(value)
-
-
-class StoreRequest(EpisodeInput, _InNamespace):
-    """What `Memory.store` accepts, validated: an episode and its namespace."""
 
 
 def session_node_id(namespace: str, session_id: str) -> str:
     """Session ids are chosen by callers, so the Session node's id is scoped by namespace."""
     return f"{namespace}/{session_id}"
-
-
-def valid_session(value: str | None) -> str | None:
-    """A session id as given, or a ValueError for what SESSION_PATTERN refuses."""
-    if value is not None and not (_SESSION.fullmatch(value) and is_unicode_text(value)):
-        raise ValueError("must be 1-128 printable characters")
-    return value
-
-
-def check_namespace(value: str) -> str:
-    if not isinstance(value, str) or not _NAMESPACE.fullmatch(value):
-        raise ValueError(
-            "must be 1-64 characters of letters, digits, '_', '-' or '.', starting with a "
-            "letter or digit"
-        )
-    return value
-
-
-class RecallQuery(BaseModel):
-    """A recall as `Memory.recall` takes it, without the namespace it reads (the REST API's
-    body, whose namespace is in the path)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    query: str = Field(min_length=1, max_length=10_000, json_schema_extra={"pattern": NOT_BLANK_PATTERN})
-    top_k: int = Field(5, ge=1, le=200)
-    min_score: float | None = Field(None, ge=0, allow_inf_nan=False)
-    session_id: str | None = Field(None, json_schema_extra={"pattern": SESSION_PATTERN})
-    now: Annotated[float | None, WithJsonSchema(_moment_schema("When it is asked"))] = None
-    layer: RecallLayer | None = None
-    # Who is asking ("user", "coder", a tool name): memories by or for that role rank higher.
-    role: str | None = Field(None, min_length=1, max_length=128)
-    # Tool names the caller can use; tool-call memories of other tools rank lower.
-    capabilities: list[str] | None = Field(None, max_length=200)
-    # Also read the shared namespace (readable by all, written only when named).
-    include_shared: bool = True
-    # With a session_id, also rank that session's working memory.
-    include_working: bool = True
-    # A budget for the returned cards' content, in `count_tokens` units; None: no budget.
-    max_tokens: int | None = Field(None, ge=1, le=1_000_000)
-
-    @field_validator("query", "role", "session_id", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> Any:
-        return unicode_text(value)
-
-    @field_validator("capabilities", mode="before")
-    @classmethod
-    def _capabilities(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            for name in value:
-                unicode_text(name)
-        return value
-
-    @field_validator("query")
-    @classmethod
-    def _query(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must not be empty")
-        return value
-
-    @field_validator("now", mode="before")
-    @classmethod
-    def _now(cls, value: Any) -> float | None:
-        return None if value is None else to_epoch(value, "now")
-
-    @field_validator("session_id")
-    @classmethod
-    def _session(cls, value: str | None) -> str | None:
-        return valid_session(value)
-
-
-class RecallRequest(RecallQuery, _InNamespace):
-    """What `Memory.recall` accepts, validated: a recall and the namespace it reads."""
 
 
 class NumberMention(BaseModel):

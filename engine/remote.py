@@ -33,16 +33,9 @@ from engine.errors import (
     StoreUnavailable,
     WriteFailed,
 )
+from engine.inputs import StoreRequest, invalid_input
 from engine.lifecycle.audit import AuditEntry
-from engine.models import (
-    Episode,
-    MemoryCard,
-    RecallLayer,
-    Stats,
-    StoreRequest,
-    StoreResult,
-    invalid_input,
-)
+from engine.models import Episode, MemoryCard, RecallLayer, Stats, StoreResult
 from engine.views import (
     BackupSummary,
     CypherResult,

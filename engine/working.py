@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from engine.models import Episode, StoreRequest
+from engine.inputs import StoreRequest
+from engine.models import Episode
 
 __all__ = ["WorkingItem", "WorkingMemory", "item_weight", "working_episode"]
 

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from engine.models import check_namespace
+from engine.inputs import check_namespace
 from mcp_server.problems import Problem, problem_response
 
 # Paths that are no MCP endpoint (the same as auth's open ones).

@@ -20,18 +20,15 @@ from starlette.responses import FileResponse
 
 from engine import Memory
 from engine.errors import AccessDenied
-from engine.lifecycle.audit import AuditEntry
-from engine.models import (
+from engine.inputs import (
     MAX_OFFSET,
     NAMESPACE_PATTERN,
     NOT_BLANK_PATTERN,
     SESSION_PATTERN,
-    Episode,
-    MemoryCard,
     RecallQuery,
-    Stats,
-    StoreResult,
 )
+from engine.lifecycle.audit import AuditEntry
+from engine.models import Episode, MemoryCard, Stats, StoreResult
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
 from mcp_server.auth import grant_of
 from mcp_server.rest_bodies import EpisodeInput

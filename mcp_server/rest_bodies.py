@@ -11,13 +11,13 @@ from typing import Any
 
 from pydantic import ConfigDict, field_validator
 
-from engine import models
+from engine import inputs
 
 __all__ = ["EpisodeInput", "RecallQuery"]
 
 
-class EpisodeInput(models.EpisodeInput):
-    __doc__ = models.EpisodeInput.__doc__
+class EpisodeInput(inputs.EpisodeInput):
+    __doc__ = inputs.EpisodeInput.__doc__
     model_config = ConfigDict(strict=True)
 
     @field_validator("related_ids", "metadata", mode="before")
@@ -30,8 +30,8 @@ class EpisodeInput(models.EpisodeInput):
         return value
 
 
-class RecallQuery(models.RecallQuery):
-    __doc__ = models.RecallQuery.__doc__
+class RecallQuery(inputs.RecallQuery):
+    __doc__ = inputs.RecallQuery.__doc__
     model_config = ConfigDict(strict=True)
 
     @field_validator("top_k", "max_tokens", mode="before")

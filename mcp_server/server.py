@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import Memory, __version__
 from engine.errors import AccessDenied
-from engine.models import NAMESPACE_PATTERN, check_namespace
+from engine.inputs import NAMESPACE_PATTERN, check_namespace
 from engine.settings import Settings
 from engine.views import Health
 from mcp_server.auth import TokenAuth

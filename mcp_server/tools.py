@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine import Memory
 from engine.errors import HindsightError, InvalidInput
-from engine.models import MAX_OFFSET, Episode, MemoryCard, StoreResult
+from engine.inputs import MAX_OFFSET
+from engine.models import Episode, MemoryCard, StoreResult
 from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
 from mcp_server.namespaces import namespace_of
 

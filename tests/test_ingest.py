@@ -10,7 +10,7 @@ from engine.ingest.dedup import same_facts
 from engine.ingest.extract import decision_topics, find_decisions, find_numbers, find_todos
 from engine.ingest.importance import score_importance, signals_of
 from engine.ingest.resolve import names_conflict
-from engine.models import StoreRequest
+from engine.inputs import StoreRequest
 from engine.settings import Settings
 from engine.settings.weights import ImportanceWeights
 from engine.text import count_tokens

@@ -13,7 +13,7 @@ import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings, WriteFailed
 from engine.embed import MiniLMEmbedder
-from engine.models import MAX_OFFSET
+from engine.inputs import MAX_OFFSET
 from engine.recall.channels import Seed, graph_channel, specificity
 from engine.recall.query_models import query_models
 from engine.stores.ladybug_graph import LadybugGraphStore

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from engine.models import StoreRequest
+from engine.inputs import StoreRequest
 
 CONTEXT = {"max_content_chars": 100, "max_metadata_bytes": 200}
 

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Memory, RemoteMemory
-from engine.models import EpisodeInput, RecallQuery
+from engine.inputs import EpisodeInput, RecallQuery
 from tests.backends import unavailable
 from tests.serving import free_port, served
 

@@ -14,7 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from engine import Memory, Settings
-from engine.models import MAX_METADATA_DEPTH
+from engine.inputs import MAX_METADATA_DEPTH
 from mcp_server.server import build_server, http_app
 
 PROBLEM = "application/problem+json"

@@ -18,7 +18,7 @@ from typing import Any
 
 from engine.analyst.schema_procedures import SCHEMA_PROCEDURES
 from engine.errors import InvalidInput, ReadOnlyViolation
-from engine.models import check_json_tree, is_unicode_text
+from engine.inputs import check_json_tree, is_unicode_text
 
 __all__ = [
     "READ_ONLY_PROCEDURES",

@@ -33,7 +33,7 @@ from engine.cli.read import register as register_reads
 from engine.cli.render import cards_table, tally
 from engine.demo import DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput, WriteFailed
-from engine.models import check_namespace
+from engine.inputs import check_namespace
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from engine.ingest.chunk import chunk_text
 from engine.ingest.redact import redact_request
-from engine.models import StoreRequest
+from engine.inputs import StoreRequest
 from engine.nlp import RawEntity
 from engine.settings import Settings
 from engine.text import count_tokens

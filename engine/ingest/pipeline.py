@@ -16,6 +16,7 @@ from engine.embed import Embedder
 from engine.embed.multilingual import multilingual_vectors
 from engine.ingest.dedup import content_hash
 from engine.ingest.sentences import by_text, sentences_to_embed
+from engine.inputs import StoreRequest
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
     Decision,
@@ -23,7 +24,6 @@ from engine.models import (
     Episode,
     NumberMention,
     Session,
-    StoreRequest,
     StoreResult,
     session_node_id,
 )

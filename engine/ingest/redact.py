@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.models import StoreRequest
+from engine.inputs import StoreRequest
 
 __all__ = [
     "Redaction",

@@ -48,9 +48,10 @@ from engine.ingest.redact import compile_patterns
 from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
 from engine.ingest.sentences import sentences_to_embed
 from engine.ingest.supersede import DecisionView, choose_supersessions
+from engine.inputs import StoreRequest
 from engine.keyword_keys import keys_in_context, rekey
 from engine.llm import Extractor
-from engine.models import Entity, StoreRequest, StoreResult
+from engine.models import Entity, StoreResult
 from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
 from engine.stores.base import IngestGraph

@@ -14,6 +14,7 @@ from pathlib import Path
 from engine.embed import Embedder
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
 from engine.ingest.writer import Writer
+from engine.inputs import check_namespace, is_unicode_text
 from engine.keyword_keys import refresh_around
 from engine.lifecycle.audit import AuditEntry, AuditLog, acting_as
 from engine.lifecycle.backup import BackupSummary, export_memory, import_memory
@@ -27,7 +28,7 @@ from engine.lifecycle.forget import (
 )
 from engine.llm import Extractor
 from engine.lookup import one_entity
-from engine.models import Entity, Episode, check_namespace, is_unicode_text
+from engine.models import Entity, Episode
 from engine.reflect.run import reflect_namespace
 from engine.settings import Settings
 from engine.stores.archive import ArchiveStore

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import takewhile
 from operator import itemgetter
 
-from engine.models import Episode, GraphPath, MemoryCard, RecallRequest, Trace, from_epoch
+from engine.inputs import RecallRequest
+from engine.models import Episode, GraphPath, MemoryCard, Trace, from_epoch
 from engine.recall.channels import Seed, hub_degree
 from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.models import Entity, GraphPath, RecallRequest
+from engine.inputs import RecallRequest
+from engine.models import Entity, GraphPath
 from engine.recall.channels import (
     Seed,
     entity_channel,

@@ -11,8 +11,9 @@ import time
 import uuid
 
 from engine.ingest.pipeline import entity_id
+from engine.inputs import StoreRequest
 from engine.llm import Extractor, LLMStatement, LLMStatements
-from engine.models import Entity, Episode, StoreRequest, StoreResult
+from engine.models import Entity, Episode, StoreResult
 from engine.nlp import parse_english
 from engine.reflect.cluster import cluster_ids
 from engine.reflect.derive import (

@@ -4,7 +4,8 @@ every backend."""
 
 from __future__ import annotations
 
-from engine.models import MAX_OFFSET, Session, session_node_id
+from engine.inputs import MAX_OFFSET
+from engine.models import Session, session_node_id
 from engine.stores.base import GraphBatch, GraphStore
 from tests.contract.graph_data import T, episode
 
