@@ -10,14 +10,13 @@ shortestPath. A pattern is *scoped* when one of its nodes is
 - a variable bound earlier, in this scope, to a node of a scoped pattern.
 
 Relationships never cross namespaces, so every node of a scoped pattern is in the namespace.
-Nodes inside a quantified path count as reached, never as the pin. Anything else is refused
-with the reason: a pattern not scoped, a clause that is not a read (writes, USE, LOAD CSV,
-administration commands), a procedure inside a query (the schema ones are answered alone, from hindsight's own
-schema; any other is refused, and the full-text index is
-refused: its scores and the order of its rows count the words of every namespace, so they
-tell whether another namespace holds a word), another parameter compared with `namespace`,
-and what the grammar cannot parse. Strict on purpose: a variable re-bound by UNWIND or an expression
-is no longer trusted, and the error says how to write the query.
+Nodes inside a quantified path count as reached, never as the pin. Refused, with the reason:
+a pattern not scoped; a clause that is not a read (writes, USE, LOAD CSV, administration
+commands); a procedure inside a query (the schema ones are answered alone, from hindsight's
+own schema, and the full-text index never: its scores and row order count the words of every
+namespace); another parameter compared with `namespace`; what the grammar cannot parse.
+Strict on purpose: a variable re-bound by UNWIND or an expression is no longer trusted, and
+the error says how to write the query.
 """
 
 from __future__ import annotations
@@ -26,10 +25,20 @@ import re
 from collections.abc import Iterator
 
 from antlr4.ParserRuleContext import ParserRuleContext
-from antlr4.tree.Tree import TerminalNode
 
 from engine.analyst.grammar import CypherSyntaxError, parse, rule_name
 from engine.analyst.guard import READ_ONLY_PROCEDURES
+from engine.analyst.tree import (
+    all_named,
+    children,
+    conjuncts,
+    descendants,
+    first,
+    has_token,
+    item_names,
+    parameters_but,
+    variable_name,
+)
 
 __all__ = ["unscoped_parts"]
 
@@ -71,80 +80,14 @@ def unscoped_parts(query: str) -> list[str]:
     return checker.problems
 
 
-def _rules(context: ParserRuleContext) -> Iterator[ParserRuleContext]:
-    for child in context.getChildren():
-        if not isinstance(child, TerminalNode):
-            yield child
-
-
-def _first(context: ParserRuleContext, name: str) -> ParserRuleContext | None:
-    return next((c for c in _rules(context) if rule_name(c) == name), None)
-
-
-def _all(context: ParserRuleContext, name: str) -> list[ParserRuleContext]:
-    return [c for c in _rules(context) if rule_name(c) == name]
-
-
-def _descendants(context: ParserRuleContext, name: str) -> Iterator[ParserRuleContext]:
-    for child in _rules(context):
-        if rule_name(child) == name:
-            yield child
-        yield from _descendants(child, name)
-
-
-def _has_token(context: ParserRuleContext, text: str) -> bool:
-    return any(
-        isinstance(c, TerminalNode) and c.getText().upper() == text for c in context.getChildren()
-    )
-
-
-def _variable_name(text: str) -> str:
-    if text.startswith("`"):
-        return text[1:-1].replace("``", "`")
-    return text
-
-
-def _bare_variable(expression: ParserRuleContext) -> str | None:
-    """The variable an expression is made of alone (`a` in `WITH a AS b`), if it is one."""
-    node = expression
-    while True:
-        children = list(node.getChildren())
-        if rule_name(node) == "variable":
-            return _variable_name(node.getText())
-        if len(children) != 1 or isinstance(children[0], TerminalNode):
-            return None
-        node = children[0]
-
-
-def _item_names(item: ParserRuleContext) -> tuple[str | None, str | None]:
-    """(the name a WITH or RETURN item projects, the variable it projects alone, if any)."""
-    expression = _first(item, "expression")
-    source = _bare_variable(expression) if expression is not None else None
-    alias = _first(item, "variable")
-    return (_variable_name(alias.getText()) if alias is not None else source), source
-
-
-def _conjuncts(expression: ParserRuleContext) -> list[str]:
-    """The texts of the top-level AND conjuncts; none when an OR or XOR sits at the top."""
-    if rule_name(expression) == "whereClause":
-        expression = _first(expression, "expression") or expression
-    ors = _all(expression, "expression11")
-    if len(ors) != 1:
-        return []
-    xors = _all(ors[0], "expression10")
-    if len(xors) != 1:
-        return []
-    return [c.getText() for c in _all(xors[0], "expression9") if not _has_token(c, "NOT")]
-
-
 def _pinned(expression: ParserRuleContext | None) -> set[str]:
     """Variables a WHERE pins with `v.namespace = $namespace` in a top-level conjunct."""
     if expression is None:
         return set()
     pinned = set()
-    for text in _conjuncts(expression):
+    for text in conjuncts(expression):
         if found := _PIN.fullmatch(text):
-            pinned.add(_variable_name(found.group(1) or found.group(2)))
+            pinned.add(variable_name(found.group(1) or found.group(2)))
     return pinned
 
 
@@ -164,12 +107,12 @@ class _Checker:
     # Statements and queries
 
     def statements(self, tree: ParserRuleContext) -> None:
-        statements = _all(tree, "statement")
+        statements = all_named(tree, "statement")
         if len(statements) != 1:
             raise _Refused("one statement at a time")
         statement = statements[0]
-        query = _first(statement, "regularQuery")
-        if query is None or len(list(_rules(statement))) != 1:
+        query = first(statement, "regularQuery")
+        if query is None or len(list(children(statement))) != 1:
             raise _Refused("only queries are allowed, not administration commands")
         self.regular_query(query, set(), imports=None)
 
@@ -179,7 +122,7 @@ class _Checker:
         """Each UNION branch from `scoped`; returns the variables every branch returns scoped.
         `imports`: a CALL subquery's outer scope, which only a leading WITH may import."""
         returned: set[str] | None = None
-        for single in _all(query, "singleQuery"):
+        for single in all_named(query, "singleQuery"):
             branch = self.single_query(single, set(scoped), imports)
             returned = branch if returned is None else returned & branch
         return returned or set()
@@ -188,8 +131,8 @@ class _Checker:
         self, query: ParserRuleContext, scoped: set[str], imports: set[str] | None
     ) -> set[str]:
         returned: set[str] = set()
-        for position, clause in enumerate(_all(query, "clause")):
-            inner = next(_rules(clause))
+        for position, clause in enumerate(all_named(query, "clause")):
+            inner = next(children(clause))
             kind = rule_name(inner)
             if kind not in _READ_CLAUSES:
                 raise _Refused(f"query_graph is read-only: {self.text(inner).split()[0]} is not allowed")
@@ -201,55 +144,55 @@ class _Checker:
     # Clauses: each updates `scoped` in place; RETURN gives what it returns scoped
 
     def matchClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
-        where = _first(clause, "whereClause")
-        patterns = _all(_first(clause, "patternList") or clause, "pattern")
+        where = first(clause, "whereClause")
+        patterns = all_named(first(clause, "patternList") or clause, "pattern")
         self.patterns(patterns, scoped, _pinned(where), "MATCH")
         if where is not None:
             self.expression(where, scoped)
-        for hint in _all(clause, "hint"):
+        for hint in all_named(clause, "hint"):
             self.expression(hint, scoped)
         return set()
 
     def withClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
-        body = _first(clause, "returnBody")
+        body = first(clause, "returnBody")
         projected = self.projection(body, scoped) if body is not None else set()
         scoped.clear()
         scoped |= projected
-        for part in _rules(clause):
+        for part in children(clause):
             if rule_name(part) == "whereClause":
                 self.expression(part, scoped)
         return set()
 
     def returnClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
-        body = _first(clause, "returnBody")
+        body = first(clause, "returnBody")
         return self.projection(body, scoped) if body is not None else set()
 
     def projection(self, body: ParserRuleContext, scoped: set[str]) -> set[str]:
         """Walk a WITH or RETURN body; the variables it projects that stay scoped."""
-        items = _first(body, "returnItems")
-        projected = set(scoped) if items is not None and _has_token(items, "*") else set()
-        for item in _all(items, "returnItem") if items is not None else []:
-            expression = _first(item, "expression")
+        items = first(body, "returnItems")
+        projected = set(scoped) if items is not None and has_token(items, "*") else set()
+        for item in all_named(items, "returnItem") if items is not None else []:
+            expression = first(item, "expression")
             if expression is not None:
                 self.expression(expression, scoped)
-            name, source = _item_names(item)
+            name, source = item_names(item)
             if name is None:
                 continue
             projected.discard(name)
             if source is not None and source in scoped:
                 projected.add(name)
-        for part in _rules(body):
+        for part in children(body):
             if rule_name(part) != "returnItems":  # ORDER BY, SKIP, LIMIT
                 self.expression(part, projected)
         return projected
 
     def unwindClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
-        expression = _first(clause, "expression")
+        expression = first(clause, "expression")
         if expression is not None:
             self.expression(expression, scoped)
-        alias = _first(clause, "variable")
+        alias = first(clause, "variable")
         if alias is not None:
-            scoped.discard(_variable_name(alias.getText()))
+            scoped.discard(variable_name(alias.getText()))
         return set()
 
     def orderBySkipLimitClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
@@ -263,7 +206,7 @@ class _Checker:
         """No procedure inside a query: a schema procedure is answered alone, from
         hindsight's schema (`engine.analyst.schema_procedures`), since the database's own answer
         describes every namespace."""
-        name_context = _first(clause, "procedureName")
+        name_context = first(clause, "procedureName")
         name = name_context.getText().replace("`", "").lower() if name_context else ""
         if name in READ_ONLY_PROCEDURES:
             self.refuse(f"CALL {name} must be called alone (e.g. CALL {name}() YIELD ...): "
@@ -274,17 +217,17 @@ class _Checker:
         return set()
 
     def subqueryClause(self, clause: ParserRuleContext, scoped: set[str]) -> set[str]:
-        if _first(clause, "subqueryInTransactionsParameters") is not None:
+        if first(clause, "subqueryInTransactionsParameters") is not None:
             raise _Refused("query_graph is read-only: CALL { } IN TRANSACTIONS is not allowed")
-        scope = _first(clause, "subqueryScope")
+        scope = first(clause, "subqueryScope")
         if scope is None:
             start, imports = set(), set(scoped)
-        elif _has_token(scope, "*"):
+        elif has_token(scope, "*"):
             start, imports = set(scoped), None
         else:
-            named = {_variable_name(v.getText()) for v in _all(scope, "variable")}
+            named = {variable_name(v.getText()) for v in all_named(scope, "variable")}
             start, imports = named & scoped, None
-        query = _first(clause, "regularQuery")
+        query = first(clause, "regularQuery")
         returned = self.regular_query(query, start, imports) if query is not None else set()
         names = self.returned_names(query) if query is not None else set()
         scoped.difference_update(names)
@@ -294,13 +237,13 @@ class _Checker:
     def returned_names(self, query: ParserRuleContext) -> set[str]:
         """Every name the RETURN clauses of a subquery's branches project."""
         names = set()
-        for single in _all(query, "singleQuery"):
-            for clause in _all(single, "clause"):
-                inner = next(_rules(clause))
-                body = _first(inner, "returnBody") if rule_name(inner) == "returnClause" else None
-                items = _first(body, "returnItems") if body is not None else None
-                for item in _all(items, "returnItem") if items is not None else []:
-                    if (name := _item_names(item)[0]) is not None:
+        for single in all_named(query, "singleQuery"):
+            for clause in all_named(single, "clause"):
+                inner = next(children(clause))
+                body = first(inner, "returnBody") if rule_name(inner) == "returnClause" else None
+                items = first(body, "returnItems") if body is not None else None
+                for item in all_named(items, "returnItem") if items is not None else []:
+                    if (name := item_names(item)[0]) is not None:
                         names.add(name)
         return names
 
@@ -335,8 +278,8 @@ class _Checker:
         anchored = False
         for node, in_quantified in self.elements(pattern, False):
             kind = rule_name(node)
-            variable = _first(node, "variable")
-            name = _variable_name(variable.getText()) if variable is not None else None
+            variable = first(node, "variable")
+            name = variable_name(variable.getText()) if variable is not None else None
             if kind == "pattern":  # the path variable of `p = (...)`
                 if name is not None:
                     others.add(name)
@@ -367,27 +310,27 @@ class _Checker:
         if kind == "pattern":
             yield context, in_quantified
         if kind == "parenthesizedPath":
-            in_quantified = in_quantified or _first(context, "quantifier") is not None
-        for child in _rules(context):
+            in_quantified = in_quantified or first(context, "quantifier") is not None
+        for child in children(context):
             if rule_name(child) in ("expression", "whereClause", "properties", "variable"):
                 continue
             yield from self.elements(child, in_quantified)
 
     def pinned_inline(self, node: ParserRuleContext, name: str | None) -> bool:
-        properties = _first(node, "properties")
-        entries = _first(properties, "map") if properties is not None else None
+        properties = first(node, "properties")
+        entries = first(properties, "map") if properties is not None else None
         if entries is not None:
-            keys = _all(entries, "propertyKeyName")
-            values = _all(entries, "expression")
+            keys = all_named(entries, "propertyKeyName")
+            values = all_named(entries, "expression")
             for key, value in zip(keys, values, strict=False):
                 if key.getText() == "namespace" and value.getText() == "$namespace":
                     return True
-        inline_where = _first(node, "expression")
+        inline_where = first(node, "expression")
         return name is not None and name in _pinned(inline_where)
 
     def pattern_expressions(self, pattern: ParserRuleContext, scoped: set[str]) -> None:
         """Expressions inside a pattern: inline WHEREs, property maps, quantified paths."""
-        for child in _rules(pattern):
+        for child in children(pattern):
             kind = rule_name(child)
             if kind in ("expression", "whereClause", "properties"):
                 self.expression(child, scoped)
@@ -412,50 +355,46 @@ class _Checker:
         if kind in ("expression8", "expression7", "map"):
             self.namespace_parameters(context)
         if kind in _ITERATIONS:  # `x IN list`: x is a list element here, not the outer x
-            scoped = scoped - {_variable_name(v.getText()) for v in _all(context, "variable")}
-        for child in _rules(context):
+            scoped = scoped - {variable_name(v.getText()) for v in all_named(context, "variable")}
+        for child in children(context):
             self.expression(child, scoped)
 
     def subquery_expression(self, context: ParserRuleContext, scoped: set[str], kind: str) -> None:
         label = {"existsExpression": "EXISTS", "countExpression": "COUNT",
                  "collectExpression": "COLLECT"}[kind] + " { }"  # fmt: skip
-        query = _first(context, "regularQuery")
+        query = first(context, "regularQuery")
         if query is not None:  # outer variables are visible inside without importing
             self.regular_query(query, scoped, imports=None)
             return
-        where = _first(context, "whereClause")
-        patterns = _all(_first(context, "patternList") or context, "pattern")
+        where = first(context, "whereClause")
+        patterns = all_named(first(context, "patternList") or context, "pattern")
         self.patterns(patterns, scoped, _pinned(where), label)
         if where is not None:
             self.expression(where, scoped)
 
     def comprehension(self, context: ParserRuleContext, scoped: set[str]) -> None:
-        path = _first(context, "pathPatternNonEmpty")
-        expressions = _all(context, "expression")
-        has_where = _has_token(context, "WHERE")
+        path = first(context, "pathPatternNonEmpty")
+        expressions = all_named(context, "expression")
+        has_where = has_token(context, "WHERE")
         where = expressions[0] if has_where and expressions else None
         if path is not None:
             self.patterns([path], scoped, _pinned(where), "a pattern comprehension")
-        variable = _first(context, "variable")
+        variable = first(context, "variable")
         if variable is not None and path is not None:
-            scoped.add(_variable_name(variable.getText()))
+            scoped.add(variable_name(variable.getText()))
         for expression in expressions:
             self.expression(expression, scoped)
 
     def namespace_parameters(self, context: ParserRuleContext) -> None:
         """Refuse giving `namespace` any parameter but `$namespace`, in a map or a comparison."""
         if rule_name(context) == "map":
-            for key, value in zip(_all(context, "propertyKeyName"), _all(context, "expression"),
+            for key, value in zip(all_named(context, "propertyKeyName"), all_named(context, "expression"),
                                   strict=False):  # fmt: skip
-                if key.getText() == "namespace" and _foreign_parameters(value):
+                if key.getText() == "namespace" and parameters_but(value, "$namespace"):
                     self.refuse("namespace may only be given as $namespace, which hindsight binds")
             return
-        if len(list(_rules(context))) < 2:
+        if len(list(children(context))) < 2:
             return  # not a comparison: its parts are checked on their own
-        properties = {p.getText().lstrip(".") for p in _descendants(context, "property")}
-        if "namespace" in properties and _foreign_parameters(context):
+        properties = {p.getText().lstrip(".") for p in descendants(context, "property")}
+        if "namespace" in properties and parameters_but(context, "$namespace"):
             self.refuse("namespace may only be compared with $namespace, which hindsight binds")
-
-
-def _foreign_parameters(context: ParserRuleContext) -> set[str]:
-    return {p.getText() for p in _descendants(context, "parameter")} - {"$namespace"}
