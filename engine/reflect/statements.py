@@ -12,7 +12,6 @@ my favorite", "your support means a lot") by `engine.reflect.stances`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engine.reflect.phrases import (
@@ -25,59 +24,33 @@ from engine.reflect.phrases import (
     with_conjuncts,
 )
 from engine.reflect.stances import stances
+from engine.reflect.statement_cues import (
+    ADVERB_PARTICLES,
+    AMOUNTS,
+    ASPECT,
+    CONDITIONS,
+    CONTROL,
+    FAN,
+    FUTURE_AUX,
+    HEDGE_AUX,
+    HEDGE_WORDS,
+    INTERJECTIONS,
+    IRREGULAR_PAST,
+    LIGHT_VERBS,
+    MODALS,
+    NOT_OBJECT_LINKS,
+    OTHER,
+    PEOPLE,
+    QUESTION_WORDS,
+    REACTIONS,
+    REPORT,
+    SPEAKER,
+    TAG_QUESTION,
+    THINK,
+)
 from engine.reflect.vocabulary import Statement, readable_predicate
 
 __all__ = ["english_statements"]
-
-# "we" in a chat is the speaker's family, team or friends: what they did, the speaker did.
-_SPEAKER = frozenset({"i", "me", "we", "us"})
-_OTHER = frozenset({"you"})
-_PEOPLE = _SPEAKER | _OTHER | {"him", "her", "them"}  # who can be told to do something
-_INTERJECTIONS = frozenset({
-    "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
-    "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye",
-})  # fmt: skip
-_HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
-_HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
-_THINK = frozenset({"think", "guess", "suppose", "believe", "feel"})
-_REPORT = frozenset({"say", "tell", "ask", "mention", "write", "claim"})
-_CONDITIONS = frozenset({"if", "unless", "whether"})
-_QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "where", "when"})
-# "I started my own store - pretty cool, huh?": the tag asks for agreement, not for an answer.
-_TAG_QUESTION = re.compile(
-    r"[,;\-–—]\s*(?:\w+\s+){0,2}(?:huh|right|eh|ya know|you know|isn't it|wasn't it)\s*\?+$",
-    re.IGNORECASE,
-)
-_AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": how much, not what
-# Prepositions of time or manner: "since our last chat" is not what a verb is about.
-_NOT_OBJECT_LINKS = frozenset({
-    "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
-})  # fmt: skip
-# "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
-# sunset": the object that counts is the prepositional one after the noun
-_FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
-_ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit
-# Verbs whose clause complement carries the object: "plan to adopt", "love to paint". The
-# first set also names the predicate (plans_to, likes); the second leaves it to the complement
-# ("started caring about X" is care_about).
-_CONTROL = frozenset({
-    "plan", "intend", "aim", "hope", "want", "wish", "decide", "like", "love", "enjoy", "hate",
-    "prefer", "choose",
-})  # fmt: skip
-_LIGHT_VERBS = frozenset({"make", "do", "have", "get", "see", "try", "go", "be", "know"})
-_ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", "stop", "get"})
-# Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
-# the tagger sometimes reads a capitalised "Glad" as a name.
-_REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
-_MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
-_IRREGULAR_PAST = frozenset({
-    "lost", "got", "went", "had", "made", "took", "saw", "found", "met", "bought", "felt",
-    "came", "left", "began", "ran", "won", "gave", "told", "brought", "built", "caught", "drew",
-    "drove", "ate", "fell", "flew", "grew", "heard", "kept", "knew", "led", "paid", "rode",
-    "sang", "sent", "sold", "spent", "swam", "taught", "thought", "threw", "wore", "wrote",
-})  # fmt: skip
-_FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
-
 
 def _quoted(doc: Any) -> set[int]:
     """Token indices inside quotation marks: what someone else is quoted saying."""
@@ -95,11 +68,11 @@ def _is_question(sentence: Any) -> bool:
     text = sentence.text.strip()
     if text.endswith("?"):
         # A tag after a statement of the speaker's own; "you did X, right?" still asks.
-        return _TAG_QUESTION.search(text) is None or any(
+        return TAG_QUESTION.search(text) is None or any(
             t.lower_ == "you" and t.dep_ in SUBJECTS for t in sentence
         )
     first = sentence[0]
-    return first.lower_ in _QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
+    return first.lower_ in QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
 
 
 def _subject_of(verb: Any) -> Any | None:
@@ -117,7 +90,7 @@ def _subject_of(verb: Any) -> Any | None:
             return before[-1] if before else subjects[0]
         # "I advise you to gather a group": who gathers is who was advised, not the adviser
         told = [c for c in verb.head.children if verb.dep_ == "xcomp" and c.dep_ in ("dobj", "dative")
-                and (c.lower_ in _PEOPLE or c.pos_ == "PROPN")]  # fmt: skip
+                and (c.lower_ in PEOPLE or c.pos_ == "PROPN")]  # fmt: skip
         if told:
             return told[0]
         verb = verb.head if verb.dep_ in ("conj", "xcomp", "acomp") and verb.head.i != verb.i else None
@@ -127,11 +100,11 @@ def _subject_of(verb: Any) -> Any | None:
 def _who(subject: Any) -> tuple[str, str] | None:
     """("speaker" | "other" | "named", text) for a subject token, None when unresolved."""
     lowered = subject.lower_
-    if lowered in _SPEAKER or any(c.dep_ == "conj" and c.lower_ in _SPEAKER for c in subject.children):
+    if lowered in SPEAKER or any(c.dep_ == "conj" and c.lower_ in SPEAKER for c in subject.children):
         return "speaker", subject.text  # "my wife and I hosted": the speaker did
-    if lowered in _OTHER:
+    if lowered in OTHER:
         return "other", subject.text
-    if lowered in _INTERJECTIONS:
+    if lowered in INTERJECTIONS:
         return None  # "Yep, taking care of ourselves is a must": the tagger's false name
     if subject.tag_ == "NNPS" and subject.i == subject.sent.start:
         return None  # a capitalised plural opening a sentence is rarely a name
@@ -139,7 +112,7 @@ def _who(subject: Any) -> tuple[str, str] | None:
         return None
     if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
         words = phrase(subject)[0].split()
-        while words and words[0].lower() in _INTERJECTIONS:
+        while words and words[0].lower() in INTERJECTIONS:
             words = words[1:]  # "Hi Maria, ...": the greeting is no part of the name
         return ("named", " ".join(words)) if words else None
     return None
@@ -151,7 +124,7 @@ def _addressed(subject: Any) -> bool:
     after, before = subject.i + 1, subject.i - 1
     if after >= len(subject.doc) or subject.doc[after].text not in (",", "!"):
         return False
-    greeted = before >= subject.sent.start and subject.doc[before].lower_ in _INTERJECTIONS
+    greeted = before >= subject.sent.start and subject.doc[before].lower_ in INTERJECTIONS
     return greeted or (subject.head.tag_ == "VB" and subject.i < subject.head.i)
 
 
@@ -163,7 +136,7 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
     direct: list[tuple[str | None, Any]] = []
     for child in verb.children:
-        if child.dep_ in ("attr", "dobj") and child.lemma_ in _FAN:
+        if child.dep_ in ("attr", "dobj") and child.lemma_ in FAN:
             # the parser hangs "of my grandma" on the noun or on the verb after it
             preps = [p for p in child.children if p.dep_ == "prep"] + [
                 p for p in verb.children if p.dep_ == "prep" and p.i == child.i + 1
@@ -183,11 +156,11 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
         return [(particle, verb.head)]
     # "excited about X", and "got back from X" where the parser hangs "from" on "back"
     heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")
-                      or (c.dep_ == "advmod" and c.lower_ in _ADVERB_PARTICLES)]  # fmt: skip
+                      or (c.dep_ == "advmod" and c.lower_ in ADVERB_PARTICLES)]  # fmt: skip
     linked: list[tuple[str | None, Any]] = []
     for head in heads:
         for child in head.children:
-            if child.dep_ != "prep" or child.lower_ in _NOT_OBJECT_LINKS:
+            if child.dep_ != "prep" or child.lower_ in NOT_OBJECT_LINKS:
                 continue
             objects = [m for o in child.children
                        if o.dep_ == "pobj" and is_thing(m := what_is_meant(o))]  # fmt: skip
@@ -205,19 +178,19 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
         return direct + linked
     # "we went camping", "I started painting": the activity is the object
     return [(particle, c) for c in verb.children
-            if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in _LIGHT_VERBS
+            if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in LIGHT_VERBS
             and not any(
                 g.dep_ in SUBJECTS for g in c.children)][:1]  # fmt: skip
 
 
 def _hedged(verb: Any, sentence: Any) -> bool:
-    if any(c.dep_ == "aux" and c.lower_ in _HEDGE_AUX and verb.lemma_ not in ("like", "love")
+    if any(c.dep_ == "aux" and c.lower_ in HEDGE_AUX and verb.lemma_ not in ("like", "love")
            for c in verb.children):  # fmt: skip
         return True
-    if any(t.lower_ in _HEDGE_WORDS for t in sentence):
+    if any(t.lower_ in HEDGE_WORDS for t in sentence):
         return True
     head = verb.head
-    return verb.dep_ == "ccomp" and head.lemma_ in _THINK
+    return verb.dep_ == "ccomp" and head.lemma_ in THINK
 
 
 def _embedded(verb: Any) -> bool:
@@ -226,14 +199,14 @@ def _embedded(verb: Any) -> bool:
     what happened."""
     token = verb
     while True:
-        if any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in token.children):
+        if any(c.dep_ == "mark" and c.lower_ in CONDITIONS for c in token.children):
             return True
         happened = token.dep_ in ("advcl", "relcl") and token.tag_ == "VBD"
         if token.dep_ != "ROOT" and not happened and any(
-            c.lower_ in _QUESTION_WORDS and c.i < token.i for c in token.children
+            c.lower_ in QUESTION_WORDS and c.i < token.i for c in token.children
         ):
             return True
-        if token.dep_ == "ccomp" and token.head.lemma_ in _REPORT:
+        if token.dep_ == "ccomp" and token.head.lemma_ in REPORT:
             return True
         if token.head.i == token.i:
             return False
@@ -249,13 +222,13 @@ def _says_i_without_saying_it(verb: Any) -> bool:
         return False
     if _cannot_wait(verb):
         return True
-    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in _INTERJECTIONS
+    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in INTERJECTIONS
                   and not (t.dep_ == "advmod" and t.head.i == verb.i)), None)  # fmt: skip
     opens = first is not None and (first.i == verb.i or (first.dep_ == "aux" and first.head.i == verb.i))
     # The tagger reads a capitalised opening verb as a base form, "Lost" and "Got" included.
     inflected = (
         verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ != verb.lemma_.lower()
-        or verb.lower_.endswith("ed") or verb.lower_ in _IRREGULAR_PAST
+        or verb.lower_.endswith("ed") or verb.lower_ in IRREGULAR_PAST
     )  # fmt: skip
     return opens and inflected
 
@@ -271,9 +244,9 @@ def _said_of_other(verb: Any, predicate: str) -> bool:
     ("you're an inspiration"), a wish ("you'll be a great mom") or a reaction ("glad you had
     support"): only a main-clause statement of what they have or did counts."""
     main = verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
-    modal = any(c.dep_ == "aux" and c.lower_ in _FUTURE_AUX for c in verb.children)
+    modal = any(c.dep_ == "aux" and c.lower_ in FUTURE_AUX for c in verb.children)
     reaction = any(
-        (t.pos_ in ("ADJ", "INTJ") or t.lower_ in _REACTIONS) and t.i < verb.i for t in verb.sent
+        (t.pos_ in ("ADJ", "INTJ") or t.lower_ in REACTIONS) and t.i < verb.i for t in verb.sent
     )
     return main and not modal and not reaction and predicate != "is"
 
@@ -290,9 +263,9 @@ def _negated(verb: Any) -> bool:
 def _content_verb(verb: Any) -> tuple[Any, str]:
     """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
     object and the control verb the predicate; "can't wait to see X" plans to see X."""
-    control = "plan" if _cannot_wait(verb) else verb.lemma_ if verb.lemma_ in _CONTROL else ""
+    control = "plan" if _cannot_wait(verb) else verb.lemma_ if verb.lemma_ in CONTROL else ""
     # through aspect verbs: "gonna keep pursuing my goals" is pursue goals
-    while verb.lemma_ in _CONTROL or verb.lemma_ in _ASPECT or _cannot_wait(verb):
+    while verb.lemma_ in CONTROL or verb.lemma_ in ASPECT or _cannot_wait(verb):
         complement = next(
             (c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")
              and not (verb.lemma_ == "go" and c.tag_ == "VBG")), None,
@@ -329,8 +302,8 @@ def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
 def _is_activity(verb: Any) -> bool:
     """A verb in -ing with nothing after it that it is about: "I've been painting a lot"."""
     return (
-        verb.tag_ == "VBG" and verb.pos_ == "VERB" and verb.lemma_ not in _LIGHT_VERBS | _ASPECT
-        and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "attr", "acomp") and c.lower_ not in _AMOUNTS
+        verb.tag_ == "VBG" and verb.pos_ == "VERB" and verb.lemma_ not in LIGHT_VERBS | ASPECT
+        and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "attr", "acomp") and c.lower_ not in AMOUNTS
                     for c in verb.children)
     )  # fmt: skip
 
@@ -342,7 +315,7 @@ def _adjective_root(token: Any) -> bool:
 
 def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     """The statements a verb makes about its subject."""
-    if verb.dep_ == "xcomp" and (verb.head.lemma_ in _CONTROL | _ASPECT or _cannot_wait(verb.head)):
+    if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or _cannot_wait(verb.head)):
         return []  # read through its control verb
     subject = _subject_of(verb)
     if subject is None:
@@ -352,7 +325,7 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     if who is None or _embedded(verb):
         return []
     if subject is not None and subject.lower_ in ("we", "us") and any(
-        c.dep_ == "aux" and c.lower_ in _MODALS for c in verb.children
+        c.dep_ == "aux" and c.lower_ in MODALS for c in verb.children
     ):
         return []  # "we can make a difference": an exhortation, not a fact
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
@@ -366,7 +339,7 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
         control = "want"  # "I'd love to visit Paris" is a wish
     objects = _objects(content)
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
-            and content.i != verb.i and content.lemma_ not in _LIGHT_VERBS):  # fmt: skip
+            and content.i != verb.i and content.lemma_ not in LIGHT_VERBS):  # fmt: skip
         objects = [(None, content)]  # "I love to swim": the activity is the object
     # "I've been running a lot", "Been reading as usual": what they do
     activity = not objects and not control and _is_activity(content)

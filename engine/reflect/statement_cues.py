@@ -1,0 +1,81 @@
+"""The word lists English statements are read with (`engine.reflect.statements`): who speaks,
+what hedges, reports or conditions a statement, which verbs carry their object in a
+complement, which words are reactions, modals, irregular pasts."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ADVERB_PARTICLES",
+    "AMOUNTS",
+    "ASPECT",
+    "CONDITIONS",
+    "CONTROL",
+    "FAN",
+    "FUTURE_AUX",
+    "HEDGE_AUX",
+    "HEDGE_WORDS",
+    "INTERJECTIONS",
+    "IRREGULAR_PAST",
+    "LIGHT_VERBS",
+    "MODALS",
+    "NOT_OBJECT_LINKS",
+    "OTHER",
+    "PEOPLE",
+    "QUESTION_WORDS",
+    "REACTIONS",
+    "REPORT",
+    "SPEAKER",
+    "TAG_QUESTION",
+    "THINK",
+]
+
+# "we" in a chat is the speaker's family, team or friends: what they did, the speaker did.
+SPEAKER = frozenset({"i", "me", "we", "us"})
+OTHER = frozenset({"you"})
+PEOPLE = SPEAKER | OTHER | {"him", "her", "them"}  # who can be told to do something
+INTERJECTIONS = frozenset({
+    "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
+    "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye",
+})  # fmt: skip
+HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
+HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
+THINK = frozenset({"think", "guess", "suppose", "believe", "feel"})
+REPORT = frozenset({"say", "tell", "ask", "mention", "write", "claim"})
+CONDITIONS = frozenset({"if", "unless", "whether"})
+QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "where", "when"})
+# "I started my own store - pretty cool, huh?": the tag asks for agreement, not for an answer.
+TAG_QUESTION = re.compile(
+    r"[,;\-–—]\s*(?:\w+\s+){0,2}(?:huh|right|eh|ya know|you know|isn't it|wasn't it)\s*\?+$",
+    re.IGNORECASE,
+)
+AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": how much, not what
+# Prepositions of time or manner: "since our last chat" is not what a verb is about.
+NOT_OBJECT_LINKS = frozenset({
+    "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
+})  # fmt: skip
+# "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
+# sunset": the object that counts is the prepositional one after the noun
+FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
+ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit
+# Verbs whose clause complement carries the object: "plan to adopt", "love to paint". The
+# first set also names the predicate (plans_to, likes); the second leaves it to the complement
+# ("started caring about X" is care_about).
+CONTROL = frozenset({
+    "plan", "intend", "aim", "hope", "want", "wish", "decide", "like", "love", "enjoy", "hate",
+    "prefer", "choose",
+})  # fmt: skip
+LIGHT_VERBS = frozenset({"make", "do", "have", "get", "see", "try", "go", "be", "know"})
+ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", "stop", "get"})
+# Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
+# the tagger sometimes reads a capitalised "Glad" as a name.
+REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
+MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
+IRREGULAR_PAST = frozenset({
+    "lost", "got", "went", "had", "made", "took", "saw", "found", "met", "bought", "felt",
+    "came", "left", "began", "ran", "won", "gave", "told", "brought", "built", "caught", "drew",
+    "drove", "ate", "fell", "flew", "grew", "heard", "kept", "knew", "led", "paid", "rode",
+    "sang", "sent", "sold", "spent", "swam", "taught", "thought", "threw", "wore", "wrote",
+})  # fmt: skip
+FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
