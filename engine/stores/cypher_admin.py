@@ -12,7 +12,8 @@ from typing import Any
 from engine.errors import StoreUnavailable
 from engine.models import Entity, session_node_id
 from engine.stores.base import LifecycleRow
-from engine.stores.cypher_statements import GraphStatements, Statement
+from engine.stores.cypher_parts import Statement
+from engine.stores.cypher_statements import GraphStatements
 from engine.stores.graph_rows import entity_from, properties
 from graph_schema import NODES, RELATIONSHIPS
 

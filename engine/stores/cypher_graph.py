@@ -15,7 +15,8 @@ from engine.models import Decision, Entity, Episode, Stats, session_node_id
 from engine.stores.base import SESSION_WINDOW, EntityLink, GraphBatch, WindowRow
 from engine.stores.cypher_admin import CypherAdmin
 from engine.stores.cypher_dialect import Dialect
-from engine.stores.cypher_statements import GraphStatements, Statement
+from engine.stores.cypher_parts import Statement
+from engine.stores.cypher_statements import GraphStatements
 from engine.stores.graph_rows import (
     decision_from,
     entity_from,

@@ -10,87 +10,25 @@ because Ladybug types a NULL parameter as BOOLEAN.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-
-from engine.analyst.guard import check_read_only
-from engine.errors import ReadOnlyViolation
 from engine.stores.base import SESSION_WINDOW
+from engine.stores.cypher_admin_statements import AdminStatements
 from engine.stores.cypher_dialect import Dialect
+from engine.stores.cypher_parts import (
+    EPISODES_BY_ID,
+    episode_columns,
+    from_episodes,
+    live_condition,
+    statement,
+)
 from graph_schema.definitions import (
     DECISION,
     ENTITY,
     EPISODE,
-    NODES,
-    RELATIONSHIPS,
     SESSION,
     VERSION_WRITE,
-    RelType,
 )
 
-__all__ = ["GraphStatements", "Statement", "episode_columns", "may_write"]
-
-
-@lru_cache(maxsize=1024)
-def may_write(query: str) -> bool:
-    """Whether a statement may change the graph: whatever the analyst check would refuse."""
-    try:
-        check_read_only(query)
-    except ReadOnlyViolation:
-        return True
-    return False
-
-
-@dataclass(frozen=True)
-class Statement:
-    text: str
-    params: frozenset[str]
-
-    @property
-    def writes(self) -> bool:
-        """Whether it may change the graph (Neo4j runs the others in READ mode)."""
-        return may_write(self.text)
-
-    def check(self, given: Sequence[str]) -> None:
-        """Refuse a call that passes other parameters than the statement takes (a bug)."""
-        if set(given) != self.params:
-            raise TypeError(
-                f"statement takes {sorted(self.params)}, got {sorted(given)}: {self.text[:80]}"
-            )
-
-
-def _s(text: str, *params: str) -> Statement:
-    return Statement(text, frozenset(params))
-
-
-def episode_columns(var: str) -> str:
-    """Every Episode property as its own column, in `EPISODE.properties` order.
-
-    Columns, not the node: Ladybug builds a node value property by property, which made a
-    50-episode read 3-8x slower than these columns (see `episode_from_columns`).
-    """
-    return ", ".join(f"{var}.{name} AS {name}" for name, _ in EPISODE.properties)
-
-
-# Episodes by id for Ladybug's planner: `UNWIND ... {id: i}` looks each id up in the primary
-# key index, where `ep.id IN $ids` scans every episode (20x slower at 10k, 40x at 35k). What
-# follows from them goes in an OPTIONAL MATCH, so the planner walks out of each one; as a
-# plain MATCH it joins against a scan of the whole relationship table instead (see
-# `_from_episodes`).
-EPISODES_BY_ID = "UNWIND $ids AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns"
-
-
-def _from_episodes(pattern: str, last: str, *, where: str = "", keep: str = "") -> str:
-    """EPISODES_BY_ID (and `where` on the episode), then `pattern` out of each: the rows where
-    it matches (`last` bound) and `keep` holds.
-
-    >>> _from_episodes("(ep)-[:MENTIONS]->(x:Entity)", "x").split(" OPTIONAL ")[1]
-    'MATCH (ep)-[:MENTIONS]->(x:Entity) WITH * WHERE x IS NOT NULL'
-    """
-    extra = f" AND {where}" if where else ""
-    matched = f"{last} IS NOT NULL" + (f" AND {keep}" if keep else "")
-    return f"{EPISODES_BY_ID}{extra} OPTIONAL MATCH {pattern} WITH * WHERE {matched}"
+__all__ = ["GraphStatements"]
 
 
 def _session_windows() -> str:
@@ -115,27 +53,19 @@ def _session_windows() -> str:
     return " ".join(steps) + " RETURN " + ", ".join(columns)
 
 
-def _live(var: str) -> str:
-    """A live node: not deleted, not archived, not expired at $now."""
-    return (
-        f"{var}.deleted_at IS NULL AND {var}.archived_at IS NULL "
-        f"AND ({var}.expires_at IS NULL OR {var}.expires_at > $now)"
-    )
-
-
-class GraphStatements:
+class GraphStatements(AdminStatements):
     """All statements of the graph protocol in one dialect (attributes, dicts of statements)."""
 
     def __init__(self, d: Dialect) -> None:
-        live = _live("ep")
-        self._d = d
+        super().__init__(d)
+        live = live_condition("ep")
         # -- batch writes -------------------------------------------------------------------
-        self.create_episodes = _s(
+        self.create_episodes = statement(
             "UNWIND $rows AS r CREATE (n:Episode {id: r.id}) SET " + self.set_clause(EPISODE.properties),
             "rows",
         )
         empty = d.empty_strings()
-        self.merge_entities = _s(
+        self.merge_entities = statement(
             "UNWIND $rows AS r MERGE (n:Entity {id: r.id}) ON CREATE SET "
             + self.set_clause(ENTITY.properties)
             + " ON MATCH SET n.mention_count = n.mention_count + r.mention_count, "
@@ -144,14 +74,14 @@ class GraphStatements:
             "n.first_seen = CASE WHEN r.first_seen < n.first_seen THEN r.first_seen ELSE n.first_seen END",
             "rows",
         )
-        self.create_decisions = _s(
+        self.create_decisions = statement(
             "UNWIND $rows AS r CREATE (n:Decision {id: r.id}) SET " + self.set_clause(DECISION.properties),
             "rows",
         )
-        self.supersede = _s(
+        self.supersede = statement(
             "UNWIND $rows AS r MATCH (d:Decision {id: r.b}) SET d.status = 'superseded'", "rows"
         )
-        self.merge_sessions = _s(
+        self.merge_sessions = statement(
             "UNWIND $rows AS r MERGE (n:Session {id: r.id}) ON CREATE SET "
             + self.set_clause(SESSION.properties),
             "rows",
@@ -159,7 +89,7 @@ class GraphStatements:
         # Separate MATCH clauses: a joint `MATCH (a), (b)` after UNWIND is slow on Ladybug.
         link = "UNWIND $rows AS r MATCH (a:{src} {{id: r.a}}) MATCH (b:{dst} {{id: r.b}}) CREATE (a)-[:{rel}{props}]->(b)"
         self.links = {
-            name: _s(link.format(src=src, dst=dst, rel=rel, props=props), "rows")
+            name: statement(link.format(src=src, dst=dst, rel=rel, props=props), "rows")
             for name, src, dst, rel, props in (
                 ("mentions", "Episode", "Entity", "MENTIONS", " {count: r.n}"),
                 ("decided", "Episode", "Decision", "DECIDED", ""),
@@ -175,23 +105,23 @@ class GraphStatements:
             "confidence: r.confidence, support: r.support, valid_from: r.valid_from, "
             f"refers_to: {d.cast('r.refers_to', 'DOUBLE')}, source_episode_ids: r.source_episode_ids, reflection_id: r.reflection_id"
         )
-        self.create_facts = _s(
+        self.create_facts = statement(
             "UNWIND $rows AS r MATCH (a:Entity {id: r.subject_id}) MATCH (b:Entity {id: r.object_id}) "
             "CREATE (a)-[:FACT {" + fact_props + "}]->(b)",
             "rows",
         )
-        self.update_facts = _s(
+        self.update_facts = statement(
             "UNWIND $rows AS r MATCH (:Entity)-[f:FACT]->(:Entity) WHERE f.id = r.id SET "
             "f.confidence = r.confidence, f.support = r.support, f.statement = r.statement, "
             "f.source_episode_ids = r.source_episode_ids",
             "rows",
         )
-        self.close_facts = _s(
+        self.close_facts = statement(
             "UNWIND $rows AS r MATCH (:Entity)-[f:FACT]->(:Entity) WHERE f.id = r.old SET "
             "f.valid_to = r.at, f.invalidated_by = r.new",
             "rows",
         )
-        self.create_reflections = _s(
+        self.create_reflections = statement(
             "UNWIND $rows AS r CREATE (n:Reflection {id: r.id}) SET n.namespace = r.namespace, "
             "n.created_at = r.ran_at, n.ran_at = r.ran_at, n.episodes_seen = r.episodes_seen, "
             "n.clusters = r.clusters, n.facts_written = r.facts_written, "
@@ -199,22 +129,22 @@ class GraphStatements:
             "n.until_id = r.until_id",
             "rows",
         )
-        self.schema_version = _s(VERSION_WRITE, "version")
+        self.schema_version = statement(VERSION_WRITE, "version")
         # -- episode state ------------------------------------------------------------------
-        self.mark_accessed = _s(
+        self.mark_accessed = statement(
             f"{EPISODES_BY_ID} SET ep.last_accessed_at = $at, "
             "ep.access_count = coalesce(ep.access_count, 0) + 1",
             "ids", "ns", "at",
         )
         # The same marks written later, many recalls at once: each row its own time and count.
-        self.mark_accessed_rows = _s(
+        self.mark_accessed_rows = statement(
             "UNWIND $rows AS r MATCH (ep:Episode {id: r.id}) WHERE ep.namespace = $ns "
             "SET ep.last_accessed_at = CASE WHEN ep.last_accessed_at IS NULL "
             "OR r.at > ep.last_accessed_at THEN r.at ELSE ep.last_accessed_at END, "
             "ep.access_count = coalesce(ep.access_count, 0) + r.n",
             "rows", "ns",
         )
-        self.touch = _s(
+        self.touch = statement(
             "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns SET "
             "ep.last_seen = CASE WHEN ep.last_seen IS NULL OR $at > ep.last_seen "
             "THEN $at ELSE ep.last_seen END, "
@@ -222,130 +152,130 @@ class GraphStatements:
             f"ep.sources = {d.append(f'coalesce(ep.sources, {empty})', '$source')}",
             "id", "ns", "at", "source",
         )
-        self.soft_delete = _s(
+        self.soft_delete = statement(
             f"MATCH (ep:Episode {{id: $id}}) WHERE ep.namespace = $ns AND {live} "
             "SET ep.deleted_at = $at RETURN ep.id",
             "id", "ns", "at", "now",
         )
-        self.restore = _s(
+        self.restore = statement(
             "MATCH (ep:Episode {id: $id}) WHERE ep.namespace = $ns AND ep.deleted_at IS NOT NULL "
             f"SET ep.deleted_at = {d.null('DOUBLE')} RETURN ep.id",
             "id", "ns",
         )
         # -- episode reads ------------------------------------------------------------------
-        self.namespaces = _s("MATCH (ep:Episode) RETURN DISTINCT ep.namespace AS ns ORDER BY ns")
-        self.reflection_cursor = _s(
+        self.namespaces = statement("MATCH (ep:Episode) RETURN DISTINCT ep.namespace AS ns ORDER BY ns")
+        self.reflection_cursor = statement(
             "MATCH (r:Reflection) WHERE r.namespace = $ns RETURN r.until, r.until_id "
             "ORDER BY r.until DESC, r.until_id DESC LIMIT 1",
             "ns",
         )
         episode = episode_columns("ep")
-        self.episodes_after = _s(
+        self.episodes_after = statement(
             # (created_at, id) order: the episodes of one store_many share their created_at.
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND (ep.created_at > $after OR "
             f"(ep.created_at = $after AND ep.id > $after_id)) AND {live} "
             f"RETURN {episode} ORDER BY ep.created_at, ep.id LIMIT $limit",
             "ns", "after", "after_id", "now", "limit",
         )
-        self.last_episode_in_session = _s(
+        self.last_episode_in_session = statement(
             "MATCH (ep:Episode)-[:IN_SESSION]->(s:Session {id: $sid}) "
             "RETURN ep.id ORDER BY ep.occurred_at DESC, ep.created_at DESC LIMIT 1",
             "sid",
         )
-        self.get_episodes = _s(f"{EPISODES_BY_ID} RETURN {episode}", "ids", "ns")
-        self.live_episodes = _s(f"{EPISODES_BY_ID} AND {live} RETURN {episode}", "ids", "ns", "now")
+        self.get_episodes = statement(f"{EPISODES_BY_ID} RETURN {episode}", "ids", "ns")
+        self.live_episodes = statement(f"{EPISODES_BY_ID} AND {live} RETURN {episode}", "ids", "ns", "now")
         listed = (
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ($sid = '' OR ep.session_id = $sid) "
             "AND ($layer = '' OR ep.layer = $layer) AND ($include_deleted OR ep.deleted_at IS NULL) "
         )
-        self.list_episodes = _s(
+        self.list_episodes = statement(
             f"{listed}RETURN {episode} ORDER BY ep.occurred_at DESC, ep.created_at DESC "
             "SKIP $skip LIMIT $limit",
             "ns", "sid", "layer", "include_deleted", "skip", "limit",
         )
-        self.count_listed = _s(
+        self.count_listed = statement(
             f"{listed}RETURN count(ep)", "ns", "sid", "layer", "include_deleted",
         )
-        self.recent_episode_ids = _s(
+        self.recent_episode_ids = statement(
             f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND {live} "
             "AND ($sid = '' OR ep.session_id = $sid) "
             "RETURN ep.id ORDER BY ep.occurred_at DESC, ep.created_at DESC LIMIT $limit",
             "ns", "sid", "now", "limit",
         )
-        self.find_by_hash = _s(
+        self.find_by_hash = statement(
             f"MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.content_hash IN $hashes AND {live} "
             "RETURN ep.content_hash, ep.id ORDER BY ep.created_at",
             "ns", "hashes", "now",
         )
-        self.session_neighbours = _s(
+        self.session_neighbours = statement(
             "MATCH (prev:Episode)-[:NEXT]->(ep:Episode {id: $id}) WHERE ep.namespace = $ns "
             f"RETURN 'previous' AS side, {episode_columns('prev')} UNION ALL "
             "MATCH (ep:Episode {id: $id})-[:NEXT]->(nxt:Episode) WHERE ep.namespace = $ns "
             f"RETURN 'next' AS side, {episode_columns('nxt')}",
             "id", "ns",
         )
-        self.session_windows = _s(_session_windows(), "ids", "ns")
+        self.session_windows = statement(_session_windows(), "ids", "ns")
         # OPTIONAL MATCH, as in _session_windows: Ladybug then walks out of each episode
         # instead of joining NEXT against a scan (2.8 -> 1.0 ms for 5 episodes at 6k).
-        self.next_turns = _s(
+        self.next_turns = statement(
             EPISODES_BY_ID + " OPTIONAL MATCH (ep)-[:NEXT]->(nxt:Episode) WHERE nxt.namespace = $ns "
             "AND nxt.deleted_at IS NULL RETURN ep.id, nxt.id",
             "ids", "ns",
         )
-        self.lifecycle_rows = _s(
+        self.lifecycle_rows = statement(
             "MATCH (ep:Episode) WHERE ep.namespace = $ns AND ep.deleted_at IS NULL RETURN ep.id, "
             "ep.importance, ep.occurred_at, ep.created_at, ep.last_accessed_at, ep.last_seen, "
             "ep.expires_at",
             "ns",
         )
-        self.episode_states = _s(
+        self.episode_states = statement(
             "MATCH (ep:Episode) RETURN ep.id, ep.namespace, ep.deleted_at IS NOT NULL"
         )
         # -- entities and decisions ---------------------------------------------------------
-        self.entities_of = _s(
-            _from_episodes("(ep)-[:MENTIONS]->(x:Entity)", "x") + " RETURN ep.id, x ORDER BY x.name",
+        self.entities_of = statement(
+            from_episodes("(ep)-[:MENTIONS]->(x:Entity)", "x") + " RETURN ep.id, x ORDER BY x.name",
             "ids", "ns",
         )
-        self.decisions_of = _s(
-            _from_episodes("(ep)-[:DECIDED]->(x:Decision)", "x")
+        self.decisions_of = statement(
+            from_episodes("(ep)-[:DECIDED]->(x:Decision)", "x")
             + " RETURN ep.id, x ORDER BY x.decided_at",
             "ids", "ns",
         )
-        self.find_entities = _s(
+        self.find_entities = statement(
             "MATCH (en:Entity) WHERE en.namespace = $ns AND "
             f"(en.canonical IN $names OR {d.has_any('en.aliases', '$names')}) "
             "RETURN en ORDER BY en.created_at, en.id",
             "ns", "names",
         )
-        self.entities_with_prefix = _s(
+        self.entities_with_prefix = statement(
             "MATCH (en:Entity) WHERE en.namespace = $ns AND "
             f"{d.starts_with_any('en.canonical', '$prefixes')} RETURN en",
             "ns", "prefixes",
         )
-        self.entity = _s(
+        self.entity = statement(
             "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns RETURN en", "id", "ns"
         )
-        self.add_alias = _s(
+        self.add_alias = statement(
             "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns SET en.aliases = "
             + d.union(f"coalesce(en.aliases, {empty})", "[$alias]"),
             "id", "ns", "alias",
         )
-        self.active_decisions = _s(
+        self.active_decisions = statement(
             "MATCH (d:Decision) WHERE d.namespace = $ns AND d.status = 'active' AND "
             f"{d.has_any('d.subjects', '$subjects')} RETURN d ORDER BY d.decided_at",
             "ns", "subjects",
         )
-        self.decisions_about = _s(
+        self.decisions_about = statement(
             "MATCH (d:Decision)-[:ABOUT]->(en:Entity) WHERE en.id IN $ids AND d.namespace = $ns "
             "RETURN DISTINCT d ORDER BY d.decided_at DESC LIMIT $limit",
             "ids", "ns", "limit",
         )
-        self.decision_links = _s(
+        self.decision_links = statement(
             "MATCH (d:Decision)-[:ABOUT]->(en:Entity) WHERE d.id IN $ids AND d.namespace = $ns "
             "RETURN d.id, en.id",
             "ids", "ns",
         )
-        self.facts_about = _s(
+        self.facts_about = statement(
             "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
             "(a.id IN $ids OR b.id IN $ids) AND ($include_closed OR f.valid_to IS NULL) "
             # Ties (one episode, two facts) by content, so every backend lists them alike.
@@ -361,171 +291,52 @@ class GraphStatements:
             "RETURN ep.id AS episode, en.id AS entity, en.name AS name, "
             "en.mention_count AS degree, ep.occurred_at AS at"
         )
-        self.paths_to_entities = _s(
+        self.paths_to_entities = statement(
             # From the entity side `IN` is right: entities are few next to episodes.
             f"MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE en.id IN $ids AND ep.namespace = "
             # Ties in time by episode, then entity, as the embedded store's index orders them.
             f"$ns AND {live} {links} ORDER BY at DESC, episode, entity LIMIT $limit",
             "ids", "ns", "now", "limit",
         )
-        self.paths_from_episodes = _s(
-            _from_episodes(
+        self.paths_from_episodes = statement(
+            from_episodes(
                 "(ep)-[:MENTIONS]->(en:Entity)", "en", where=live, keep="en.mention_count <= $max_degree"
             )
             + f" {links}",
             "ids", "ns", "now", "max_degree",
         )
         # A namespace's MENTIONS edges whole, for the embedded store's `MentionIndex`.
-        self.index_episodes = _s(
+        self.index_episodes = statement(
             "MATCH (ep:Episode) WHERE ep.namespace = $ns "
             "RETURN ep.id, ep.occurred_at, ep.deleted_at, ep.archived_at, ep.expires_at, "
             "ep.content_hash, ep.created_at",
             "ns",
         )
-        self.index_entities = _s(
+        self.index_entities = statement(
             "MATCH (en:Entity) WHERE en.namespace = $ns RETURN en",
             "ns",
         )
-        self.index_mentions = _s(
+        self.index_mentions = statement(
             "MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE ep.namespace = $ns "
             "RETURN ep.id, en.id, en.name, en.mention_count",
             "ns",
         )
         # -- counts ('' counts every namespace) ---------------------------------------------
-        self.count_episodes = _s(
+        self.count_episodes = statement(
             f"MATCH (ep:Episode) WHERE {live} AND ($ns = '' OR ep.namespace = $ns) RETURN count(ep)",
             "ns", "now",
         )
-        self.count_entities = _s(
+        self.count_entities = statement(
             "MATCH (en:Entity) WHERE $ns = '' OR en.namespace = $ns RETURN count(en)", "ns"
         )
-        self.count_decisions = _s(
+        self.count_decisions = statement(
             "MATCH (d:Decision) WHERE d.status = 'active' AND ($ns = '' OR d.namespace = $ns) "
             "RETURN count(d)",
             "ns",
         )
-        self.count_facts = _s(
+        self.count_facts = statement(
             "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE f.valid_to IS NULL AND "
             "($ns = '' OR a.namespace = $ns) RETURN count(f)",
             "ns",
         )
-        self._admin_statements(d, empty)
 
-    def _admin_statements(self, d: Dialect, empty: str) -> None:
-        """Purge, entity merge, export and import."""
-        self.decisions_made_by = _s(
-            _from_episodes("(ep)-[:DECIDED]->(d:Decision)", "d") + " RETURN DISTINCT d.id",
-            "ids", "ns",
-        )
-        self.drop_mentions = _s(
-            _from_episodes("(ep)-[:MENTIONS]->(en:Entity)", "en")
-            + " SET en.mention_count = en.mention_count - 1",
-            "ids", "ns",
-        )
-        self.delete_decisions = _s(
-            "MATCH (d:Decision) WHERE d.id IN $decisions DETACH DELETE d", "decisions"
-        )
-        self.delete_episodes = _s(f"{EPISODES_BY_ID} DETACH DELETE ep", "ids", "ns")
-        # The session chain around episodes: what a delete closes over, where a return rejoins.
-        self.chain_around = _s(
-            f"{EPISODES_BY_ID} OPTIONAL MATCH (prev:Episode)-[:NEXT]->(ep) "
-            "OPTIONAL MATCH (ep)-[:NEXT]->(nxt:Episode) RETURN ep.id, prev.id, nxt.id",
-            "ids", "ns",
-        )
-        self.session_members = _s(
-            "MATCH (x:Episode)-[:IN_SESSION]->(s:Session {id: $sid}) "
-            "RETURN x.id, x.occurred_at, x.created_at",
-            "sid",
-        )
-        self.unlink_next = _s(
-            "MATCH (a:Episode {id: $a})-[r:NEXT]->(b:Episode {id: $b}) DELETE r", "a", "b"
-        )
-        self.both_entities = _s(
-            "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
-            "AND b.namespace = $ns RETURN a.id",
-            "keep", "absorb", "ns",
-        )
-        # Entity merge: move every edge of $absorb to $keep (without doubling one that exists),
-        # fold names and counts, then remove the absorbed node.
-        fact_copy = ", ".join(
-            f"`{name}`: f.`{name}`" for name, _ in _rel("FACT").properties
-        )
-        self.merge_entity_steps = tuple(
-            _s(text, "keep", "absorb")
-            for text in (
-                "MATCH (ep:Episode)-[m:MENTIONS]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
-                "WHERE NOT EXISTS { MATCH (ep)-[:MENTIONS]->(a) } CREATE (ep)-[:MENTIONS {count: m.count}]->(a)",
-                "MATCH (d:Decision)-[:ABOUT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
-                "WHERE NOT EXISTS { MATCH (d)-[:ABOUT]->(a) } CREATE (d)-[:ABOUT]->(a)",
-                "MATCH (b:Entity {id: $absorb})-[f:FACT]->(o:Entity) MATCH (a:Entity {id: $keep}) "
-                f"CREATE (a)-[:FACT {{{fact_copy}}}]->(o)",
-                "MATCH (o:Entity)-[f:FACT]->(b:Entity {id: $absorb}) MATCH (a:Entity {id: $keep}) "
-                f"CREATE (o)-[:FACT {{{fact_copy}}}]->(a)",
-                "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) SET a.aliases = "
-                + d.union(
-                    d.union(f"coalesce(a.aliases, {empty})", f"coalesce(b.aliases, {empty})"),
-                    "[b.canonical]",
-                )
-                + ", a.mention_count = a.mention_count + b.mention_count, "
-                "a.first_seen = CASE WHEN b.first_seen < a.first_seen THEN b.first_seen ELSE a.first_seen END, "
-                "a.last_seen = CASE WHEN b.last_seen > a.last_seen THEN b.last_seen ELSE a.last_seen END",
-                "MATCH (b:Entity {id: $absorb}) DETACH DELETE b",
-            )
-        )
-        self.export_nodes = {
-            node.label: _s(f"MATCH (n:{node.label}) RETURN n ORDER BY n.id") for node in NODES
-        }
-        self.export_rels = {
-            rel.name: _s(
-                f"MATCH (a:{rel.source})-[r:{rel.name}]->(b:{rel.target}) RETURN a.id, b.id, r "
-                "ORDER BY a.id, b.id"
-            )
-            for rel in RELATIONSHIPS
-        }
-        self.import_nodes = {
-            node.label: _s(
-                f"UNWIND $rows AS r CREATE (n:{node.label} {{id: r.id}}) SET "
-                + self.set_clause(node.properties),
-                "rows",
-            )
-            for node in NODES
-        }
-        self.import_rels = {
-            rel.name: _s(
-                f"UNWIND $rows AS r MATCH (a:{rel.source} {{id: r.src}}) "
-                f"MATCH (b:{rel.target} {{id: r.dst}}) CREATE (a)-[:{rel.name} {{"
-                + ", ".join(f"`{p}`: {d.cast(f'r.`{p}`', t)}" for p, t in rel.properties)
-                + "}]->(b)",
-                "rows",
-            )
-            for rel in RELATIONSHIPS
-        }
-
-    def set_clause(self, properties: Sequence[tuple[str, str]], var: str = "n") -> str:
-        """SET of every property but the id from the UNWIND row `r`, cast where the dialect must.
-
-        >>> from engine.stores.cypher_dialect import NEO4J
-        >>> GraphStatements(NEO4J).set_clause([("id", "STRING"), ("at", "DOUBLE")])
-        'n.`at` = r.`at`'
-        """
-        return ", ".join(
-            f"{var}.`{name}` = {self._d.cast(f'r.`{name}`', kind)}"
-            for name, kind in properties
-            if name != "id"
-        )
-
-    def every(self) -> Iterator[tuple[str, Statement]]:
-        """(name, statement) for each statement, for the linter."""
-        for name, value in vars(self).items():
-            if isinstance(value, Statement):
-                yield name, value
-            elif isinstance(value, dict):
-                for key, statement in value.items():
-                    yield f"{name}.{key}", statement
-            elif isinstance(value, tuple):
-                for i, statement in enumerate(value):
-                    yield f"{name}.{i}", statement
-
-
-def _rel(name: str) -> RelType:
-    return next(r for r in RELATIONSHIPS if r.name == name)

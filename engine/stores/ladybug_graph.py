@@ -35,7 +35,7 @@ from engine.stores.access_log import AccessLog, marked
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
 from engine.stores.cypher_graph import CypherGraphStore
-from engine.stores.cypher_statements import Statement, may_write
+from engine.stores.cypher_parts import Statement, may_write
 from engine.stores.episode_cache import EpisodeCache, touched
 from engine.stores.graph_rows import entity_from, episode_from, episode_row, plain
 from engine.stores.mention_index import MentionIndex, NamespaceMentions

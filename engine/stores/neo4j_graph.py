@@ -30,7 +30,7 @@ from engine.stores.access_log import AccessLog
 from engine.stores.base import CypherRows
 from engine.stores.cypher_dialect import NEO4J
 from engine.stores.cypher_graph import CypherGraphStore
-from engine.stores.cypher_statements import Statement
+from engine.stores.cypher_parts import Statement
 from engine.stores.retry import Retry
 from graph_schema.neo4j import apply as apply_schema
 
