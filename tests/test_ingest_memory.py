@@ -150,7 +150,7 @@ def test_a_decision_supersedes_one_that_fell_to_the_end_of_the_vector_cache(
     # The short-text vector cache holds two texts; five stores push the first decision to
     # its oldest end. The new decision (a sentence of a longer turn, so not cached) evicts
     # down to two: it once evicted the old decision before reading its vector (KeyError).
-    monkeypatch.setattr("engine.ingest.writer._SHORT_VECTOR_CACHE", 2)
+    monkeypatch.setattr("engine.ingest.lookups.SHORT_VECTOR_CACHE", 2)
     first = memory.store("We decided to use PostgreSQL for the billing service.")
     for day in range(4):
         memory.store(f"Lunch was at noon on day {day}.")

@@ -1,7 +1,7 @@
 """Turn planned episodes into one graph batch and its vector points. Pure.
 
-The writer (`engine/ingest/writer.py`) runs the models and the lookups (known entities,
-duplicates, decisions to supersede) and hands over `PlannedEpisode`s with every choice made;
+The writer (`engine/ingest/writer.py`) runs the models and the lookups (`lookups.py`: known
+entities, duplicates, decisions to supersede) and hands over `PlannedEpisode`s (`planning.py`);
 `prepare` only shapes them into nodes, edges and points.
 """
 

@@ -10,7 +10,8 @@ One batch, in order:
   6. resolve entities against the namespace (name, alias, similar name of the same type);
   7. find the active decisions each new decision supersedes;
   8. write the graph and, inside its transaction, the vectors.
-The choices are pure functions in `engine/ingest/`; this module does the lookups and the I/O.
+The choices are pure functions in `engine/ingest/`, the reads they need are
+`engine/ingest/lookups.py`'s; this module runs the steps and writes.
 `write_batches` overlaps batches: steps 1-3 of a batch run (its embedding queued on the model
 thread) before the batch ahead of it is written (`engine/ingest/batch_models.py`).
 """
@@ -19,35 +20,23 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from engine.embed import Embedder
 from engine.embed.multilingual import multilingual_vectors
 from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.ingest.batch_models import BatchModels
 from engine.ingest.batch_texts import BatchText, batch_texts
-from engine.ingest.dedup import Duplicate, content_hash, duplicates_in_batch, near_duplicate
-from engine.ingest.extract import decision_topics, find_decisions, find_numbers, find_todos
+from engine.ingest.dedup import Duplicate
+from engine.ingest.extract import find_decisions, find_numbers, find_todos
 from engine.ingest.importance import score_importance, signals_of
-from engine.ingest.pipeline import (
-    PlannedDecision,
-    PlannedEntity,
-    PlannedEpisode,
-    about_entities,
-    entity_id,
-    prepare,
-    source_of,
-)
+from engine.ingest.lookups import BatchLookups, ShortVectors
+from engine.ingest.pipeline import prepare, source_of
+from engine.ingest.planning import plan_episodes, request_indices
 from engine.ingest.redact import compile_patterns
-from engine.ingest.resolve import Candidate, candidate_prefix, resolve_name
 from engine.ingest.sentences import sentences_to_embed
-from engine.ingest.supersede import DecisionView, choose_supersessions
 from engine.inputs import StoreRequest
 from engine.keyword_keys import keys_in_context, rekey
 from engine.llm import Extractor
@@ -61,8 +50,6 @@ from engine.working import WorkingItem, WorkingMemory
 
 __all__ = ["Writer"]
 
-# Entries in the short-text vector cache: 10k x 384 float32 is about 15 MB.
-_SHORT_VECTOR_CACHE = 10_000
 _SHORT_TEXT_CHARS = 300
 
 
@@ -106,9 +93,8 @@ class Writer:
             key_weight=settings.working_key_weight,
             promote_min=settings.working_promote_min,
         )
-        # Entity names and decision texts are embedded again and again for resolution and
-        # supersession; they are short and repeat, so their vectors are kept (bounded).
-        self._short_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._short_vectors = ShortVectors(embedder)
+        self._lookups = BatchLookups(graph, vectors, self._short_vectors, settings)
         try:
             self._pii = compile_patterns(settings.pii_patterns)
         except ValueError as exc:
@@ -180,20 +166,6 @@ class Writer:
         ]
         return self.write(requests) if requests else []
 
-    def _embed_short(self, texts: list[str]) -> list[list[float]]:
-        """Embeddings of short texts (names, decisions), from the cache where known."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._short_vectors))
-        if missing:
-            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
-                self._short_vectors[text] = np.asarray(vector, dtype=np.float32)
-        for text in texts:
-            self._short_vectors.move_to_end(text)
-        vectors = [self._short_vectors[t].tolist() for t in texts]
-        # Only now: the oldest entries may be texts of this call (an old decision, say).
-        while len(self._short_vectors) > _SHORT_VECTOR_CACHE:
-            self._short_vectors.popitem(last=False)
-        return vectors
-
     # -- before the lock: redaction, chunking, models -------------------------------------------
     def _start(self, requests: Sequence[StoreRequest] | None) -> _Started | None:
         """Redact and chunk a batch, start its embedding and run its NER; None past the last
@@ -231,7 +203,7 @@ class Writer:
             text.sentences = of_sentences
             if len(text.request.content) <= _SHORT_TEXT_CHARS:
                 # A one-sentence turn is often its own decision: supersession reuses this.
-                self._short_vectors[text.request.content] = np.asarray(vector, dtype=np.float32)
+                self._short_vectors.remember(text.request.content, vector)
             if answer is not None:  # the LLM replaces the rules where it answered
                 text.entities = [RawEntity(name=e.name, type=e.type) for e in answer.entities]
                 text.decisions, text.todos = answer.decisions, answer.todos
@@ -249,8 +221,8 @@ class Writer:
         """Everything under the lock and the graph transaction; returns the items that go to
         working memory once the transaction has committed."""
         settings = self._settings
-        self._check_related([t.request for t in texts if t.chunk_index is None])
-        known = self._known_entities(texts)
+        self._lookups.check_related([t.request for t in texts if t.chunk_index is None])
+        known = self._lookups.known_entities(texts)
         to_working: list[WorkingItem] = []
         kept: list[BatchText] = []
         for text in texts:
@@ -270,18 +242,16 @@ class Writer:
             else:
                 kept.append(text)
 
-        duplicates = self._duplicates(kept, now) if settings.dedup else {}
+        duplicates = self._lookups.duplicates(kept, now) if settings.dedup else {}
         for text in kept:
             if text.id in duplicates:
                 results[text.request_index] = self._result(
                     text, "duplicate", duplicates[text.id].of
                 )
         wholes = {t.request_index for t in kept if t.id not in duplicates}
-        planned = self._plan(
-            [t for t in texts if t.request_index in wholes and t.request.layer != "working"],
-            known,
-        )
-        self._supersede(planned, now)
+        to_plan = [t for t in texts if t.request_index in wholes and t.request.layer != "working"]
+        planned = plan_episodes(to_plan, self._lookups.resolve(to_plan, known))
+        self._lookups.supersede(planned, now)
         sessions = {
             (p.request.namespace, p.request.session_id)
             for p in planned
@@ -312,7 +282,7 @@ class Writer:
         self._vectors.upsert(points)
         for namespace, ids in neighbours.items():
             rekey(self._graph, self._vectors, namespace, ids, settings)
-        index_of = {p.id: i for p, i in zip(planned, _indices(planned, texts), strict=True)}
+        index_of = {p.id: i for p, i in zip(planned, request_indices(planned, texts), strict=True)}
         for result in prepared.results:
             results[index_of[result.id]] = result
         return to_working
@@ -333,198 +303,6 @@ class Writer:
             todos=len(text.todos),
         )
         return score_importance(signals, self._settings.importance)
-
-    def _known_entities(self, texts: Sequence[BatchText]) -> dict[str, dict[str, Entity]]:
-        """Per namespace, canonical name or alias -> the stored entity it names."""
-        wanted: dict[str, set[str]] = {}
-        for text in texts:
-            names = {canonical_name(e.name) for e in text.entities} - {""}
-            wanted.setdefault(text.request.namespace, set()).update(names)
-        known: dict[str, dict[str, Entity]] = {}
-        for namespace, names in wanted.items():
-            by_name: dict[str, Entity] = {}
-            for entity in self._graph.find_entities(namespace, sorted(names)):
-                for name in [entity.canonical, *entity.aliases]:
-                    if name in names:
-                        by_name.setdefault(name, entity)
-            known[namespace] = by_name
-        return known
-
-    def _duplicates(self, kept: list[BatchText], now: float) -> dict[str, Duplicate]:
-        """Text id -> the episode it repeats: stored (hash, then near) or earlier in the batch."""
-        found: dict[str, Duplicate] = {}
-        by_namespace: dict[str, list[BatchText]] = {}
-        for text in kept:
-            by_namespace.setdefault(text.request.namespace, []).append(text)
-        threshold = self._settings.dedup_similarity
-        for namespace, group in by_namespace.items():
-            hashes = self._graph.find_by_hash(
-                namespace, [content_hash(t.request.content) for t in group], now
-            )
-            for text in group:
-                existing = hashes.get(content_hash(text.request.content))
-                if existing is not None:
-                    found[text.id] = Duplicate(of=existing, exact=True)
-            rest = [t for t in group if t.id not in found]
-            hits = self._vectors.search_dense_batch(namespace, [t.embedding for t in rest], 1)
-            candidates = [h[0].id for h in hits if h and h[0].score >= threshold]
-            stored = {e.id: e for e in self._graph.get_episodes(namespace, candidates)}
-            for text, top in zip(rest, hits, strict=True):
-                match = near_duplicate(text.request.content, top, stored, threshold)
-                if match is not None:
-                    found[text.id] = match
-            rest = [t for t in rest if t.id not in found]
-            found.update(
-                duplicates_in_batch(
-                    [(t.id, t.request.content, t.embedding) for t in rest], threshold
-                )
-            )
-        return found
-
-    def _plan(
-        self, texts: list[BatchText], known: dict[str, dict[str, Entity]]
-    ) -> list[PlannedEpisode]:
-        resolved = self._resolve(texts, known)
-        chunks_of: dict[int, list[str]] = {}
-        for text in texts:
-            if text.chunk_index is not None:
-                chunks_of.setdefault(text.request_index, []).append(text.id)
-        whole_id = {t.request_index: t.id for t in texts if t.chunk_index is None}
-        planned = []
-        for text in texts:
-            table = resolved.get(text.request.namespace, {})
-            mentioned: dict[str, PlannedEntity] = {}
-            for raw in text.entities:
-                entity = table.get(canonical_name(raw.name))
-                if entity is not None and entity.id not in mentioned:
-                    mentioned[entity.id] = entity.model_copy(update={"name": raw.name})
-            entities = list(mentioned.values())
-            decisions = [
-                PlannedDecision(
-                    id=str(uuid.uuid4()),
-                    text=sentence,
-                    about=(about := about_entities(sentence, entities)),
-                    subjects=[f"entity:{e}" for e in about] + decision_topics(sentence),
-                )
-                for sentence in text.decisions
-            ]
-            is_chunk = text.chunk_index is not None
-            planned.append(
-                PlannedEpisode(
-                    id=text.id,
-                    request=text.request,
-                    importance=text.importance,
-                    embedding=text.embedding,
-                    multilingual=text.multilingual,
-                    sentences=text.sentences,
-                    entities=entities,
-                    decisions=decisions,
-                    numbers=find_numbers(text.request.content),
-                    todos=text.todos,
-                    redacted=text.redacted,
-                    parent_id=whole_id[text.request_index] if is_chunk else None,
-                    chunk_index=text.chunk_index,
-                    chunk_ids=[] if is_chunk else chunks_of.get(text.request_index, []),
-                )
-            )
-        return planned
-
-    def _resolve(
-        self, texts: list[BatchText], known: dict[str, dict[str, Entity]]
-    ) -> dict[str, dict[str, PlannedEntity]]:
-        """Per namespace, canonical name -> the entity it becomes (stored, similar, or new)."""
-        names: dict[str, dict[str, str]] = {}  # namespace -> canonical -> type
-        for text in texts:
-            for raw in text.entities:
-                canonical = canonical_name(raw.name)
-                if canonical:
-                    names.setdefault(text.request.namespace, {}).setdefault(canonical, raw.type)
-        resolved: dict[str, dict[str, PlannedEntity]] = {}
-        for namespace, types in names.items():
-            seen = known.get(namespace, {})
-            unknown = sorted(c for c in types if c not in seen)
-            similar = self._similar_entities(namespace, unknown, types)
-            table: dict[str, PlannedEntity] = {}
-            for canonical, kind in types.items():
-                stored = seen.get(canonical)
-                alias = None
-                if stored is None and canonical in similar:
-                    stored, alias = similar[canonical], canonical
-                table[canonical] = PlannedEntity(
-                    id=stored.id if stored else entity_id(namespace, canonical),
-                    name=stored.name if stored else canonical,
-                    canonical=stored.canonical if stored else canonical,
-                    type=stored.type if stored else kind,
-                    alias=alias,
-                )
-            resolved[namespace] = table
-        return resolved
-
-    def _similar_entities(
-        self, namespace: str, unknown: list[str], types: dict[str, str]
-    ) -> dict[str, Entity]:
-        """Unknown names that mean one stored entity of the same type (`resolve_name`)."""
-        if not unknown:
-            return {}
-        stored = self._graph.entities_with_prefix(namespace, [candidate_prefix(c) for c in unknown])
-        stored = [e for e in stored if e.canonical not in unknown]
-        if not stored:
-            return {}
-        vectors = self._embed_short(unknown + [e.canonical for e in stored])
-        candidates = [
-            Candidate(entity=e, vector=list(v)) for e, v in zip(stored, vectors[len(unknown) :], strict=True)
-        ]
-        found = {}
-        for canonical, vector in zip(unknown, vectors, strict=False):
-            prefix = candidate_prefix(canonical)
-            match = resolve_name(
-                canonical,
-                types[canonical],
-                vector,
-                [c for c in candidates if c.entity.canonical.startswith(prefix)],
-                threshold=self._settings.entity_merge_similarity,
-            )
-            if match is not None:
-                found[canonical] = match
-        return found
-
-    def _supersede(self, planned: list[PlannedEpisode], now: float) -> None:
-        """Mark on each new decision the active decisions it supersedes."""
-        by_namespace: dict[str, list[tuple[PlannedDecision, float]]] = {}
-        for episode in planned:
-            at = episode.request.occurred_at if episode.request.occurred_at is not None else now
-            for decision in episode.decisions:
-                if decision.subjects:
-                    by_namespace.setdefault(episode.request.namespace, []).append((decision, at))
-        for namespace, new in by_namespace.items():
-            subjects = sorted({s for d, _ in new for s in d.subjects})
-            active = self._graph.active_decisions(namespace, subjects)
-            vectors = self._embed_short([d.text for d, _ in new] + [d.text for d in active])
-            views = [
-                DecisionView(id=d.id, subjects=d.subjects, at=at, vector=list(v))
-                for (d, at), v in zip(new, vectors, strict=False)
-            ]
-            stored = [
-                DecisionView(id=d.id, subjects=d.subjects, at=d.decided_at, vector=list(v))
-                for d, v in zip(active, vectors[len(new) :], strict=True)
-            ]
-            by_id = {d.id: d for d, _ in new}
-            pairs = choose_supersessions(
-                views, stored, threshold=self._settings.supersede_similarity
-            )
-            for new_id, old_id in pairs:
-                by_id[new_id].supersedes.append(old_id)
-
-    def _check_related(self, requests: list[StoreRequest]) -> None:
-        """Every related id names an episode already stored in the same namespace."""
-        wanted: dict[str, set[str]] = {}
-        for request in requests:
-            wanted.setdefault(request.namespace, set()).update(request.related_ids)
-        for namespace, ids in wanted.items():
-            known = {e.id for e in self._graph.get_episodes(namespace, sorted(ids))}
-            missing = sorted(ids - known)
-            if missing:
-                raise InvalidInput("related_ids", f"no episode {missing[0]!r} in {namespace!r}")
 
     def _touch(self, kept: list[BatchText], duplicates: dict[str, Duplicate], now: float) -> None:
         touches: dict[str, list[tuple[str, float, str]]] = {}
@@ -557,7 +335,3 @@ class Writer:
             # Orphan points are never recalled (recall keeps only live graph ids).
             pass
 
-
-def _indices(planned: Sequence[PlannedEpisode], texts: Sequence[BatchText]) -> list[int]:
-    index = {t.id: t.request_index for t in texts}
-    return [index[p.id] for p in planned]

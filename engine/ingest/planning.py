@@ -1,0 +1,70 @@
+"""Planning a batch: each text becomes a `PlannedEpisode` with every choice made. Pure."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+
+from engine.ingest.batch_texts import BatchText
+from engine.ingest.extract import decision_topics, find_numbers
+from engine.ingest.pipeline import PlannedDecision, PlannedEntity, PlannedEpisode, about_entities
+from engine.text import canonical_name
+
+__all__ = ["plan_episodes", "request_indices"]
+
+
+def plan_episodes(
+    texts: Sequence[BatchText], resolved: Mapping[str, Mapping[str, PlannedEntity]]
+) -> list[PlannedEpisode]:
+    """An episode per text with every choice made: the entities its names resolved to
+    (`resolved`: per namespace, canonical name -> entity), its decisions and what they are
+    about, and the links between a whole and its chunks."""
+    chunks_of: dict[int, list[str]] = {}
+    for text in texts:
+        if text.chunk_index is not None:
+            chunks_of.setdefault(text.request_index, []).append(text.id)
+    whole_id = {t.request_index: t.id for t in texts if t.chunk_index is None}
+    planned = []
+    for text in texts:
+        table = resolved.get(text.request.namespace, {})
+        mentioned: dict[str, PlannedEntity] = {}
+        for raw in text.entities:
+            entity = table.get(canonical_name(raw.name))
+            if entity is not None and entity.id not in mentioned:
+                mentioned[entity.id] = entity.model_copy(update={"name": raw.name})
+        entities = list(mentioned.values())
+        decisions = [
+            PlannedDecision(
+                id=str(uuid.uuid4()),
+                text=sentence,
+                about=(about := about_entities(sentence, entities)),
+                subjects=[f"entity:{e}" for e in about] + decision_topics(sentence),
+            )
+            for sentence in text.decisions
+        ]
+        is_chunk = text.chunk_index is not None
+        planned.append(
+            PlannedEpisode(
+                id=text.id,
+                request=text.request,
+                importance=text.importance,
+                embedding=text.embedding,
+                multilingual=text.multilingual,
+                sentences=text.sentences,
+                entities=entities,
+                decisions=decisions,
+                numbers=find_numbers(text.request.content),
+                todos=text.todos,
+                redacted=text.redacted,
+                parent_id=whole_id[text.request_index] if is_chunk else None,
+                chunk_index=text.chunk_index,
+                chunk_ids=[] if is_chunk else chunks_of.get(text.request_index, []),
+            )
+        )
+    return planned
+
+
+def request_indices(planned: Sequence[PlannedEpisode], texts: Sequence[BatchText]) -> list[int]:
+    """The index of the request each planned episode came from."""
+    index = {t.id: t.request_index for t in texts}
+    return [index[p.id] for p in planned]
