@@ -2,50 +2,58 @@
 
 The MCP server, the CLI, the notebooks and the benchmarks all call this class. It is
 synchronous and thread-safe: writes are serialised, reads share the stores' own locks.
+
+It is composed of parts over one `Core` (the open stores, the writer, the audit log): it
+writes itself, and forwards recall to `Recaller`, the other reads to `Reader` and the
+lifecycle (reflection, forgetting, repair, backup) to `Keeper`.
 """
 
 from __future__ import annotations
 
 import builtins
-import logging
-import time
+import functools
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
-from engine.analyst.query import analyst_query
+from engine.core import Core
 from engine.embed import Embedder, embedder_for
-from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable, WriteFailed
-from engine.ingest.writer import Writer
-from engine.inputs import MAX_OFFSET, RecallRequest, StoreRequest, invalid_input, is_unicode_text
-from engine.lifecycle.audit import AuditLog
-from engine.lifecycle.methods import Lifecycle
-from engine.llm import extractor_for
-from engine.lookup import entity_profile, explain_episode, store_health
-from engine.models import Episode, MemoryCard, RecallLayer, Stats, StoreResult
-from engine.recall.pipeline import card_order, run_recall, within_budget
-from engine.recall.query_models import query_models
-from engine.recall.working import working_cards
+from engine.errors import InvalidInput, WriteFailed
+from engine.inputs import StoreRequest, invalid_input
+from engine.lifecycle.keeper import Keeper
+from engine.models import StoreResult
+from engine.reader import Reader
+from engine.recall.recaller import Recaller
 from engine.reflect.run import failed_task_namespaces
 from engine.remote import RemoteMemory
 from engine.settings import Settings, settings_at
-from engine.stores import GraphStore, VectorStore, open_archive, open_stores
-from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
-from engine.working import working_episode
+from engine.stores import GraphStore, VectorStore, open_stores
 
 __all__ = ["Memory"]
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 Progress = Callable[[int], None]
 
-log = logging.getLogger(__name__)
+
+def _forwarded(method: Callable[Concatenate[Any, P], R], part: str) -> Callable[Concatenate[Any, P], R]:
+    """`method` of one of the façade's parts as a method of `Memory`, with its signature and
+    docstring (for `help`, `inspect` and type checkers), calling it on `self.<part>`."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def forward(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return getattr(getattr(self, part), name)(*args, **kwargs)  # type: ignore[no-any-return]
+
+    return forward
 
 
-class Memory(Lifecycle):
+class Memory:
     """Agent memory over a graph store and a vector mirror.
 
     Example:
@@ -62,36 +70,24 @@ class Memory(Lifecycle):
         embedder: Embedder,
         settings: Settings,
     ) -> None:
-        self._graph = graph
-        self._vectors = vectors
-        self._embedder = embedder
-        # One thread runs the embedder beside other work: a query's embedding while recall
-        # reads the stores (if it leaves a core free: `QueryModels`), a batch's beside NER.
-        self._model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-embed")
-        self.settings = settings
-        self._closed = False
-        # Who is acting, for the audit log: the CLI and the MCP server set their own name.
-        self.actor = "api"
-        self._audit = AuditLog(settings.data_dir / "audit.jsonl")
-        self._archive = open_archive(settings)
-        # Counted once: afterwards only this process's writes (the writer keeps track) can fill
-        # the shared namespace, as one process owns the stores. It saves a count per recall.
-        self._shared_had_episodes = vectors.count(settings.shared_namespace) > 0
-        if vectors.count(None, exact=False) == 0 and graph.namespaces():
-            # A new vector collection (another embedding model or multilingual setting) over
-            # an existing graph: recall works on its other channels until the mirror is rebuilt.
-            log.warning("the vector mirror is empty but the graph holds episodes: run "
-                        "`hindsight doctor --repair` to embed them")  # fmt: skip
-        self._extractor = extractor_for(settings)
-        self._writer = Writer(
-            graph=graph,
-            vectors=vectors,
-            embedder=embedder,
-            settings=settings,
-            extractor=self._extractor,
-            model_pool=self._model_pool,
-        )
-        self._writer.on_stored = lambda namespace, ids: self._log("store", namespace, ids)
+        self._core = Core(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
+        self._recaller = Recaller(self._core)
+        self._reader = Reader(self._core)
+        self._keeper = Keeper(self._core)
+
+    @property
+    def settings(self) -> Settings:
+        """The configuration this memory was opened with."""
+        return self._core.settings
+
+    @property
+    def actor(self) -> str:
+        """Who is acting, for the audit log ("api"; the CLI and the MCP server set theirs)."""
+        return self._core.actor
+
+    @actor.setter
+    def actor(self, name: str) -> None:
+        self._core.actor = name
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None, *,
@@ -191,8 +187,8 @@ class Memory(Lifecycle):
             "expires_at": expires_at,
         }
         request = self._validate(item, "")
-        self._check_open()
-        results = self._writer.write([request])
+        self._core.check_open()
+        results = self._core.writer.write([request])
         self._reflect_on_failed_tasks([request], results)
         return results[0]
 
@@ -223,8 +219,8 @@ class Memory(Lifecycle):
         results: list[StoreResult] = []
         size = self.settings.store_batch_size
         batches = [requests[start : start + size] for start in range(0, len(requests), size)]
-        self._check_open()
-        written = self._writer.write_batches(batches)
+        self._core.check_open()
+        written = self._core.writer.write_batches(batches)
         try:
             for batch, batch_results in zip(batches, written, strict=True):
                 results.extend(batch_results)
@@ -236,7 +232,7 @@ class Memory(Lifecycle):
         finally:
             written.close()  # a raising callback: the batch embedding ahead is dropped
         if sum(r.status == "stored" for r in results) >= self.settings.index_after_episodes:
-            self.optimize()
+            self._keeper.optimize()
         return results
 
     def _validate(self, item: dict[str, Any], prefix: str) -> StoreRequest:
@@ -249,230 +245,11 @@ class Memory(Lifecycle):
         except ValidationError as exc:
             raise invalid_input(exc, prefix) from None
 
-    def _reflect_on_failed_tasks(self, requests: list[StoreRequest], results: list[StoreResult]) -> None:
+    def _reflect_on_failed_tasks(
+        self, requests: builtins.list[StoreRequest], results: builtins.list[StoreResult]
+    ) -> None:
         for namespace in failed_task_namespaces(requests, results):
-            self.reflect(namespace=namespace)
-
-    # -- reading --------------------------------------------------------------------------
-    def recall(
-        self,
-        query: str,
-        *,
-        namespace: str = "default",
-        top_k: int = 5,
-        min_score: float | None = None,
-        session_id: str | None = None,
-        layer: RecallLayer | None = None,
-        role: str | None = None,
-        capabilities: Iterable[str] | None = None,
-        include_shared: bool = True,
-        include_working: bool = True,
-        now: datetime | str | float | None = None,
-        max_tokens: int | None = None,
-    ) -> list[MemoryCard]:
-        """Recall the memories that answer a query, each with the trace of why.
-
-        Args:
-            query: a question or topic, in English or Chinese.
-            namespace: whose memories to search.
-            top_k: how many cards at most (1..200).
-            min_score: drop cards whose final score is below this.
-            session_id: prefer the latest episodes of this session in the recency channel.
-            layer: only working, episodic or semantic memories; all when None.
-            role: who is asking; memories by or for that role rank higher.
-            capabilities: tool names the caller has; tool-call memories of other tools rank
-                lower. None means unknown: nothing is lowered.
-            include_shared: also search the shared namespace (`settings.shared_namespace`).
-            include_working: with a session_id, also rank that session's working memory.
-            now: the moment the question is asked (decay is measured from it); default now.
-            max_tokens: a budget for the cards' content (words plus CJK characters, as
-                `count_tokens`): cards are taken best first, and one that does not fit is
-                left out while smaller ones after it may still fit. None: no budget.
-        Returns:
-            Cards, best first: content, citations (`id`, `related_ids`), `namespace` and `trace`.
-        Raises:
-            InvalidInput: a value is wrong.
-
-        Example:
-            >>> memory.recall("what did we decide about the database?", top_k=3)  # doctest: +SKIP
-        """
-        self._check_open()
-        try:
-            request = RecallRequest(
-                query=query,
-                namespace=namespace,
-                top_k=top_k,
-                min_score=min_score,
-                session_id=session_id,
-                layer=layer,
-                role=role,
-                capabilities=None if capabilities is None else _strings(capabilities),
-                include_shared=include_shared,
-                now=now,
-                max_tokens=max_tokens,
-            )
-        except ValidationError as exc:
-            raise invalid_input(exc, "") from None
-        at = request.now if request.now is not None else time.time()
-        models = query_models(request.query, at, self._embedder, self._model_pool, self.settings)
-        cards: list[MemoryCard] = []
-        if request.layer in (None, "working") and (include_working or request.layer == "working"):
-            # The session's scratchpad; with layer="working" and no session, the namespace's.
-            if request.session_id is not None or request.layer == "working":
-                items = self._writer.working.items(request.namespace, request.session_id)
-                if items:
-                    cards += [
-                        card
-                        for card in working_cards(
-                            models.embedding, items, now=at, settings=self.settings
-                        )
-                        if request.min_score is None or card.score >= request.min_score
-                    ]
-        readable = [] if request.layer == "working" else self._readable(
-            request.namespace, request.include_shared
-        )
-        for namespace_read in readable:
-            cards += run_recall(
-                request.model_copy(update={"namespace": namespace_read}),
-                now=at,
-                graph=self._graph,
-                vectors=self._vectors,
-                models=models,
-                settings=self.settings,
-            )
-        cards.sort(key=card_order)
-        top = within_budget(cards[: request.top_k], request.max_tokens)
-        if self.settings.track_access:
-            self._mark_accessed(top, time.time())
-        return top
-
-    def _mark_accessed(self, cards: builtins.list[MemoryCard], at: float) -> None:
-        by_namespace: dict[str, builtins.list[str]] = {}
-        for card in cards:
-            if card.layer == "episodic":
-                by_namespace.setdefault(card.namespace, []).append(card.id)
-        # No write lock: the graph store serialises this with any open transaction itself.
-        for namespace, ids in by_namespace.items():
-            try:
-                self._graph.mark_accessed(namespace, ids, at)
-            except StoreUnavailable:
-                pass  # bookkeeping only: a recall never fails for it
-
-    def _readable(self, namespace: str, include_shared: bool) -> list[str]:
-        """The namespace, then the shared one when asked for and it holds anything."""
-        shared = self.settings.shared_namespace
-        has_episodes = self._shared_had_episodes or shared in self._writer.stored_namespaces
-        if not include_shared or namespace == shared or not has_episodes:
-            return [namespace]
-        return [namespace, shared]
-
-    def explain(self, id: str, *, namespace: str = "default") -> EpisodeExplanation:
-        """Why a memory exists: its entities, decisions, session neighbours, the episodes that
-        share its entities, and one sentence on where it came from.
-
-        Raises:
-            NotFound: no episode has that id in the namespace or the shared one.
-        """
-        owner, _ = self._owner(id, namespace)
-        return explain_episode(self._graph, owner, id, now=time.time(), settings=self.settings)
-
-    def entity(
-        self, name: str, *, namespace: str = "default", include_shared: bool = True
-    ) -> EntityProfile:
-        """Entity-aware recall: the entity with this name or alias, its aliases, active facts,
-        the decisions about it and its latest episodes.
-
-        Raises:
-            InvalidInput: the name is empty.
-            NotFound: no entity has that name or alias in the namespace (or the shared one).
-        """
-        self._scope(namespace)
-        if not is_unicode_text(name) or not name.strip():
-            raise InvalidInput("name", "must be a non-empty entity name of valid Unicode text")
-        readable = [namespace]
-        if include_shared:
-            readable = list(dict.fromkeys([namespace, self.settings.shared_namespace]))
-        for owner in readable:
-            try:
-                return entity_profile(
-                    self._graph, owner, name, now=time.time(), settings=self.settings
-                )
-            except NotFound:
-                continue
-        raise NotFound("entity", name)
-
-    def cypher(
-        self,
-        query: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        namespace: str = "default",
-    ) -> CypherResult:
-        """Run a read-only Cypher query for analysis; `$namespace` is bound to `namespace`.
-
-        A schema procedure called alone (`CALL db.labels()`, `db.relationshipTypes`,
-        `db.propertyKeys`, `db.schema.visualization`, Ladybug's `show_tables`, `table_info`,
-        `show_connection`) is answered from hindsight's schema, the same in every namespace
-        and on every backend. Any other query must filter on `$namespace`: every
-        pattern of every clause and subquery must be tied to it (`engine.analyst.scope`, on
-        Neo4j's Cypher grammar), so that no count, EXISTS or property of another namespace
-        leaks; and every node it returns must belong to that namespace or the shared one.
-
-        Raises:
-            ReadOnlyViolation: the query writes, or is more than one statement.
-            InvalidInput: `params` is not a JSON object of named values, names `namespace`,
-                the query does not use `$namespace`, or it returned another namespace's nodes.
-            StoreUnavailable: the graph rejected the query (syntax, timeout).
-
-        Example:
-            >>> memory.cypher("MATCH (e:Entity) WHERE e.namespace = $namespace "  # doctest: +SKIP
-            ...               "RETURN e.name ORDER BY e.mention_count DESC LIMIT 5")
-        """
-        self._scope(namespace)
-        return analyst_query(self._graph, query, params, namespace=namespace, settings=self.settings)
-
-    def list(
-        self,
-        *,
-        namespace: str = "default",
-        session_id: str | None = None,
-        layer: str | None = None,
-        limit: int = 20,
-        offset: int = 0,
-        include_deleted: bool = False,
-    ) -> list[Episode]:
-        """Episodes newest first, optionally of one session or one layer (working, episodic).
-
-        Raises:
-            InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
-        """
-        self._scope(namespace)
-        if not 1 <= limit <= 1000:
-            raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
-        if not 0 <= offset <= MAX_OFFSET:
-            raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")
-        if layer not in (None, "working", "episodic", "semantic"):
-            raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
-        if layer == "semantic":
-            return []  # semantic memory is facts, not episodes: see `entity()`
-        if layer == "working":
-            items = self._writer.working.items(namespace, session_id)[::-1]  # newest first
-            return [working_episode(item) for item in items][offset : offset + limit]
-        return self._graph.list_episodes(
-            namespace,
-            session_id=session_id,
-            layer=layer,
-            limit=limit,
-            offset=offset,
-            include_deleted=include_deleted,
-        )
-
-    def stats(self, *, namespace: str | None = None) -> Stats:
-        """Counts of live episodes, entities, active decisions and facts."""
-        self._check_open()
-        if namespace is not None:
-            self._scope(namespace)
-        return self._graph.stats(namespace, time.time())
+            self._keeper.reflect(namespace=namespace)
 
     def end_session(
         self, session_id: str, *, namespace: str = "default"
@@ -483,33 +260,40 @@ class Memory(Lifecycle):
         Returns:
             A StoreResult per promoted item.
         """
-        self._scope(namespace)
-        return self._writer.promote(self._writer.working.drain(namespace, session_id))
+        self._core.scope(namespace)
+        return self._core.writer.promote(self._core.writer.working.drain(namespace, session_id))
 
-    def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
-        """Whether both stores answer, with their counts over `namespaces` (None: every
-        namespace); never raises."""
-        return store_health(self._graph, self._vectors, self.settings.backend, namespaces)
+    # -- reading (engine/recall/recaller.py, engine/reader.py) -------------------------------
+    recall = _forwarded(Recaller.recall, "_recaller")
+    get = _forwarded(Reader.get, "_reader")
+    explain = _forwarded(Reader.explain, "_reader")
+    entity = _forwarded(Reader.entity, "_reader")
+    cypher = _forwarded(Reader.cypher, "_reader")
+    list = _forwarded(Reader.list, "_reader")
+    stats = _forwarded(Reader.stats, "_reader")
+    health = _forwarded(Reader.health, "_reader")
+
+    # -- keeping (engine/lifecycle/keeper.py) ---------------------------------------------
+    reflect = _forwarded(Keeper.reflect, "_keeper")
+    maintain = _forwarded(Keeper.maintain, "_keeper")
+    forget = _forwarded(Keeper.forget, "_keeper")
+    restore = _forwarded(Keeper.restore, "_keeper")
+    purge = _forwarded(Keeper.purge, "_keeper")
+    namespaces = _forwarded(Keeper.namespaces, "_keeper")
+    archived = _forwarded(Keeper.archived, "_keeper")
+    audit = _forwarded(Keeper.audit, "_keeper")
+    optimize = _forwarded(Keeper.optimize, "_keeper")
+    doctor = _forwarded(Keeper.doctor, "_keeper")
+    export = _forwarded(Keeper.export, "_keeper")
+    import_ = _forwarded(Keeper.import_, "_keeper")
+    merge_entities = _forwarded(Keeper.merge_entities, "_keeper")
+    add_alias = _forwarded(Keeper.add_alias, "_keeper")
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
-        """Flush and close both stores. Safe to call twice."""
-        if self._closed:
-            return
-        try:
-            # Working memory lives in process: keep what is worth keeping before it goes.
-            self._writer.promote(self._writer.working.drain())
-        except HindsightError:
-            pass  # closing must not fail; the stores are closed below either way
-        with self._writer.lock:
-            self._closed = True
-            try:
-                self._model_pool.shutdown(wait=True)
-                if self._extractor is not None:
-                    self._extractor.close()
-                self._vectors.close()
-            finally:
-                self._graph.close()
+        """Keep what working memory holds worth keeping, then flush and close both stores.
+        Safe to call twice."""
+        self._core.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -528,13 +312,4 @@ def _listed(values: Any) -> Any:
     if isinstance(values, Iterable) and not isinstance(values, (str, bytes, Mapping)):
         return list(values)
     return values
-
-
-def _strings(values: Iterable[str]) -> list[str]:
-    if isinstance(values, str):
-        raise InvalidInput("capabilities", "must be a list of tool names, not one string")
-    listed = list(values)
-    if not all(isinstance(v, str) for v in listed):
-        raise InvalidInput("capabilities", "must be a list of tool names (strings)")
-    return listed
 

@@ -56,7 +56,7 @@ def _recalled(memory: Memory, query: str, namespace: str = "default") -> str:
 
 def test_marks_wait_and_live_reads_see_them(memory: Memory) -> None:
     kestrel = _stored(memory)[0]
-    graph = memory._graph
+    graph = memory._core.graph
     assert isinstance(graph, LadybugGraphStore)
     writes = Writes(graph)
     for _ in range(3):
@@ -86,7 +86,7 @@ def test_cypher_and_close_write_them(settings: Settings) -> None:
 def test_enough_marks_are_written_at_once(settings: Settings) -> None:
     with _open(settings, 2) as memory:
         kestrel, atlas, _ = _stored(memory)
-        writes = Writes(memory._graph)  # type: ignore[arg-type]
+        writes = Writes(memory._core.graph)  # type: ignore[arg-type]
         _recalled(memory, "Kestrel deploy key")
         _recalled(memory, "Kestrel deploy key")  # the same episode: still one waiting
         assert writes.count == 0
@@ -100,7 +100,7 @@ def test_a_checkpoint_keeps_the_index(settings: Settings) -> None:
     with _open(settings, 2) as memory:
         _stored(memory)
         _recalled(memory, "Kestrel deploy key")
-        graph = memory._graph
+        graph = memory._core.graph
         assert isinstance(graph, LadybugGraphStore) and graph._mentions is not None
         held = graph._mentions.get("default")
         assert held is not None
@@ -111,7 +111,7 @@ def test_a_checkpoint_keeps_the_index(settings: Settings) -> None:
 def test_one_writes_each_recall_at_once(settings: Settings) -> None:
     with _open(settings, 1) as memory:
         kestrel = _stored(memory)[0]
-        writes = Writes(memory._graph)  # type: ignore[arg-type]
+        writes = Writes(memory._core.graph)  # type: ignore[arg-type]
         _recalled(memory, "Kestrel deploy key")
         assert (writes.count, writes.checkpoints) == (1, 0)
         assert memory.get(kestrel).access_count == 1

@@ -238,7 +238,7 @@ def test_a_command_does_not_read_the_mentions_index(tmp_path: Path) -> None:
 
     with open_memory(tmp_path / "data") as memory:
         assert memory.settings.graph_index_episodes == 0
-        assert memory._graph._mentions is None  # type: ignore[attr-defined]
+        assert memory._core.graph._mentions is None  # type: ignore[attr-defined]
 
 
 
@@ -249,7 +249,7 @@ def test_serve_keeps_the_mentions_index(tmp_path: Path, monkeypatch: pytest.Monk
 
     def run_server(memory: Memory, settings: object, **_: object) -> None:
         seen["index"] = memory.settings.graph_index_episodes
-        seen["mentions"] = memory._graph._mentions is not None  # type: ignore[attr-defined]
+        seen["mentions"] = memory._core.graph._mentions is not None  # type: ignore[attr-defined]
 
     monkeypatch.setattr(mcp_server.server, "run", run_server)
     code, _, err = run("serve", "--transport", "stdio", "--data-dir", str(tmp_path / "data"))

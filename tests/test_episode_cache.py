@@ -41,7 +41,7 @@ def _held(graph: LadybugGraphStore) -> EpisodeCache:
 
 
 def _graph(memory: Memory) -> LadybugGraphStore:
-    graph = memory._graph
+    graph = memory._core.graph
     assert isinstance(graph, LadybugGraphStore) and graph._episodes is not None
     return graph
 
@@ -171,7 +171,7 @@ def test_namespaces_are_held_apart_and_the_bound_holds(settings: Settings) -> No
 def test_it_can_be_turned_off(settings: Settings) -> None:
     with Memory.open(settings=settings.model_copy(update={"graph_cache_episodes": 0})) as memory:
         _store(memory, 4)
-        graph = memory._graph
+        graph = memory._core.graph
         assert isinstance(graph, LadybugGraphStore) and graph._episodes is None
         assert memory.recall("Atlas runbook", now=NOW)
 

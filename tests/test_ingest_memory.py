@@ -297,7 +297,7 @@ def test_a_batch_is_embedded_by_the_model_thread_and_by_the_writer_after_its_ner
     settings = Settings(data_dir=tmp_path / "data", embed_part_size=2)
     with Memory.open(settings=settings) as memory:
         results = memory.store_many([{"content": text} for text in contents])
-        dense = memory._vectors.dense([r.id for r in results])
+        dense = memory._core.vectors.dense([r.id for r in results])
     assert [r.status for r in results] == ["stored"] * len(contents)
     model_parts = [p for name, got in parts.items() if name.startswith("hindsight-embed") for p in got]
     writer_parts = parts[threading.main_thread().name]
@@ -332,7 +332,7 @@ def test_a_failed_embedding_stores_nothing_of_its_batch(
         memory.store_many([{"content": text} for text in texts])
     monkeypatch.undo()
     assert memory.stats().episodes == 1
-    assert memory._vectors.count("default") == 1
+    assert memory._core.vectors.count("default") == 1
 
 
 def test_llm_statements_feed_reflection_and_fall_back_to_the_parse(

@@ -16,7 +16,7 @@ from engine.text import bm25_query, tokenize
 
 def _keyword_ids(memory: Memory, word: str, namespace: str = "default") -> list[str]:
     indices, values = bm25_query(tokenize(word))
-    hits = memory._vectors.search_sparse(namespace, SparseVector(indices=indices, values=values), 10)
+    hits = memory._core.vectors.search_sparse(namespace, SparseVector(indices=indices, values=values), 10)
     return [h.id for h in hits]
 
 
@@ -70,7 +70,7 @@ def test_purge_and_archive_close_the_chain_and_rekey_the_neighbours(memory: Memo
     assert [n.id for n in memory.explain(question).neighbours if n.relation == "next"] == [follow_up]
     question2, answer2, follow_up2 = _dialogue(memory, "trip", namespace="other")
     assert len(_keyword_ids(memory, "zanzibar", "other")) == 3
-    archive_episodes(memory._graph, memory._vectors, memory._archive, "other",
+    archive_episodes(memory._core.graph, memory._core.vectors, memory._core.archive, "other",
                      [(answer2, "test")], now=0.0, settings=memory.settings)  # fmt: skip
     assert _keyword_ids(memory, "zanzibar", "other") == []
     assert _keyword_ids(memory, "spice", "other") == [follow_up2, question2]
@@ -81,7 +81,7 @@ def test_an_archived_turn_comes_back_to_its_place_in_the_chain(memory: Memory) -
     later = memory.store("Kilimanjaro is next on the list", session_id="trip",
                          occurred_at="2024-01-04T10:00:00Z").id  # fmt: skip
     for gone in (answer, follow_up):  # a run of two leaves the chain
-        archive_episodes(memory._graph, memory._vectors, memory._archive, "default",
+        archive_episodes(memory._core.graph, memory._core.vectors, memory._core.archive, "default",
                          [(gone, "test")], now=0.0, settings=memory.settings)  # fmt: skip
     assert _next(memory, question) == later
     memory.restore(follow_up)
@@ -90,22 +90,22 @@ def test_an_archived_turn_comes_back_to_its_place_in_the_chain(memory: Memory) -
     chain = [question, answer, follow_up, later]
     assert [_next(memory, i) for i in chain] == chain[1:] + [None]
     assert set(_keyword_ids(memory, "zanzibar")) == {question, answer, follow_up, later}
-    memory._graph.rejoin_session("default", answer, "trip")  # on the chain already: no change
+    memory._core.graph.rejoin_session("default", answer, "trip")  # on the chain already: no change
     assert [_next(memory, i) for i in chain] == chain[1:] + [None]
 
 
 def _next(memory: Memory, episode_id: str) -> str | None:
-    following = memory._graph.session_neighbours("default", episode_id)[1]
+    following = memory._core.graph.session_neighbours("default", episode_id)[1]
     return None if following is None else following.id
 
 
 def test_doctor_rekeys_points_of_an_older_recipe(memory: Memory) -> None:
     question, answer, follow_up = _dialogue(memory, "trip")
     # Rewrite one key as an old point would hold it: own words only, recipe 1.
-    old = memory._vectors.payloads([answer])[answer]
+    old = memory._core.vectors.payloads([answer])[answer]
     assert old.key_version == KEY_VERSION
     indices, values = bm25_query(tokenize("Zanzibar, with my sister."))
-    memory._vectors.set_keyword({question: SparseVector(indices=indices, values=values)}, 1)
+    memory._core.vectors.set_keyword({question: SparseVector(indices=indices, values=values)}, 1)
     assert question not in _keyword_ids(memory, "beaches")
     report = memory.doctor()
     assert report.stale_keys == [question] and not report.ok

@@ -107,8 +107,8 @@ def test_doctor_finds_and_repairs_missing_and_orphan_vectors(memory: Memory) -> 
     second = memory.store("Dana works at Acme.", importance="high")
     memory.forget(second.id)
     assert memory.doctor().ok
-    memory._vectors.delete([first.id])  # damage the mirror from outside the façade
-    memory._vectors.mark_live([second.id])
+    memory._core.vectors.delete([first.id])  # damage the mirror from outside the façade
+    memory._core.vectors.mark_live([second.id])
     orphan_id = str(uuid.uuid4())
     orphan = vector_point(
         orphan_id, "nobody", [0.1] * 384,
@@ -116,7 +116,7 @@ def test_doctor_finds_and_repairs_missing_and_orphan_vectors(memory: Memory) -> 
                       importance=0.5, created_at=0, occurred_at=0, entities=[]),
         memory.settings,
     )  # fmt: skip
-    memory._vectors.upsert([orphan])
+    memory._core.vectors.upsert([orphan])
     report = memory.doctor()
     assert (report.missing_vectors, report.orphan_vectors, report.wrong_payloads) == (
         [first.id], [orphan_id], [second.id]

@@ -95,7 +95,7 @@ def test_expansion_takes_a_second_hop_from_what_the_first_reached(memory: Memory
     start = memory.store("Alice leads Project Atlas.", occurred_at=NOW)
     middle = memory.store("Project Atlas hired Dana Whitfield.", occurred_at=NOW)
     far = memory.store("Dana Whitfield moved to Reykjavik.", occurred_at=NOW)
-    graph, settings = memory._graph, memory.settings
+    graph, settings = memory._core.graph, memory.settings
     hits, reached = graph_channel(
         graph, "default", {start.id: Seed.at(1.0, start.id)}, NOW.timestamp(), settings, max_degree=10
     )
@@ -132,7 +132,7 @@ def test_a_tied_path_does_not_depend_on_the_stores_row_order(memory: Memory) -> 
     settings, now = memory.settings.model_copy(update={"graph_max_hops": 1}), NOW.timestamp()
     seeds = {start.id: Seed.at(1.0, start.id)}
     paths = []
-    for graph in (memory._graph, _ReversedMentions(memory._graph)):
+    for graph in (memory._core.graph, _ReversedMentions(memory._core.graph)):
         _, reached = graph_channel(graph, "default", seeds, now, settings, max_degree=10)  # type: ignore[arg-type]
         paths.append([n.name for n in reached[both.id].onto(both.id).path().nodes if n.label == "Entity"])
     assert paths[0] == paths[1] == [sorted(["Alice Moreau", "Bruno Keller"])[0]]
@@ -147,7 +147,7 @@ def test_expansion_cuts_a_tie_newest_first(memory: Memory) -> None:
     for day, person in enumerate(people, start=1):  # the last is the newest
         tied.append(memory.store(f"Project Atlas hired {person}.", occurred_at=NOW - timedelta(days=20 - day)).id)
         far.append(memory.store(f"{person} moved to Reykjavik.", occurred_at=NOW - timedelta(days=20 - day)).id)
-    graph, now = memory._graph, NOW.timestamp()
+    graph, now = memory._core.graph, NOW.timestamp()
 
     def expanded(**tuning: int) -> dict[str, float]:
         settings = memory.settings.model_copy(update=tuning)

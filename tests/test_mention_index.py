@@ -46,7 +46,7 @@ def _ids(graph: LadybugGraphStore, namespace: str) -> tuple[list[str], list[str]
 
 def _assert_agrees(memory: Memory, namespace: str, now: float) -> None:
     """Every read the index serves equals the statement's, on the graph as it is."""
-    graph = memory._graph
+    graph = memory._core.graph
     assert isinstance(graph, LadybugGraphStore)
     episodes, entities = _ids(graph, namespace)
     assert episodes and entities
@@ -82,11 +82,11 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory, monkeypatc
     memory.store_many(_items(30, start=0))
     now = T + 86_400
     _assert_agrees(memory, "default", now)
-    built = memory._graph._mentions.get("default")  # type: ignore[attr-defined]
+    built = memory._core.graph._mentions.get("default")  # type: ignore[attr-defined]
     links = sum(len(e.entities) for e in built.episodes.values())
     assert links >= 60  # two or more entities an episode: the test walks a real graph
 
-    graph = memory._graph
+    graph = memory._core.graph
     assert isinstance(graph, LadybugGraphStore)
     statements: list[str] = []
     execute = graph._execute
@@ -104,7 +104,7 @@ def test_the_index_follows_stores_in_place_and_agrees(memory: Memory, monkeypatc
     memory.store("Alice Chen and Kestrel met in Oslo again.", occurred_at=T + 60 * 100)
     # Told late: it goes between older episodes, not after the newest.
     memory.store("Atlas and Redis met in Berlin long ago.", occurred_at=T + 60 * 5 + 30)
-    assert memory._graph._mentions.get("default") is built  # type: ignore[attr-defined]
+    assert memory._core.graph._mentions.get("default") is built  # type: ignore[attr-defined]
     _assert_agrees(memory, "default", now + 86_400)
 
 
@@ -130,7 +130,7 @@ def test_entities_a_batch_merges_are_found_as_the_statement_finds_them(memory: M
     memory.store_many(_items(12, start=0))
     now = T + 86_400
     _assert_agrees(memory, "default", now)
-    graph = memory._graph
+    graph = memory._core.graph
     built = graph._mentions.get("default")  # type: ignore[attr-defined]
     [atlas] = graph.find_entities("default", ["atlas"])
     episode = memory.get(memory.list(limit=1)[0].id).model_copy(update={"id": "late", "occurred_at": T + 9e4})
@@ -157,7 +157,7 @@ def test_it_agrees_after_every_other_kind_of_write(memory: Memory) -> None:
     now = T + 86_400
     _assert_agrees(memory, "default", now)
 
-    built = memory._graph._mentions.get("default")  # type: ignore[attr-defined]
+    built = memory._core.graph._mentions.get("default")  # type: ignore[attr-defined]
     memory.forget(stored[0].id)  # forgetting and restoring are followed in place
     _assert_agrees(memory, "default", now)
     again = memory.store(memory.get(stored[0].id).content)  # its forgotten twin is no duplicate
@@ -166,7 +166,7 @@ def test_it_agrees_after_every_other_kind_of_write(memory: Memory) -> None:
     memory.restore(stored[0].id)  # two live episodes of one hash: the first created answers
     _assert_agrees(memory, "default", now)
     assert memory.store(memory.get(again.id).content).id == stored[0].id
-    assert memory._graph._mentions.get("default") is built  # type: ignore[attr-defined]
+    assert memory._core.graph._mentions.get("default") is built  # type: ignore[attr-defined]
     memory.purge([stored[1].id], dry_run=False)
     _assert_agrees(memory, "default", now)
     memory.merge_entities("Atlas", "Kestrel")
@@ -185,7 +185,7 @@ def test_a_rolled_back_write_leaves_no_trace_in_it(memory: Memory) -> None:
     memory.store_many(_items(12, start=0))
     now = T + 86_400
     _assert_agrees(memory, "default", now)
-    graph = memory._graph
+    graph = memory._core.graph
     [entity] = graph.find_entities("default", ["atlas"])
     ghost = memory.get(memory.list(limit=1)[0].id).model_copy(update={"id": "ghost", "occurred_at": T + 9e6})
     with pytest.raises(RuntimeError), graph.transaction():
@@ -202,7 +202,7 @@ def test_namespaces_are_indexed_apart_and_facts_are_asked_for_once_written(memor
     now = T + 86_400
     _assert_agrees(memory, "default", now)
     _assert_agrees(memory, "other", now)
-    graph = memory._graph
+    graph = memory._core.graph
     assert isinstance(graph, LadybugGraphStore) and graph._mentions is not None
     other = {link.episode_id for link in graph.episodes_mentioning("other", _ids(graph, "other")[1], now, 10_000)}
     mine = {link.episode_id for link in graph.episodes_mentioning("default", _ids(graph, "default")[1], now, 10_000)}
@@ -218,7 +218,7 @@ def test_it_can_be_turned_off(settings: Settings) -> None:
     off = settings.model_copy(update={"graph_index_episodes": 0})
     with Memory.open(settings=off) as memory:
         memory.store_many(_items(8, start=0))
-        graph = memory._graph
+        graph = memory._core.graph
         assert isinstance(graph, LadybugGraphStore) and graph._mentions is None
         assert memory.recall("Alice Chen", top_k=3)
 
@@ -228,7 +228,7 @@ def test_it_holds_at_most_its_bound_least_recently_recalled_out(settings: Settin
     with Memory.open(settings=bounded) as memory:
         for namespace, count in (("a", 20), ("b", 20), ("c", 30), ("big", 50)):
             memory.store_many(_items(count, start=0, namespace=namespace))
-        index = memory._graph._mentions  # type: ignore[attr-defined]
+        index = memory._core.graph._mentions  # type: ignore[attr-defined]
         now = T + 86_400
         _assert_agrees(memory, "a", now)
         _assert_agrees(memory, "b", now)  # 40 episodes held
@@ -236,7 +236,7 @@ def test_it_holds_at_most_its_bound_least_recently_recalled_out(settings: Settin
         _assert_agrees(memory, "c", now)  # 70 > 45: b goes first, then a
         assert (index.get("a"), index.get("b")) == (None, None) and index.get("c") is not None
         # A namespace over the bound on its own is served by the statements, and agrees.
-        graph = memory._graph
+        graph = memory._core.graph
         assert isinstance(graph, LadybugGraphStore)
         episodes, entities = _ids(graph, "big")
         assert len(episodes) == 50

@@ -50,12 +50,12 @@ def _firsts(memory: Memory, ids: list[str]) -> int:
 
 def test_only_chinese_text_gets_a_multilingual_vector(stored: tuple[Memory, list[str]]) -> None:
     memory, ids = stored
-    probe = memory._embedder.multilingual
+    probe = memory._core.embedder.multilingual
     if memory.settings.multilingual_embedder == "off":
         assert probe is None
         return
     assert probe is not None
-    hits = memory._vectors.search_dense("default", probe.embed(["爬山"])[0], 10, space="multilingual")
+    hits = memory._core.vectors.search_dense("default", probe.embed(["爬山"])[0], 10, space="multilingual")
     assert {h.id for h in hits} == set(ids[:4])  # the English episode is not in the space
 
 

@@ -94,7 +94,7 @@ def test_cypher_reads_in_namespace_and_refuses_writes(memory: Memory, atlas: dic
             memory.cypher(query, namespace="a")
     assert memory.stats(namespace="a").episodes == 4
     # No Session of any namespace was created by the refused writes (read below the guard).
-    every = memory._graph.read_cypher("MATCH (s:Session) RETURN s.id", {}, max_rows=10, timeout_ms=5000)
+    every = memory._core.graph.read_cypher("MATCH (s:Session) RETURN s.id", {}, max_rows=10, timeout_ms=5000)
     assert every.rows == [["a/s1"]]
 
 

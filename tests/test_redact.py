@@ -167,7 +167,7 @@ def test_no_redacted_value_reaches_graph_vectors_or_logs(
     ).model_dump_json()
     compact = secret.replace(" ", "").replace("-", "")
     # The vector mirror's payload, read from the store itself (no other interface shows it).
-    payload = memory._vectors.payloads([stored.id])[stored.id].model_dump_json()
+    payload = memory._core.vectors.payloads([stored.id])[stored.id].model_dump_json()
     for text in (graph, payload, caplog.text):
         assert secret not in text and compact not in text
     for card in memory.recall(secret, namespace="prop", top_k=50):

@@ -87,7 +87,7 @@ def test_a_store_that_raises_is_a_problem_without_internals(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError(f"pybind11 cast failed in {SECRET_PATH}")
 
-    monkeypatch.setattr(memory._graph, "stats", broken)
+    monkeypatch.setattr(memory._core.graph, "stats", broken)
     problem = _problem(client.get("/v1/namespaces/n/stats"), 500)
     assert problem["type"] == "urn:hindsight:error" and SECRET_PATH not in json.dumps(problem)
     assert "pybind11" not in json.dumps(problem)

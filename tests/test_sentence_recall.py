@@ -59,7 +59,7 @@ def test_a_long_turn_scores_its_best_sentence_and_a_short_one_its_whole(
                 [{"content": LONG, "namespace": "n"}, {"content": "Calvin: I restore old cars.", "namespace": "n"}]
             )
         ]  # fmt: skip
-        embed = memory._embedder.embed
+        embed = memory._core.embedder.embed
         question = embed([QUESTION])[0]
         pieces = sentences_to_embed(LONG, memory.settings.sentence_vectors_max)
         sentences = [embed([piece])[0] for piece in pieces]  # one at a time: float32 on ONNX
@@ -80,7 +80,7 @@ def test_a_long_turn_scores_its_best_sentence_and_a_short_one_its_whole(
 def test_without_sentence_vectors_the_long_turn_scores_its_whole(tmp_path: Path) -> None:
     with _open(tmp_path, sentence_vectors_max=0, embedder_precision="float32") as memory:
         long_id = memory.store_many([{"content": LONG, "namespace": "n"}])[0].id
-        whole = _cosine(memory._embedder.embed([QUESTION])[0], memory._embedder.embed([LONG])[0])
+        whole = _cosine(memory._core.embedder.embed([QUESTION])[0], memory._core.embedder.embed([LONG])[0])
         assert math.isclose(_vector_score(_card(memory, long_id)), whole, abs_tol=1e-4)
 
 

@@ -86,5 +86,5 @@ def test_reads_that_merely_mention_a_keyword_run(memory: Memory, query: str) -> 
 def test_the_store_refuses_writes_that_skip_the_text_check(memory: Memory, query: str) -> None:
     before = memory.stats()
     with pytest.raises(StoreUnavailable, match="read-only"):
-        memory._graph.read_cypher(query, {}, max_rows=10, timeout_ms=5000)
+        memory._core.graph.read_cypher(query, {}, max_rows=10, timeout_ms=5000)
     assert memory.stats() == before

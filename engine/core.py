@@ -1,0 +1,118 @@
+"""What the parts of the façade share: the open stores, the writer, the audit log.
+
+`Memory` builds one `Core` and hands it to each of its parts (`engine/reader.py`,
+`engine/recall/recaller.py`, `engine/lifecycle/keeper.py`); the checks every method makes
+before anything reaches a store (open, namespace, id) live here once.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from engine.embed import Embedder
+from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable
+from engine.ingest.writer import Writer
+from engine.inputs import check_namespace, is_unicode_text
+from engine.lifecycle.audit import AuditLog, acting_as
+from engine.llm import extractor_for
+from engine.models import Episode
+from engine.settings import Settings
+from engine.stores import GraphStore, VectorStore, open_archive
+
+__all__ = ["MAX_ID_CHARS", "Core"]
+
+# Episode ids are UUIDs (36 characters); anything much longer is not one of ours.
+MAX_ID_CHARS = 128
+
+log = logging.getLogger(__name__)
+
+
+class Core:
+    """The stores of one `Memory` and the state its methods share."""
+
+    def __init__(
+        self, *, graph: GraphStore, vectors: VectorStore, embedder: Embedder, settings: Settings
+    ) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.settings = settings
+        # One thread runs the embedder beside other work: a query's embedding while recall
+        # reads the stores (if it leaves a core free: `QueryModels`), a batch's beside NER.
+        self.model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-embed")
+        self.closed = False
+        # Who is acting, for the audit log: the CLI and the MCP server set their own name.
+        self.actor = "api"
+        self.audit = AuditLog(settings.data_dir / "audit.jsonl")
+        self.archive = open_archive(settings)
+        if vectors.count(None, exact=False) == 0 and graph.namespaces():
+            # A new vector collection (another embedding model or multilingual setting) over
+            # an existing graph: recall works on its other channels until the mirror is rebuilt.
+            log.warning("the vector mirror is empty but the graph holds episodes: run "
+                        "`hindsight doctor --repair` to embed them")  # fmt: skip
+        self.extractor = extractor_for(settings)
+        self.writer = Writer(
+            graph=graph,
+            vectors=vectors,
+            embedder=embedder,
+            settings=settings,
+            extractor=self.extractor,
+            model_pool=self.model_pool,
+        )
+        self.writer.on_stored = lambda namespace, ids: self.log("store", namespace, ids)
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise StoreUnavailable("this Memory is closed")
+
+    def scope(self, namespace: str, *ids: object) -> None:
+        """Check the memory is open, the namespace valid and each episode id a plausible id
+        (before anything reaches a store)."""
+        self.check_open()
+        try:
+            check_namespace(namespace)
+        except ValueError as exc:
+            raise InvalidInput("namespace", str(exc)) from None
+        for episode_id in ids:
+            if not is_unicode_text(episode_id) or not 0 < len(episode_id) <= MAX_ID_CHARS:  # type: ignore[arg-type]
+                raise InvalidInput("id", f"must be an episode id (text of 1..{MAX_ID_CHARS} characters)")
+
+    def readable(self, namespace: str, include_shared: bool = True) -> list[str]:
+        """The namespaces a caller of `namespace` reads: it, then the shared one."""
+        if not include_shared:
+            return [namespace]
+        return list(dict.fromkeys([namespace, self.settings.shared_namespace]))
+
+    def owner(self, id: str, namespace: str) -> tuple[str, Episode]:
+        """The readable namespace that holds episode `id`, and the episode."""
+        self.scope(namespace, id)
+        for readable in self.readable(namespace):
+            found = self.graph.get_episodes(readable, [id])
+            if found:
+                return readable, found[0]
+        raise NotFound("episode", id)
+
+    def log(self, action: str, namespace: str | None, ids: list[str], reason: str | None = None) -> None:
+        actor = acting_as.get() or self.actor
+        self.audit.append(action, actor=actor, namespace=namespace, ids=ids, reason=reason)
+
+    def close(self) -> None:
+        """Keep what working memory holds worth keeping, then flush and close the stores.
+        Safe to call twice."""
+        if self.closed:
+            return
+        try:
+            # Working memory lives in process: keep what is worth keeping before it goes.
+            self.writer.promote(self.writer.working.drain())
+        except HindsightError:
+            pass  # closing must not fail; the stores are closed below either way
+        with self.writer.lock:
+            self.closed = True
+            try:
+                self.model_pool.shutdown(wait=True)
+                if self.extractor is not None:
+                    self.extractor.close()
+                self.vectors.close()
+            finally:
+                self.graph.close()

@@ -1,0 +1,147 @@
+"""The façade's reading half: one episode, why it exists, an entity, analyst Cypher, a list,
+counts and health. Recall is `engine/recall/recaller.py`'s."""
+
+from __future__ import annotations
+
+import builtins
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from engine.analyst.query import analyst_query
+from engine.core import Core
+from engine.errors import InvalidInput, NotFound
+from engine.inputs import MAX_OFFSET, is_unicode_text
+from engine.lookup import entity_profile, explain_episode, store_health
+from engine.models import Episode, Stats
+from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
+from engine.working import working_episode
+
+__all__ = ["Reader"]
+
+
+class Reader:
+    """Reads of one `Memory` other than recall, over its `Core`."""
+
+    def __init__(self, core: Core) -> None:
+        self._core = core
+
+    def get(self, id: str, *, namespace: str = "default") -> Episode:
+        """The episode with this id, in any state (deleted ones show `deleted_at`).
+
+        An id of the shared namespace is found from every namespace.
+
+        Raises:
+            NotFound: no episode has that id in the namespace or the shared one.
+        """
+        return self._core.owner(id, namespace)[1]
+
+    def explain(self, id: str, *, namespace: str = "default") -> EpisodeExplanation:
+        """Why a memory exists: its entities, decisions, session neighbours, the episodes that
+        share its entities, and one sentence on where it came from.
+
+        Raises:
+            NotFound: no episode has that id in the namespace or the shared one.
+        """
+        owner, _ = self._core.owner(id, namespace)
+        return explain_episode(self._core.graph, owner, id, now=time.time(), settings=self._core.settings)
+
+    def entity(
+        self, name: str, *, namespace: str = "default", include_shared: bool = True
+    ) -> EntityProfile:
+        """Entity-aware recall: the entity with this name or alias, its aliases, active facts,
+        the decisions about it and its latest episodes.
+
+        Raises:
+            InvalidInput: the name is empty.
+            NotFound: no entity has that name or alias in the namespace (or the shared one).
+        """
+        self._core.scope(namespace)
+        if not is_unicode_text(name) or not name.strip():
+            raise InvalidInput("name", "must be a non-empty entity name of valid Unicode text")
+        for owner in self._core.readable(namespace, include_shared):
+            try:
+                return entity_profile(
+                    self._core.graph, owner, name, now=time.time(), settings=self._core.settings
+                )
+            except NotFound:
+                continue
+        raise NotFound("entity", name)
+
+    def cypher(
+        self,
+        query: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        namespace: str = "default",
+    ) -> CypherResult:
+        """Run a read-only Cypher query for analysis; `$namespace` is bound to `namespace`.
+
+        A schema procedure called alone (`CALL db.labels()`, `db.relationshipTypes`,
+        `db.propertyKeys`, `db.schema.visualization`, Ladybug's `show_tables`, `table_info`,
+        `show_connection`) is answered from hindsight's schema, the same in every namespace
+        and on every backend. Any other query must filter on `$namespace`: every
+        pattern of every clause and subquery must be tied to it (`engine.analyst.scope`, on
+        Neo4j's Cypher grammar), so that no count, EXISTS or property of another namespace
+        leaks; and every node it returns must belong to that namespace or the shared one.
+
+        Raises:
+            ReadOnlyViolation: the query writes, or is more than one statement.
+            InvalidInput: `params` is not a JSON object of named values, names `namespace`,
+                the query does not use `$namespace`, or it returned another namespace's nodes.
+            StoreUnavailable: the graph rejected the query (syntax, timeout).
+
+        Example:
+            >>> memory.cypher("MATCH (e:Entity) WHERE e.namespace = $namespace "  # doctest: +SKIP
+            ...               "RETURN e.name ORDER BY e.mention_count DESC LIMIT 5")
+        """
+        self._core.scope(namespace)
+        return analyst_query(self._core.graph, query, params, namespace=namespace, settings=self._core.settings)
+
+    def stats(self, *, namespace: str | None = None) -> Stats:
+        """Counts of live episodes, entities, active decisions and facts."""
+        self._core.check_open()
+        if namespace is not None:
+            self._core.scope(namespace)
+        return self._core.graph.stats(namespace, time.time())
+
+    def list(
+        self,
+        *,
+        namespace: str = "default",
+        session_id: str | None = None,
+        layer: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        include_deleted: bool = False,
+    ) -> list[Episode]:
+        """Episodes newest first, optionally of one session or one layer (working, episodic).
+
+        Raises:
+            InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
+        """
+        self._core.scope(namespace)
+        if not 1 <= limit <= 1000:
+            raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")
+        if layer not in (None, "working", "episodic", "semantic"):
+            raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
+        if layer == "semantic":
+            return []  # semantic memory is facts, not episodes: see `entity()`
+        if layer == "working":
+            items = self._core.writer.working.items(namespace, session_id)[::-1]  # newest first
+            return [working_episode(item) for item in items][offset : offset + limit]
+        return self._core.graph.list_episodes(
+            namespace,
+            session_id=session_id,
+            layer=layer,
+            limit=limit,
+            offset=offset,
+            include_deleted=include_deleted,
+        )
+
+    def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
+        """Whether both stores answer, with their counts over `namespaces` (None: every
+        namespace); never raises."""
+        return store_health(self._core.graph, self._core.vectors, self._core.settings.backend, namespaces)
