@@ -68,9 +68,10 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("Atlas uses Postgres in every region.", [("named", "uses", "postgres", False)]),
         ("I'm going to visit my grandma in Ohio.",  # the plan swallows the preposition
          [("speaker", "plans_to", "grandma", False)]),
-        ("Harry Potter is my favorite book.", [("speaker", "likes", "harry potter", False)]),
+        # A favourite of a kind is one value per kind (engine/reflect/reconcile.py FUNCTIONAL).
+        ("Harry Potter is my favorite book.", [("speaker", "favorite_book", "harry potter", False)]),
         ("Hey Nate, my favorite treat is this chocolate raspberry tart.",
-         [("speaker", "likes", "chocolate raspberry tart", False)]),  # Nate is greeted
+         [("speaker", "favorite_treat", "chocolate raspberry tart", False)]),  # Nate is greeted
         ("My wife and I hosted a small get-together with friends.",
          [("speaker", "has", "wife", False), ("speaker", "host", "get together", False)]),
         ("I'm trying out some strategy games.", [("speaker", "try_out", "strategy game", False)]),
@@ -186,7 +187,7 @@ def test_predicates_are_lemmas_or_the_vocabulary_never_stems() -> None:
             parts = statement.predicate.split("_")
             assert statement.predicate in VOCABULARY or all(p.isalpha() and len(p) > 1 for p in parts)
     assert {s.predicate for found in statements_of(texts, [None] * len(texts)) for s in found} >= {
-        "attended", "volunteer_at", "adopt", "sign_up_for", "study", "move_to",
+        "attended", "volunteer_at", "adopt", "sign_up_for", "study", "lives_in",  # "moved to" is where one lives now
     }  # fmt: skip
 
 

@@ -8,6 +8,15 @@ it (sources united, support and confidence recomputed): never a duplicate. A can
 the opposite polarity contradicts it: when the new evidence is newer and at least as strong,
 the old edge is closed (`valid_to`, `invalidated_by`) and the new one written at full
 agreement; otherwise the new one is written with the agreement penalty. Nothing is deleted.
+
+A person's facts change, and the newer statement closes the older fact (its `valid_to` is
+the newer statement's time, never the run's):
+- a functional predicate (`FUNCTIONAL`: where one works, lives, a favourite of a kind) holds
+  one value: a newer value closes the older one, however often the older was said;
+- a reversal closes the positive fact it reverses on the same object, matched by the
+  object's words ("don't like jazz anymore" closes "likes jazz music"): the negated
+  predicate, its opposite ("dislikes" against "likes") or an ending ("left Stripe" against
+  "works_at Stripe"), when the reversal is newer and at least as strong.
 Relations seen in fewer than `min_support` episodes are not facts yet, unless explicit (a
 statement, a decision, a fix): those are kept from one episode, at the lower confidence one
 episode gives. A hedged statement's strength is halved (`weight`).
@@ -22,10 +31,16 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.reflect.derive import CandidateFact
+from engine.text import canonical_name
 
-__all__ = ["ActiveFact", "FactPlan", "FactWrite", "reconcile", "strength"]
+__all__ = ["FUNCTIONAL", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "reconcile", "strength"]
 
 SECONDS_PER_DAY = 86_400.0
+# Predicates with one current value per subject; `favorite_<kind>` is one per kind.
+FUNCTIONAL = frozenset({"works_at", "lives_in"})
+_FUNCTIONAL_PREFIX = "favorite_"
+# Positive predicates that end another's fact on the same object.
+_ENDS = {"dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in")}
 
 
 class ActiveFact(BaseModel):
@@ -38,6 +53,7 @@ class ActiveFact(BaseModel):
     support: int
     valid_from: float
     source_episode_ids: list[str]
+    object_words: frozenset[str] = frozenset()  # the object's canonical words
 
 
 class FactWrite(BaseModel):
@@ -57,9 +73,55 @@ class FactWrite(BaseModel):
     reinforces: bool = False
 
 
+class FactClose(BaseModel):
+    old: str
+    new: str
+    at: float  # when the newer statement was made: the old fact's `valid_to`
+
+
 class FactPlan(BaseModel):
     writes: list[FactWrite] = Field(default_factory=list)
-    closes: list[tuple[str, str]] = Field(default_factory=list)  # (old fact id, new fact id)
+    closes: list[FactClose] = Field(default_factory=list)
+
+
+def is_functional(predicate: str) -> bool:
+    """>>> is_functional("works_at"), is_functional("favorite_food"), is_functional("likes")
+    (True, True, False)"""
+    return predicate in FUNCTIONAL or predicate.startswith(_FUNCTIONAL_PREFIX)
+
+
+def same_thing(first: frozenset[str], second: frozenset[str]) -> bool:
+    """Whether two objects name one thing: the words of one are all among the other's.
+
+    >>> same_thing(frozenset({"jazz"}), frozenset({"jazz", "music"}))
+    True
+    >>> same_thing(frozenset({"jazz"}), frozenset({"rock", "music"})), same_thing(frozenset(), frozenset({"jazz"}))
+    (False, False)
+    """
+    return bool(first and second) and (first <= second or second <= first)
+
+
+def _reversed_by(old: ActiveFact, new: CandidateFact, words: frozenset[str]) -> bool:
+    """Whether the new evidence reverses an active fact of the same subject and object: the
+    same predicate of the other polarity, or a positive one that ends it."""
+    if old.subject_id != new.subject.id:
+        return False
+    if old.object_id != new.object.id and not same_thing(old.object_words, words):
+        return False
+    if old.predicate == new.predicate:
+        return old.negated != new.negated
+    return not old.negated and not new.negated and old.predicate in _ENDS.get(new.predicate, ())
+
+
+def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
+    """Whether a new value of a functional predicate replaces an active one."""
+    return (not new.negated and not old.negated and is_functional(new.predicate)
+            and old.subject_id == new.subject.id and old.predicate == new.predicate
+            and old.object_id != new.object.id)  # fmt: skip
+
+
+def object_words(name: str) -> frozenset[str]:
+    return frozenset(canonical_name(name).split())
 
 
 def strength(support: int, age_days: float, *, scale: float, half_life: float, floor: float) -> float:
@@ -116,12 +178,16 @@ def reconcile(
         new_strength = strength_of(len(episodes), latest.at) * max(f.weight for f in facts)
         confidence = new_strength
         opposite = by_key.get((subject, predicate, obj, not negated))
-        if opposite is not None:
-            if latest.at >= opposite.valid_from and new_strength >= opposite.confidence:
-                plan.closes.append((opposite.id, new_id))
-                del by_key[(subject, predicate, obj, not negated)]
-            else:
-                confidence = new_strength * len(episodes) / (len(episodes) + opposite.support)
+        if opposite is not None and (latest.at < opposite.valid_from or new_strength < opposite.confidence):
+            confidence = new_strength * len(episodes) / (len(episodes) + opposite.support)
+        words = object_words(latest.object.canonical or latest.object.name)
+        for key, old in list(by_key.items()):
+            newer = latest.at >= old.valid_from
+            replaced = newer and _replaced_by(old, latest)
+            reversed_ = newer and new_strength >= old.confidence and _reversed_by(old, latest, words)
+            if replaced or reversed_:
+                plan.closes.append(FactClose(old=old.id, new=new_id, at=latest.at))
+                del by_key[key]
         write = FactWrite(
             id=new_id, subject_id=subject, object_id=obj, predicate=predicate, negated=negated,
             statement=latest.statement, confidence=round(confidence, 6), support=len(episodes),
@@ -132,6 +198,6 @@ def reconcile(
         by_key[(subject, predicate, obj, negated)] = ActiveFact(
             id=new_id, subject_id=subject, predicate=predicate, negated=negated, object_id=obj,
             confidence=write.confidence, support=write.support, valid_from=write.valid_from,
-            source_episode_ids=episodes,
+            source_episode_ids=episodes, object_words=words,
         )  # fmt: skip
     return plan

@@ -7,9 +7,13 @@ there. All writes of a run are one graph transaction.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 
+from engine.embed import Embedder
+from engine.errors import StoreUnavailable, WriteFailed
+from engine.fact_points import write_fact_points
 from engine.ingest.pipeline import entity_id
 from engine.inputs import StoreRequest
 from engine.llm import Extractor, LLMStatement, LLMStatements
@@ -23,7 +27,7 @@ from engine.reflect.derive import (
     derive_facts,
     merge_paraphrases,
 )
-from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, reconcile
+from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, object_words, reconcile
 from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
@@ -34,6 +38,8 @@ from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
 
 __all__ = ["failed_task_namespaces", "reflect_namespace", "statements_of"]
+
+log = logging.getLogger(__name__)
 
 _FIRST_PERSON = frozenset({"i", "me", "we", "us", "我", "我们"})
 _SECOND_PERSON = frozenset({"you", "你", "您"})
@@ -56,11 +62,13 @@ def reflect_namespace(
     namespace: str,
     *,
     now: float,
+    facts: VectorStore,
+    embedder: Embedder,
     from_start: bool = False,
     extractor: Extractor | None = None,
 ) -> ReflectionSummary:
     """Reflect over the namespace's episodes since the last run (or from the first episode);
-    write its facts."""
+    write its facts, then their points in `facts` (`engine/fact_points.py`)."""
     started = time.monotonic()
     cursor = (0.0, "") if from_start else graph.reflection_cursor(namespace)
     episodes = graph.episodes_after(namespace, cursor, now, settings.reflection_batch_size)
@@ -91,7 +99,8 @@ def reflect_namespace(
     active = [
         ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
                    object_id=f.object_id, confidence=f.confidence, support=f.support,
-                   valid_from=f.valid_from, source_episode_ids=f.source_episode_ids)
+                   valid_from=f.valid_from, source_episode_ids=f.source_episode_ids,
+                   object_words=object_words(f.object))
         for f in graph.facts_about(namespace, involved, include_closed=False)
     ]  # fmt: skip
     plan = reconcile(
@@ -116,6 +125,13 @@ def reflect_namespace(
         until_id=episodes[-1].id,
     )
     graph.write(_batch(plan, summary, made, _concept_links(plan, candidates, views, now), now))
+    try:
+        written = graph.facts_by_id(namespace, [w.id for w in plan.writes], include_closed=False)
+        write_fact_points(facts, embedder, written, namespace, settings)
+        facts.delete([close.old for close in plan.closes])
+    except (StoreUnavailable, WriteFailed) as exc:
+        # The graph holds the facts: recall still finds them by the entities named.
+        log.warning("fact points not written (%s): `hindsight doctor --repair` rebuilds them", exc)
     return summary
 
 
@@ -276,6 +292,6 @@ def _batch(
         mentions=mentions,
         facts=[as_fact(w) for w in plan.writes if not w.reinforces],
         fact_updates=[as_fact(w) for w in plan.writes if w.reinforces],
-        fact_closes=[(old, new, now) for old, new in plan.closes],
+        fact_closes=[(close.old, close.new, close.at) for close in plan.closes],
         reflections=[summary],
     )

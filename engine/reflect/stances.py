@@ -43,20 +43,29 @@ def _my_favourite(noun: Any) -> bool:
     return "my" in children and (noun.lemma_ in _FAVOURITE or bool(children & {"favorite", "favourite", "top"}))
 
 
+def _favourite_of(noun: Any) -> str:
+    """The predicate of a favourite: of a kind, one value per kind ("my favorite sport":
+    favorite_sport, `engine/reflect/reconcile.py`); of no kind ("my favorite"), a liking."""
+    kind = noun.lemma_.lower()
+    return "likes" if kind in _FAVOURITE or kind == "one" or not kind.isalpha() else f"favorite_{kind}"
+
+
 def _favourites(sentence: Any) -> list[Statement]:
     """"Painting landscapes is my favorite", "Harry Potter is my favorite book", "my favorite
-    treat is this raspberry tart": the speaker likes what is their favourite."""
+    treat is this raspberry tart": the speaker's favourite (of a kind, `_favourite_of`)."""
     found = []
     for verb in sentence:
         if verb.lemma_ != "be":
             continue
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
         named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
-        if subjects and any(map(_my_favourite, named)) and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
-            found.append(_of_speaker("likes", subjects[0], sentence))
+        mine = [n for n in named if _my_favourite(n)]
+        if subjects and mine and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
+            found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence))
         favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
                      if _my_favourite(s)]  # fmt: skip
-        found += [_of_speaker("likes", thing, sentence) for thing in named if favourite and is_thing(thing)]
+        found += [_of_speaker(_favourite_of(favourite[0]), thing, sentence)
+                  for thing in named if favourite and is_thing(thing)]  # fmt: skip
     return found
 
 

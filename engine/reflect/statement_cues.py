@@ -79,3 +79,5 @@ IRREGULAR_PAST = frozenset({
     "sang", "sent", "sold", "spent", "swam", "taught", "thought", "threw", "wore", "wrote",
 })  # fmt: skip
 FUTURE_AUX = frozenset({"will", "would", "'ll", "'d", "wo", "gon"})
+# A negated verb that states the opposite liking: "can't stand X", "can't bear X".
+NEGATED_MEANS = {"stand": "dislikes", "bear": "dislikes"}

@@ -38,6 +38,7 @@ from engine.reflect.statement_cues import (
     IRREGULAR_PAST,
     LIGHT_VERBS,
     MODALS,
+    NEGATED_MEANS,
     NOT_OBJECT_LINKS,
     OTHER,
     PEOPLE,
@@ -366,10 +367,11 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
             continue
         if predicate == "is" and obj.pos_ not in NOUNS:
             continue  # "we're all striving": what they do is not what they are
+        negated = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
+        if negated and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
+            predicate, negated = NEGATED_MEANS[predicate], False
         found.append(Statement(
             subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,
-            negated=(_negated(verb) and not _cannot_wait(verb))
-            or (content.i != verb.i and _negated(content)),
-            hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
+            negated=negated, hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
         ))  # fmt: skip
     return found

@@ -24,7 +24,9 @@ _VERBS: tuple[tuple[str, str], ...] = (
     ("讨厌|厌恶|受不了", "dislikes"),
     ("打算|计划|准备|想要|想去|要去|将要", "plans_to"),
     ("参加了|参加过|参加|参与了|出席了|去了|去过", "attended"),
-    ("住在|生活在|定居在", "lives_in"),
+    ("住在|生活在|定居在|搬到|搬去|搬回", "lives_in"),
+    ("跳槽到|入职", "works_at"),
+    ("离开了|离开|离职了", "left"),
     ("使用|采用|用", "uses"),
     ("决定|选择了|选了", "decided"),
     ("养了|有", "has"),
@@ -34,7 +36,9 @@ _PREDICATE_OF = {verb: predicate for verbs, predicate in _VERBS for verb in verb
 _VERB = re.compile("|".join(sorted(_PREDICATE_OF, key=len, reverse=True)))
 _ACTIVITY = frozenset({"likes", "dislikes", "prefers", "plans_to"})
 _WORK_AT = re.compile(r"在(?P<object>[^，。！？,.!?]{1,20}?)(?:工作|上班|任职|实习)")
-_SUBJECT = re.compile(r"^(?:[^，。！？,.!?]{0,6}?)(?P<who>我|你)(?!们)")
+# "我" but not "我们" or "我妹妹" (another person, whose statements are not the speaker's)
+_SUBJECT = re.compile(r"^(?:[^，。！？,.!?]{0,6}?)(?P<who>我|你)(?![们的妹姐哥弟爸妈父母妻儿女朋同家])")
+_FAVOURITE = re.compile(r"最喜欢的(?P<kind>[^，。！？,.!?是]{1,6})是(?P<object>.+)")
 _NEGATION = re.compile(r"(?:不|没有|没|从不|从没|不再)$")
 _ADVERBS = re.compile(r"^(?:很|非常|特别|真的|一直|都|也|还|更|最|比较|已经|刚刚|曾经|经常|总是)+")
 _QUESTION = re.compile(r"[?？]|吗$|呢$|什么|哪|谁|怎么|为什么|多少")
@@ -80,6 +84,11 @@ def _statement(clause: str, whole: str) -> Statement | None:
     after = clause[subject.end():]
     hedged = _HEDGE.search(whole) is not None
     kind = "speaker" if who == "我" else "other"
+    if favourite := _FAVOURITE.search(after):  # one value per kind (engine/reflect/reconcile.py)
+        found = _object(favourite["object"], activity=True)
+        return Statement(subject_kind=kind, subject=who, predicate=f"favorite_{favourite['kind']}",
+                         object=found, object_key=found.lower(), hedged=hedged,
+                         sentence=whole) if found else None  # fmt: skip
     if work := _WORK_AT.search(after):
         found = _object(work["object"], activity=False)
         negated = _NEGATION.search(after[: work.start()]) is not None

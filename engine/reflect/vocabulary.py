@@ -14,7 +14,7 @@ __all__ = ["VOCABULARY", "Statement", "readable_predicate"]
 
 VOCABULARY = (
     "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "plans_to", "wants",
-    "attended", "uses", "decided", "is",
+    "attended", "uses", "decided", "is", "left",
 )  # fmt: skip
 
 
@@ -41,6 +41,10 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     **{(verb, None): "decided" for verb in ("choose", "pick")},
     **{("work", prep): "works_at" for prep in ("at", "for", "in")},
     **{("live", prep): "lives_in" for prep in ("in", "at")},
+    # A change of job or home: the newer value closes the older (engine/reflect/reconcile.py).
+    ("start", "at"): "works_at",  # "started a new job at Microsoft"
+    **{(verb, "to"): "lives_in" for verb in ("move", "relocate")},  # intransitive only: "moved to Seattle"
+    **{(verb, None): "left" for verb in ("leave", "quit")},  # "left Stripe" ends works_at Stripe
     ("prefer", "*"): "prefers",
     ("be", "into"): "likes",
     ("be", "fan_of"): "likes",

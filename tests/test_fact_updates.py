@@ -1,0 +1,111 @@
+"""Knowledge updates in the fact layer, on real stores: a newer value of a functional predicate
+closes the older one, a reversal closes the positive fact on the same object (matched by its
+words), every closed fact ends when the newer statement was made, and what changes nothing
+closes nothing. English and Chinese."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from engine import Memory
+
+FACTS = (
+    "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace RETURN a.name, "
+    "f.predicate, f.negated, b.name, f.valid_to, f.invalidated_by, f.id ORDER BY f.valid_from, b.name"
+)
+
+
+def _at(day: str) -> float:
+    return datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC).timestamp()
+
+
+def _told(memory: Memory, speaker: str, *turns: tuple[str, str]) -> list[list[Any]]:
+    """Store each (day, text) as the speaker's turn, reflect to the end, and return the facts."""
+    for day, text in turns:
+        memory.store(text, role=speaker, session_id=day, occurred_at=_at(day), importance=0.8)
+    while memory.reflect().status != "nothing_new":
+        pass
+    return memory.cypher(FACTS).rows
+
+
+def _active(rows: list[list[Any]]) -> set[tuple[str, bool, str]]:
+    return {(p, negated, obj) for _, p, negated, obj, valid_to, _, _ in rows if valid_to is None}
+
+
+def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
+    return {(p, obj): valid_to for _, p, _, obj, valid_to, _, _ in rows if valid_to is not None}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "predicate", "stale", "current"),
+    [
+        ("I work at Google as a data engineer.", "I started a new job at Microsoft last week.",
+         "works_at", "Google", "Microsoft"),
+        ("I live in Boston.", "I moved to Seattle last month.", "lives_in", "Boston", "Seattle"),
+        ("My favorite sport is tennis.", "Badminton is my favorite sport now.", "favorite_sport",
+         "tennis", "Badminton"),
+        ("我在阿里巴巴工作。", "我上个月跳槽到字节跳动了。", "works_at", "阿里巴巴", "字节跳动"),
+        ("我住在北京。", "我搬到上海了。", "lives_in", "北京", "上海"),
+        ("我最喜欢的运动是网球。", "现在我最喜欢的运动是羽毛球。", "favorite_运动", "网球", "羽毛球"),
+    ],
+)  # fmt: skip
+def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
+    memory: Memory, old: str, new: str, predicate: str, stale: str, current: str
+) -> None:
+    rows = _told(memory, "Sam", ("2025-03-01", old), ("2025-06-20", new))
+    assert (predicate, False, current) in _active(rows)
+    assert (predicate, False, stale) not in _active(rows)
+    # Closed when the newer statement was made, not when reflection ran.
+    assert _closed(rows)[(predicate, stale)] == _at("2025-06-20")
+    newer = next(r[6] for r in rows if r[1] == predicate and r[3] == current)
+    assert next(r[5] for r in rows if r[1] == predicate and r[3] == stale) == newer
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "stale"),
+    [
+        ("I love jazz music.", "I don't like jazz anymore.", ("likes", "jazz music")),
+        ("I really enjoy horror movies.", "I can't stand horror movies anymore.", ("likes", "horror movies")),
+        ("I'm working at Stripe as a designer.", "I left Stripe last month.", ("works_at", "Stripe")),
+        ("我喜欢爵士乐。", "我不喜欢爵士乐了。", ("likes", "爵士乐")),
+        ("我很喜欢恐怖片。", "我受不了恐怖片了。", ("likes", "恐怖片")),
+    ],
+)  # fmt: skip
+def test_a_reversal_closes_the_fact_it_reverses(
+    memory: Memory, old: str, new: str, stale: tuple[str, str]
+) -> None:
+    rows = _told(memory, "Sam", ("2025-01-20", old), ("2025-06-01", new))
+    assert _closed(rows) == {stale: _at("2025-06-01")}
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I like jazz.", "I also like rock music."),  # likes holds many values
+        ("I work at Google.", "My sister Ana works at Microsoft."),  # another person's job
+        ("I live in Boston.", "I visited Seattle last month."),  # a visit is no move
+        ("我喜欢爵士乐。", "我也喜欢摇滚乐。"),
+        ("我在阿里巴巴工作。", "我妹妹在腾讯工作。"),
+    ],
+)  # fmt: skip
+def test_what_changes_nothing_closes_nothing(memory: Memory, first: str, second: str) -> None:
+    rows = _told(memory, "Sam", ("2025-03-03", first), ("2025-06-06", second))
+    assert _closed(rows) == {}
+
+
+def test_an_older_statement_learned_later_does_not_replace_the_newer(memory: Memory) -> None:
+    _told(memory, "Sam", ("2025-06-20", "I work at Microsoft now."))
+    rows = _told(memory, "Sam", ("2025-03-01", "I work at Google."))
+    assert ("works_at", False, "Microsoft") in _active(rows)
+    assert ("works_at", False, "Microsoft") not in {(p, False, o) for p, o in _closed(rows)}
+
+
+def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
+    _told(memory, "Sam", ("2025-03-01", "I work at Google as a data engineer."),
+          ("2025-06-20", "I started a new job at Microsoft last week."))  # fmt: skip
+    facts = memory.recall("Where does Sam work?", layer="semantic", now=_at("2025-06-21"))
+    assert facts and facts[0].metadata["object"] == "Microsoft"
+    assert all(card.metadata["object"] != "Google" for card in facts)  # closed: never shown
