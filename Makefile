@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo bilingual multilingual semantic clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo bilingual multilingual semantic answers updates clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,12 @@ multilingual: $(STAMP)
 # Semantic memory on LoCoMo: reflection's facts against the annotators' observations (~3 minutes).
 semantic: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.semantic
+
+answers: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.answers
+
+updates: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.updates --verbose
 
 clean:
 	rm -rf $(VENV) hindsight-data tools/cypher-lint/node_modules tools/neo4j/target \

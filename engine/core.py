@@ -32,10 +32,12 @@ class Core:
     """The stores of one `Memory` and the state its methods share."""
 
     def __init__(
-        self, *, graph: GraphStore, vectors: VectorStore, embedder: Embedder, settings: Settings
-    ) -> None:
+        self, *, graph: GraphStore, vectors: VectorStore, facts: VectorStore, embedder: Embedder,
+        settings: Settings,
+    ) -> None:  # fmt: skip
         self.graph = graph
         self.vectors = vectors
+        self.facts = facts  # the active facts' points (engine/fact_points.py)
         self.embedder = embedder
         self.settings = settings
         # One thread runs the embedder beside other work: a query's embedding while recall
@@ -114,5 +116,6 @@ class Core:
                 if self.extractor is not None:
                     self.extractor.close()
                 self.vectors.close()
+                self.facts.close()
             finally:
                 self.graph.close()

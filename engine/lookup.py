@@ -9,13 +9,14 @@ import time
 from collections.abc import Sequence
 
 from engine.errors import InvalidInput, NotFound, StoreUnavailable
+from engine.fact_text import profile_text
 from engine.inputs import is_unicode_text
 from engine.models import Entity, Episode, from_epoch
 from engine.settings import Settings
 from engine.stores.base import ReadingGraph
 from engine.stores.vectors import VectorStore
 from engine.text import canonical_name
-from engine.views import EntityProfile, EpisodeExplanation, Health, Neighbour
+from engine.views import EntityProfile, EpisodeExplanation, Fact, Health, Neighbour
 
 __all__ = ["entity_profile", "explain_episode", "one_entity", "store_health", "why_sentence"]
 
@@ -71,8 +72,9 @@ def explain_episode(
 def entity_profile(
     graph: ReadingGraph, namespace: str, name: str, *, now: float, settings: Settings
 ) -> EntityProfile:
-    """The entity named `name` (its canonical name or an alias), its active facts, the
-    decisions about it and its latest episodes.
+    """The entity named `name` (its canonical name or an alias), its current facts grouped
+    (and the closed ones apart), a line of them for a prompt, the decisions about it and
+    its latest episodes.
 
     Raises:
         NotFound: no entity of the namespace has that name or alias.
@@ -85,12 +87,26 @@ def entity_profile(
     links = graph.episodes_mentioning(namespace, [entity.id], now, settings.profile_episodes)
     order = list(dict.fromkeys(link.episode_id for link in links))
     episodes = {e.id: e for e in graph.get_episodes(namespace, order)}
+    facts = graph.facts_about(namespace, [entity.id], include_closed=True)
+    current = grouped_facts([f for f in facts if f.valid_to is None])
     return EntityProfile(
         entity=entity,
-        facts=graph.facts_about(namespace, [entity.id], include_closed=False),
+        facts=current,
+        closed_facts=sorted((f for f in facts if f.valid_to is not None), key=lambda f: -(f.valid_to or 0.0)),
+        summary=profile_text(entity.name, [f for f in current if f.subject_id == entity.id]),
         decisions=graph.decisions_about(namespace, [entity.id], settings.profile_episodes),
         latest_episodes=[episodes[i] for i in order if i in episodes],
     )
+
+
+def grouped_facts(facts: list[Fact]) -> list[Fact]:
+    """Facts grouped by predicate, the group of most support first; in a group, by support,
+    then the latest first."""
+    groups: dict[str, list[Fact]] = {}
+    for fact in facts:
+        groups.setdefault(fact.predicate, []).append(fact)
+    order = sorted(groups.values(), key=lambda group: (-sum(f.support for f in group), group[0].predicate))
+    return [f for group in order for f in sorted(group, key=lambda f: (-f.support, -f.valid_from, f.object))]
 
 
 def one_entity(graph: ReadingGraph, namespace: str, name: str) -> Entity:

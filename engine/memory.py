@@ -67,10 +67,11 @@ class Memory:
         *,
         graph: GraphStore,
         vectors: VectorStore,
+        facts: VectorStore,
         embedder: Embedder,
         settings: Settings,
     ) -> None:
-        self._core = Core(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
+        self._core = Core(graph=graph, vectors=vectors, facts=facts, embedder=embedder, settings=settings)
         self._recaller = Recaller(self._core)
         self._reader = Reader(self._core)
         self._keeper = Keeper(self._core)
@@ -114,12 +115,13 @@ class Memory:
             settings.multilingual_embedder,
         )
         second = embedder.multilingual
-        graph, vectors = open_stores(
+        stores = open_stores(
             settings, model=embedder.name, dimension=embedder.dimension,
             multilingual=(second.name, second.dimension) if second else None,
             vectors_aside=vectors_aside,
         )  # fmt: skip
-        return cls(graph=graph, vectors=vectors, embedder=embedder, settings=settings)
+        return cls(graph=stores.graph, vectors=stores.vectors, facts=stores.facts, embedder=embedder,
+                   settings=settings)  # fmt: skip
 
     @staticmethod
     def connect(

@@ -72,12 +72,20 @@ class EpisodeExplanation(BaseModel):
 
 
 class EntityProfile(BaseModel):
-    """Entity-aware recall: the entity, its aliases, facts, decisions and latest episodes."""
+    """Entity-aware recall: the entity, its aliases, facts, decisions and latest episodes.
+
+    `facts` are the current ones, grouped by predicate (the best-supported group first),
+    each group by support then recency; `closed_facts` were replaced or reversed, newest
+    first, with their `valid_from` and `valid_to`; `summary` is the entity's own current
+    facts in one line for a prompt ("Caroline: researching adoption agencies (May 2023); ...").
+    """
 
     entity: Entity
     facts: list[Fact]
     decisions: list[Decision]
     latest_episodes: list[Episode]
+    closed_facts: list[Fact] = Field(default_factory=list)
+    summary: str = ""
 
 
 class CypherResult(BaseModel):

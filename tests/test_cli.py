@@ -147,8 +147,12 @@ def test_demo_prints_cards_with_traces() -> None:
     database = answers["Which database did we pick for Atlas?"]
     assert "PostgreSQL" in database[0]["content"]
     assert all(card["trace"]["channels"] for cards in answers.values() for card in cards)
+    # Reflection ran: the fact answers where Priya lives now, not the city she left.
+    [fact, *_] = answers["Where does Priya live?"]
+    assert fact["layer"] == "semantic" and "Lisbon" in fact["content"] and "Berlin" not in fact["content"]
     code, out, _ = run("demo")
     assert code == 0 and "recall:" in out and "found by" in out
+    assert "closed on 2026-11-10" in out and "Priya lives in Berlin" in out
 
 
 def test_every_facade_method_has_a_documented_command() -> None:

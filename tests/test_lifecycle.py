@@ -262,7 +262,8 @@ def test_a_repair_of_many_episodes_builds_the_index_as_store_many_does(settings:
         tuned = settings.model_copy(update={"data_dir": settings.data_dir / str(after), "index_after_episodes": after})
         vectors = _CountingOptimize(tuned.vectors_dir / "v", embedder.dimension)
         graph = LadybugGraphStore(tuned.graph_path)
-        with Memory(graph=graph, vectors=vectors, embedder=embedder, settings=tuned) as memory:
+        facts = QdrantEdgeVectorStore(tuned.vectors_dir / "f", embedder.dimension)
+        with Memory(graph=graph, vectors=vectors, facts=facts, embedder=embedder, settings=tuned) as memory:
             ids = [memory.store(f"Atlas milestone {i} shipped.", importance="high").id for i in range(3)]
             vectors.delete(ids)
             assert memory.doctor(repair=True).missing_vectors == sorted(ids)

@@ -31,8 +31,9 @@ from engine.cli.entity import register as register_entity
 from engine.cli.graph import register as register_graph
 from engine.cli.read import register as register_reads
 from engine.cli.render import cards_table, tally
-from engine.demo import DEMO_QUERIES, sample_episodes
+from engine.demo import DEMO_FACT_QUERY, DEMO_PERSON, DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput, WriteFailed
+from engine.fact_text import relation
 from engine.inputs import check_namespace
 
 app = typer.Typer(
@@ -213,15 +214,21 @@ def demo(
                 results = memory.store_many(
                     [{**i, "namespace": "demo"} for i in items], progress=advance
                 )
+            written = closed = 0
+            while (run := memory.reflect(namespace="demo")).status == "done":
+                written, closed = written + run.facts_written, closed + run.facts_closed
+            person = memory.entity(DEMO_PERSON, namespace="demo")
             answers = {
                 q: memory.recall(q, namespace="demo", top_k=3, now="2026-11-29T12:00:00Z")
                 for q in DEMO_QUERIES
             }
+            facts = memory.recall(DEMO_FACT_QUERY, namespace="demo", layer="semantic", top_k=2)
             counts = memory.stats(namespace="demo")
     if as_json:
         sys.stdout.write(
             json.dumps(
-                {q: [c.model_dump(mode="json") for c in cards] for q, cards in answers.items()},
+                {q: [c.model_dump(mode="json") for c in cards]
+                 for q, cards in [*answers.items(), (DEMO_FACT_QUERY, facts)]},  # fmt: skip
                 ensure_ascii=False,
                 indent=2,
             )
@@ -233,8 +240,12 @@ def demo(
         f"and {counts.decisions} active decisions "
         f"(data in {where}{' (temporary)' if data_dir is None else ''})."
     )
+    console.print(f"Reflection wrote {written} facts and closed {closed}. {person.summary}")
+    for fact in person.closed_facts:
+        console.print(f"  closed on {day(fact.valid_to or 0.0)}: {relation(fact)} (said {day(fact.valid_from)})")
     for query, cards in answers.items():
         console.print(cards_table(query, cards))
+    console.print(cards_table(f"{DEMO_FACT_QUERY} (semantic memory)", facts))
 
 
 @app.command()

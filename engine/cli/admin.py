@@ -158,11 +158,14 @@ def doctor(
     else:
         if report.set_aside is not None:
             console.print(f"the old vector store is kept at {report.set_aside}")
-        console.print(f"{report.episodes} episodes, {report.vector_points} vector points")
+        console.print(f"{report.episodes} episodes, {report.vector_points} vector points, "
+                      f"{report.facts} active facts")
         for label, ids in (("missing vectors", report.missing_vectors),
                            ("orphan vectors", report.orphan_vectors),
                            ("wrong payloads", report.wrong_payloads),
-                           ("stale keyword keys", report.stale_keys)):  # fmt: skip
+                           ("stale keyword keys", report.stale_keys),
+                           ("facts without a point", report.missing_fact_points),
+                           ("fact points without a fact", report.orphan_fact_points)):  # fmt: skip
             console.print(f"{label}: {len(ids)}")
         console.print("repaired" if report.repaired else "ok" if report.ok else "disagree: run with --repair")
     if not report.ok and not report.repaired:

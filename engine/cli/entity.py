@@ -17,6 +17,7 @@ from engine.cli.common import (
     print_json,
     short,
 )
+from engine.fact_text import relation
 
 __all__ = ["register"]
 
@@ -30,7 +31,8 @@ def entity_show(
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
-    """The entity, its aliases, facts, decisions and latest episodes."""
+    """The entity, its aliases, a line of its facts, each fact (current, then closed),
+    decisions and latest episodes."""
     with open_memory(data_dir) as memory:
         profile = memory.entity(name, namespace=namespace)
     if as_json:
@@ -40,8 +42,11 @@ def entity_show(
     console.print(f"[bold]{entity.name}[/bold] ({entity.type}, {entity.mention_count} mentions)")
     if entity.aliases:
         console.print("aliases: " + ", ".join(entity.aliases))
+    console.print(profile.summary)
     for fact in profile.facts:
-        console.print(f"fact: {fact.statement} (confidence {fact.confidence:.2f})")
+        console.print(f"fact: {relation(fact)} (support {fact.support}, confidence {fact.confidence:.2f})")
+    for fact in profile.closed_facts:
+        console.print(f"closed: {relation(fact)} ({day(fact.valid_from)} to {day(fact.valid_to or 0.0)})")
     for decision in profile.decisions:
         console.print(f"decision [{decision.status}]: {decision.text}")
     for episode in profile.latest_episodes:

@@ -6,7 +6,7 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["DEMO_QUERIES", "sample_episodes"]
+__all__ = ["DEMO_FACT_QUERY", "DEMO_PERSON", "DEMO_QUERIES", "sample_episodes"]
 
 # Questions the demo asks; each exercises a different channel or the graph.
 DEMO_QUERIES: tuple[str, ...] = (
@@ -15,6 +15,10 @@ DEMO_QUERIES: tuple[str, ...] = (
     "上次说的预算是多少？",
     "When is the launch and who runs it?",
 )
+# Asked of semantic memory after reflection: the fact answers, the city she left is closed.
+DEMO_FACT_QUERY = "Where does Priya live?"
+# Whose profile the demo prints after reflecting.
+DEMO_PERSON = "Priya"
 
 
 def sample_episodes() -> list[dict[str, Any]]:

@@ -5,6 +5,8 @@ The graph is the truth. Every episode should have exactly one point with the rig
 `--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads. Keyword keys
 written under an older recipe (`key_version`) are recomputed, and so are the keys of the
 session tails an orphan (a write cut short before its commit) may have left its words in.
+The facts' points mirror the active facts the same way (`engine/fact_points.py`): a namespace
+with a fact missing its point, or a point of no active fact, has its points rebuilt.
 `engine.rebuild.rebuild_vectors` sets a vector store that no longer opens aside and
 rebuilds it all.
 """
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
+from engine.fact_points import live_fact_points, rebuild_fact_points
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings
@@ -38,6 +41,9 @@ class DoctorReport(BaseModel):
     orphan_vectors: list[str] = Field(default_factory=list)  # points without an episode
     wrong_payloads: list[str] = Field(default_factory=list)  # namespace or deleted flag off
     stale_keys: list[str] = Field(default_factory=list)  # keyword keys of an older recipe
+    facts: int = 0  # active facts
+    missing_fact_points: list[str] = Field(default_factory=list)  # active facts without a point
+    orphan_fact_points: list[str] = Field(default_factory=list)  # points of no active fact
     repaired: bool = False
     set_aside: str | None = None  # where rebuild_vectors moved the old vector store
 
@@ -45,12 +51,14 @@ class DoctorReport(BaseModel):
     def ok(self) -> bool:
         return not (
             self.missing_vectors or self.orphan_vectors or self.wrong_payloads or self.stale_keys
-        )
+            or self.missing_fact_points or self.orphan_fact_points
+        )  # fmt: skip
 
 
 def check_and_repair(
     graph: MaintenanceGraph,
     vectors: VectorStore,
+    facts: VectorStore,
     embedder: Embedder,
     settings: Settings,
     *,
@@ -61,6 +69,8 @@ def check_and_repair(
     `progress(done, total)` after each batch of episodes re-embedded."""
     states = graph.episode_states()
     payloads = vectors.all_payloads()
+    active = {f.id: namespace for namespace in graph.namespaces() for f in graph.active_facts(namespace)}
+    fact_payloads = live_fact_points(facts)
     report = DoctorReport(
         episodes=len(states),
         vector_points=len(payloads),
@@ -76,9 +86,15 @@ def check_and_repair(
             i for i, (_, deleted) in states.items()
             if i in payloads and not deleted and payloads[i].key_version < KEY_VERSION
         ),  # fmt: skip
+        facts=len(active),
+        missing_fact_points=sorted(i for i in active if i not in fact_payloads),
+        orphan_fact_points=sorted(i for i in fact_payloads if i not in active),
     )
     if not repair or report.ok:
         return report
+    facts.mark_deleted(report.orphan_fact_points)
+    for namespace in sorted({active[i] for i in report.missing_fact_points}):
+        rebuild_fact_points(graph, facts, embedder, namespace, settings)
     vectors.delete(report.orphan_vectors)
     rekeyed: dict[str, list[str]] = {}
     for episode_id in report.stale_keys:

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from engine.core import Core
-from engine.errors import InvalidInput, NotFound, StoreUnavailable
+from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
+from engine.fact_points import rebuild_fact_points
 from engine.inputs import check_namespace, is_unicode_text
 from engine.keyword_keys import refresh_around
 from engine.lifecycle.audit import AuditEntry
@@ -57,6 +58,8 @@ class Keeper:
                 self._core.settings,
                 namespace,
                 now=time.time(),
+                facts=self._core.facts,
+                embedder=self._core.embedder,
                 from_start=force,
                 extractor=self._core.extractor,
             )
@@ -185,11 +188,13 @@ class Keeper:
         calling `progress(done, total)` as episodes are re-embedded."""
         self._core.check_open()
         with self._core.writer.lock:
-            report = check_and_repair(self._core.graph, self._core.vectors, self._core.embedder, self._core.settings,
-                                      repair=repair, progress=progress)  # fmt: skip
+            report = check_and_repair(self._core.graph, self._core.vectors, self._core.facts,
+                                      self._core.embedder, self._core.settings, repair=repair,
+                                      progress=progress)  # fmt: skip
         if report.repaired:
             self._core.log("repair", None, report.missing_vectors + report.orphan_vectors
-                      + report.wrong_payloads, "doctor --repair")  # fmt: skip
+                           + report.wrong_payloads + report.missing_fact_points
+                           + report.orphan_fact_points, "doctor --repair")  # fmt: skip
         return report
 
     def export(
@@ -221,8 +226,18 @@ class Keeper:
         with self._core.writer.lock:
             summary = import_memory(self._core.graph, self._core.vectors, self._core.embedder, self._core.archive,
                                     Path(path), settings=self._core.settings, namespaces=chosen)  # fmt: skip
+            # Fact points are derived: an export carries the facts, not their points.
+            for namespace in sorted(chosen or self._core.graph.namespaces()):
+                self._rebuild_fact_points(namespace)
         self._core.log("import", None, [], f"{summary.nodes} nodes from {path}")
         return summary
+
+    def _rebuild_fact_points(self, namespace: str) -> None:
+        try:
+            rebuild_fact_points(self._core.graph, self._core.facts, self._core.embedder, namespace,
+                                self._core.settings)  # fmt: skip
+        except (StoreUnavailable, WriteFailed):
+            pass  # the graph holds the facts; `doctor` finds the points missing and rebuilds them
 
     def merge_entities(self, keep: str, absorb: str, *, namespace: str = "default") -> Entity:
         """Merge entity `absorb` into `keep` (names or aliases): its mentions, decisions and
@@ -238,6 +253,7 @@ class Keeper:
             raise InvalidInput("absorb", f"{absorb!r} and {keep!r} are the same entity")
         with self._core.writer.lock:
             merged = self._core.graph.merge_entities(namespace, kept.id, absorbed.id)
+            self._rebuild_fact_points(namespace)  # their subject or object is renamed
         self._core.log("merge_entities", namespace, [kept.id, absorbed.id], f"{absorb} into {keep}")
         return merged
 

@@ -1,74 +1,100 @@
-"""Cards of semantic memory: the active facts about the entities a query names.
+"""Cards of semantic memory: the active facts that answer the question.
 
-    final = confidence x fact_card_weight
+Three sources, fused as the episodes' channels are (`engine.recall.fusion`): the fact points
+nearest the question's embedding and its keywords (`engine/fact_points.py`), and the facts
+about the entities the question names, most confident first. A fact card scores
 
-A fact card cites the episodes it was drawn from (`related_ids`) and its trace shows the
-FACT edge as the path. Its id is the fact's id, not an episode's.
+    final = fused x fact_card_weight x (fact_confidence_floor + (1 - floor) x confidence)
+
+cites the episodes its fact was drawn from (`related_ids`), shows the time the fact refers
+to (or when it was first stated), and its trace names the sources that found it and the
+FACT edge as the path (a fact card is the one whose `layer` is "semantic"). Its id is the fact's id, not an episode's. Closed facts (replaced,
+reversed) are never shown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from engine.models import ChannelHit, Entity, GraphPath, MemoryCard, PathNode, Trace, from_epoch
-from engine.settings import Settings
+from engine.fact_text import fact_text
+from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, from_epoch
+from engine.recall.channels import keyword_channel, vector_channel
+from engine.recall.fusion import Scored
+from engine.recall.stages import RecallContext, fuse_for
 from engine.views import Fact
 
-__all__ = ["fact_cards"]
+__all__ = ["FACT_SOURCES", "fact_cards"]
 
 SECONDS_PER_DAY = 86_400.0
+FACT_SOURCES = ("vector", "keyword", "entity")
 
 
-def fact_cards(
-    facts: Sequence[Fact], about: Sequence[Entity], *, namespace: str, now: float, settings: Settings
-) -> list[MemoryCard]:
-    """One card per active fact, most confident first."""
-    names = {e.id for e in about}
-    ordered = sorted(facts, key=lambda f: -f.confidence)
+def fact_cards(context: RecallContext) -> list[MemoryCard]:
+    """The fact cards of one recall, best first (at most `fact_candidates`)."""
+    c, namespace = context, context.request.namespace
+    limit = c.settings.fact_candidates
+    if limit == 0:
+        return []
+    named = c.graph.facts_about(namespace, [e.id for e in c.known], include_closed=False) if c.known else []
+    found = {
+        "vector": vector_channel(c.facts, namespace, c.models.search_vector, limit, c.models.space),
+        "keyword": keyword_channel(c.facts, namespace, c.models.analysis.tokens, limit),
+        "entity": [Scored(id=f.id, score=f.confidence) for f in named[:limit]],
+    }
+    weights = {source: c.weights[source] for source in FACT_SOURCES}
+    fused = sorted(fuse_for(found, weights, c.settings).items(), key=lambda item: (-item[1][0], item[0]))[:limit]
+    known = {f.id: f for f in named}
+    missing = [i for i, _ in fused if i not in known]
+    known.update((f.id, f) for f in c.graph.facts_by_id(namespace, missing, include_closed=False))
+    floor = c.settings.fact_confidence_floor
     cards = []
-    for rank, fact in enumerate(ordered, start=1):
-        if fact.valid_to is not None or not ({fact.subject_id, fact.object_id} & names):
-            continue
-        final = fact.confidence * settings.fact_card_weight
-        trace = Trace(
-            channels=[ChannelHit(channel="fact", rank=rank, score=round(fact.confidence, 6))],
-            path=GraphPath(
-                nodes=[
-                    PathNode(id=fact.subject_id, label="Entity", name=fact.subject),
-                    PathNode(id=fact.object_id, label="Entity", name=fact.object),
-                ],
-                relationships=["FACT"],
-            ),
-            fused=round(fact.confidence, 6),
-            decay=1.0,
-            age_days=round(max(0.0, now - fact.valid_from) / SECONDS_PER_DAY, 3),
-            importance=fact.confidence,
-            final=round(final, 6),
-        )
-        cards.append(
-            MemoryCard(
-                id=fact.id,
-                namespace=namespace,
-                content=fact.statement,
-                score=trace.final,
-                occurred_at=from_epoch(fact.valid_from),
-                created_at=from_epoch(fact.valid_from),
-                session_id=None,
-                role=None,
-                kind="observation",
-                layer="semantic",
-                importance=fact.confidence,
-                entities=[fact.subject, fact.object],
-                related_ids=list(fact.source_episode_ids),
-                metadata={
-                    "predicate": fact.predicate,
-                    "negated": fact.negated,
-                    "subject": fact.subject,
-                    "object": fact.object,
-                    "support": fact.support,
-                    "refers_to": from_epoch(fact.refers_to).isoformat() if fact.refers_to else None,
-                },
-                trace=trace,
-            )
-        )
+    for fact_id, (score, hits) in fused:
+        fact = known.get(fact_id)
+        if fact is None:
+            continue  # a point whose fact was closed or removed since: the graph decides
+        final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence)
+        if c.request.min_score is None or final >= c.request.min_score:
+            # The sources that found it, under their channels' names, ranked among the facts.
+            cards.append(_card(fact, namespace, score, final, [h.channel_hit() for h in hits], c.now))
     return cards
+
+
+def _card(fact: Fact, namespace: str, fused: float, final: float, channels: list[ChannelHit], now: float) -> MemoryCard:
+    at = fact.refers_to if fact.refers_to is not None else fact.valid_from
+    trace = Trace(
+        channels=channels,
+        path=GraphPath(
+            nodes=[
+                PathNode(id=fact.subject_id, label="Entity", name=fact.subject),
+                PathNode(id=fact.object_id, label="Entity", name=fact.object),
+            ],
+            relationships=["FACT"],
+        ),
+        fused=round(fused, 6),
+        decay=1.0,
+        age_days=round(max(0.0, now - fact.valid_from) / SECONDS_PER_DAY, 3),
+        importance=fact.confidence,
+        final=round(final, 6),
+    )
+    return MemoryCard(
+        id=fact.id,
+        namespace=namespace,
+        content=fact_text(fact),
+        score=trace.final,
+        occurred_at=from_epoch(at),
+        created_at=from_epoch(fact.valid_from),
+        session_id=None,
+        role=None,
+        kind="observation",
+        layer="semantic",
+        importance=fact.confidence,
+        entities=[fact.subject, fact.object],
+        related_ids=list(fact.source_episode_ids),
+        metadata={
+            "predicate": fact.predicate,
+            "negated": fact.negated,
+            "subject": fact.subject,
+            "object": fact.object,
+            "support": fact.support,
+            "refers_to": from_epoch(fact.refers_to).isoformat() if fact.refers_to else None,
+        },
+        trace=trace,
+    )

@@ -46,6 +46,7 @@ def run_recall(
     now: float,
     graph: RecallGraph,
     vectors: VectorStore,
+    facts: VectorStore,
     models: QueryModels,
     settings: Settings,
 ) -> list[MemoryCard]:
@@ -54,7 +55,7 @@ def run_recall(
     fused candidates under the same weights), read the live episodes that can still reach
     the top, weigh each by its factors, adjust the ranked list, and build cards with traces."""
     plan = RecallPlan.leaving_out(settings.recall_off)
-    context = _context(request, now, graph, vectors, models, settings, plan)
+    context = _context(request, now, graph, vectors, facts, models, settings, plan)
     for stage in CHANNEL_STAGES:
         if plan.runs(stage.name):
             context.found[stage.name] = stage.run(context)
@@ -71,7 +72,7 @@ def run_recall(
 
 
 def _context(
-    request: RecallRequest, now: float, graph: RecallGraph, vectors: VectorStore,
+    request: RecallRequest, now: float, graph: RecallGraph, vectors: VectorStore, facts: VectorStore,
     models: QueryModels, settings: Settings, plan: RecallPlan,
 ) -> RecallContext:  # fmt: skip
     """What every stage reads: the entities the query names, the hub threshold, the time it
@@ -91,7 +92,7 @@ def _context(
     # candidate even where other times' turns match its words better.
     span = searched_window(time, settings.time_window_slack_days) if plan.applies("time_window") else None
     return RecallContext(
-        request=request, now=now, graph=graph, vectors=vectors, models=models, settings=settings,
+        request=request, now=now, graph=graph, vectors=vectors, facts=facts, models=models, settings=settings,
         plan=plan, time=time, known=graph.find_entities(namespace, models.analysis.entity_names),
         max_degree=hub_degree(vectors.count(namespace, exact=False), settings), span=span,
         weights=weights,
@@ -144,7 +145,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
 
 def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Episode]) -> list[MemoryCard]:
     """Cards of the episodes shown, with their traces and graph paths, and of the active
-    facts about the entities the query names; the memories that update others marked."""
+    facts that answer (`engine.recall.facts`); the memories that update others marked."""
     request, now, graph = context.request, context.now, context.graph
     namespace = request.namespace
     entity_paths = context.found["entity"].entity_paths if "entity" in context.found else {}
@@ -156,14 +157,8 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
          _trace(final, candidate, factors, now, paths[candidate.episode.id], named, context.time.window))
         for final, candidate, factors in shown
     ]  # fmt: skip
-    semantic: list[MemoryCard] = []
-    if context.plan.applies("facts") and request.layer in (None, "semantic") and context.known:
-        facts = graph.facts_about(namespace, [e.id for e in context.known], include_closed=False)
-        semantic = [
-            card
-            for card in fact_cards(facts, context.known, namespace=namespace, now=now, settings=context.settings)
-            if request.min_score is None or card.score >= request.min_score
-        ]
+    wants_facts = context.plan.applies("facts") and request.layer in (None, "semantic")
+    semantic = fact_cards(context) if wants_facts else []
     names = _entity_names(graph, namespace, [episode.id for _, episode, _ in top], now)
     episodic = [
         MemoryCard(

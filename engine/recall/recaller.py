@@ -114,6 +114,7 @@ class Recaller:
                 now=at,
                 graph=self._core.graph,
                 vectors=self._core.vectors,
+                facts=self._core.facts,
                 models=models,
                 settings=self._core.settings,
             )

@@ -57,7 +57,8 @@ class RecallContext:
     request: RecallRequest
     now: float
     graph: RecallGraph
-    vectors: VectorStore
+    vectors: VectorStore  # the episodes'
+    facts: VectorStore  # the active facts' points (engine/fact_points.py)
     models: QueryModels
     settings: Settings
     plan: RecallPlan

@@ -85,8 +85,11 @@ class FactPlan(BaseModel):
 
 
 def is_functional(predicate: str) -> bool:
-    """>>> is_functional("works_at"), is_functional("favorite_food"), is_functional("likes")
-    (True, True, False)"""
+    """Whether a predicate holds one current value per subject.
+
+    >>> is_functional("works_at"), is_functional("favorite_food"), is_functional("likes")
+    (True, True, False)
+    """
     return predicate in FUNCTIONAL or predicate.startswith(_FUNCTIONAL_PREFIX)
 
 

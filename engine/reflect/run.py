@@ -14,6 +14,7 @@ import uuid
 from engine.embed import Embedder
 from engine.errors import StoreUnavailable, WriteFailed
 from engine.fact_points import write_fact_points
+from engine.fact_text import fact_text
 from engine.ingest.pipeline import entity_id
 from engine.inputs import StoreRequest
 from engine.llm import Extractor, LLMStatement, LLMStatements
@@ -124,11 +125,17 @@ def reflect_namespace(
         until=episodes[-1].created_at,  # read in (created_at, id) order
         until_id=episodes[-1].id,
     )
+    reinforced = [w.id for w in plan.writes if w.reinforces]
+    # A reinforced fact whose words stay the same keeps its point (and its place in the index).
+    before = {f.id: fact_text(f) for f in graph.facts_by_id(namespace, reinforced, include_closed=False)}
     graph.write(_batch(plan, summary, made, _concept_links(plan, candidates, views, now), now))
     try:
         written = graph.facts_by_id(namespace, [w.id for w in plan.writes], include_closed=False)
-        write_fact_points(facts, embedder, written, namespace, settings)
-        facts.delete([close.old for close in plan.closes])
+        changed = [f for f in written if before.get(f.id) != fact_text(f)]
+        write_fact_points(facts, embedder, changed, namespace, settings)
+        # A fact written and closed within this run has no point. Marked, not deleted: see
+        # `engine.fact_points.live_fact_points`.
+        facts.mark_deleted(sorted(facts.payloads([close.old for close in plan.closes])))
     except (StoreUnavailable, WriteFailed) as exc:
         # The graph holds the facts: recall still finds them by the entities named.
         log.warning("fact points not written (%s): `hindsight doctor --repair` rebuilds them", exc)

@@ -329,8 +329,19 @@ class BehaviourSettings(StoreSettings):
     )
     fact_card_weight: float = Field(
         0.6, ge=0, le=2, json_schema_extra=_REFLECTION,
-        description="Fact cards in recall: their confidence times this, comparable to fused "
-        "episode scores.",
+        description="Fact cards in recall: their fused relevance times this, beside episodes' "
+        "fused scores. Higher puts facts above the turns they came from (shorter context, "
+        "less of the conversation around them); 0 shows no fact.",
+    )
+    fact_confidence_floor: float = Field(
+        0.5, ge=0, le=1, json_schema_extra=_REFLECTION,
+        description="How much of a fact card's score stays for a fact of no confidence: 1 ranks "
+        "facts by relevance alone, 0 by relevance times confidence.",
+    )
+    fact_candidates: int = Field(
+        10, ge=0, le=200, json_schema_extra=_REFLECTION,
+        description="Facts each source (vector, keyword, named entities) offers a recall, and "
+        "fact cards at most. More finds facts further down, at a graph read a recall.",
     )
 
     role_boost: float = Field(

@@ -3,7 +3,7 @@
 
 from engine.stores.archive import ArchiveStore
 from engine.stores.base import GraphStore
-from engine.stores.factory import open_archive, open_stores
+from engine.stores.factory import OpenStores, open_archive, open_stores
 from engine.stores.vectors import VectorStore
 
-__all__ = ["ArchiveStore", "GraphStore", "VectorStore", "open_archive", "open_stores"]
+__all__ = ["ArchiveStore", "GraphStore", "OpenStores", "VectorStore", "open_archive", "open_stores"]

@@ -145,6 +145,10 @@ class GraphLookup(Protocol):
         """FACT edges from or to any of the entities, most confident first."""
         ...
 
+    def facts_by_id(self, namespace: str, ids: Sequence[str], include_closed: bool) -> list[Fact]:
+        """The namespace's FACT edges with these ids, most confident first."""
+        ...
+
     def namespaces(self) -> list[str]:
         """Every namespace that holds an episode."""
         ...
@@ -332,6 +336,10 @@ class MaintenanceGraph(GraphLookup, GraphWrites, Protocol):
 
     def decision_links(self, namespace: str, decision_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(decision id, entity id) ABOUT pairs."""
+        ...
+
+    def active_facts(self, namespace: str) -> list[Fact]:
+        """Every FACT edge of the namespace that is not closed (the fact points mirror them)."""
         ...
 
 

@@ -47,7 +47,7 @@ class CypherGraphStore(CypherAdmin):
         self._recall_reads = frozenset(
             s.text
             for s in (
-                q.find_entities, q.facts_about, q.count_facts, q.paths_to_entities,
+                q.find_entities, q.facts_about, q.facts_by_id, q.count_facts, q.paths_to_entities,
                 q.paths_from_episodes, q.live_episodes, q.mark_accessed_rows,
             )
         )  # fmt: skip
@@ -276,13 +276,16 @@ class CypherGraphStore(CypherAdmin):
         if not entity_ids:
             return []
         params = {"ids": list(entity_ids), "ns": namespace, "include_closed": include_closed}
-        return [
-            Fact.model_validate(
-                {"subject": subject, "object": obj, "subject_id": subject_id,
-                 "object_id": object_id, **properties(edge)}
-            )  # fmt: skip
-            for subject, obj, edge, subject_id, object_id in self._run(self._q.facts_about, params)
-        ]
+        return _facts(self._run(self._q.facts_about, params))
+
+    def facts_by_id(self, namespace: str, ids: Sequence[str], include_closed: bool) -> list[Fact]:
+        if not ids:
+            return []
+        params = {"ids": _distinct(ids), "ns": namespace, "include_closed": include_closed}
+        return _facts(self._run(self._q.facts_by_id, params))
+
+    def active_facts(self, namespace: str) -> list[Fact]:
+        return _facts(self._run(self._q.active_facts, {"ns": namespace}))
 
     def stats(self, namespace: str | None, now: float) -> Stats:
         ns = namespace or ""
@@ -311,3 +314,14 @@ def _link(row: Sequence[Any]) -> EntityLink:
         entity_name=str(row[2]),
         degree=int(row[3] or 0),
     )
+
+
+def _facts(rows: list[list[Any]]) -> list[Fact]:
+    """FACT rows (subject name, object name, edge, subject id, object id) as facts."""
+    return [
+        Fact.model_validate(
+            {"subject": subject, "object": obj, "subject_id": subject_id,
+             "object_id": object_id, **properties(edge)}
+        )  # fmt: skip
+        for subject, obj, edge, subject_id, object_id in rows
+    ]

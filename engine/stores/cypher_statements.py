@@ -283,6 +283,19 @@ class GraphStatements(AdminStatements):
             "ORDER BY f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name",
             "ids", "ns", "include_closed",
         )
+        fact_rows = (
+            "RETURN a.name, b.name, f, a.id, b.id "
+            "ORDER BY f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name"
+        )
+        self.facts_by_id = statement(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND f.id IN $ids "
+            f"AND ($include_closed OR f.valid_to IS NULL) {fact_rows}",
+            "ids", "ns", "include_closed",
+        )
+        self.active_facts = statement(
+            f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND f.valid_to IS NULL {fact_rows}",
+            "ns",
+        )
         # Episodes and the entities they mention. Not through decisions as well: a decision is
         # ABOUT entities its own episode MENTIONS (the writer draws them from that episode's
         # entities; merges move both edges), so DECIDED->ABOUT reaches nothing more, and as a

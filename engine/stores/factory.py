@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import NamedTuple
 
 from engine.errors import InvalidInput, StoreUnavailable
 from engine.settings import Settings
@@ -13,9 +14,15 @@ from engine.stores.base import GraphStore
 from engine.stores.jsonl_archive import JsonlArchive
 from engine.stores.vectors import VectorStore
 
-__all__ = ["open_archive", "open_stores"]
+__all__ = ["OpenStores", "open_archive", "open_stores"]
 
 log = logging.getLogger(__name__)
+
+
+class OpenStores(NamedTuple):
+    graph: GraphStore
+    vectors: VectorStore  # the episodes' mirror
+    facts: VectorStore  # the active facts' points (engine/fact_points.py), rebuildable
 
 
 def open_stores(
@@ -25,8 +32,8 @@ def open_stores(
     dimension: int,
     multilingual: tuple[str, int] | None = None,
     vectors_aside: Path | None = None,
-) -> tuple[GraphStore, VectorStore]:
-    """Open the graph and vector stores the settings name (creating them when missing).
+) -> OpenStores:
+    """Open the graph, the episodes' vector store and the facts' (creating them when missing).
 
     The vector collection is named with the embedding model and dimension (and the
     multilingual model's, `(name, dimension)`, when CJK text gets a second vector), so
@@ -42,11 +49,11 @@ def open_stores(
         if vectors_aside is not None and settings.vectors_dir.exists():
             _set_aside(settings.vectors_dir, vectors_aside)
         name = f"{model}-{dimension}" + (f"+{multilingual[0]}-{multilingual[1]}" if multilingual else "")
-        vectors = _open_vectors(settings, name, dimension, multilingual[1] if multilingual else None)
+        vectors, facts = _open_vectors(settings, name, dimension, multilingual[1] if multilingual else None)
     except StoreUnavailable:
         graph.close()
         raise
-    return graph, vectors
+    return OpenStores(graph, vectors, facts)
 
 
 def open_archive(settings: Settings) -> ArchiveStore:
@@ -92,17 +99,27 @@ def _on_edge(settings: Settings) -> bool:
 
 def _open_vectors(
     settings: Settings, name: str, dimension: int, multilingual: int | None
-) -> VectorStore:
+) -> tuple[VectorStore, VectorStore]:
+    """The episodes' collection and the facts' beside it (`<name>-facts`)."""
     if _on_edge(settings):
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
-        return QdrantEdgeVectorStore(
-            settings.vectors_dir / name,
-            dimension,
-            multilingual=multilingual,
-            search_threads=settings.vector_search_threads,
-            index_threshold_kb=settings.vector_index_threshold_kb,
-        )
+        def shard(of: str, threads: int | None) -> VectorStore:
+            return QdrantEdgeVectorStore(
+                settings.vectors_dir / of,
+                dimension,
+                multilingual=multilingual,
+                search_threads=threads,
+                index_threshold_kb=settings.vector_index_threshold_kb,
+            )
+
+        episodes = shard(name, settings.vector_search_threads)
+        try:
+            # Facts are few beside episodes, and one search of them runs per recall.
+            return episodes, shard(f"{name}-facts", 1)
+        except StoreUnavailable:
+            episodes.close()
+            raise
     from qdrant_client import QdrantClient
 
     from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
@@ -116,7 +133,11 @@ def _open_vectors(
         path = settings.data_dir / "qdrant-local"
         log.warning("QDRANT_URL is not set: using qdrant-client local mode at %s", path)
         client = QdrantClient(path=str(path))
+    # One client for both collections: qdrant-client's local mode locks its directory.
     collection = f"{settings.qdrant_collection_prefix}-{name}"
-    return QdrantServerVectorStore(
-        client, collection, dimension, multilingual=multilingual, attempts=settings.connect_attempts
-    )
+
+    def of(name: str) -> VectorStore:
+        return QdrantServerVectorStore(client, name, dimension, multilingual=multilingual,
+                                       attempts=settings.connect_attempts)  # fmt: skip
+
+    return of(collection), of(f"{collection}-facts")

@@ -28,6 +28,13 @@ def test_facts_written_reinforced_closed_and_moved_by_a_merge(graph: GraphStore)
     assert closed["f1"].valid_to == T + 40 and closed["f1"].invalidated_by == "f2"
     assert graph.facts_about("other", ["atlas"], include_closed=True) == []
     assert graph.stats("ns", T).facts == 1
+    # By id (what recall's fact points found) and every active one (what rebuilds them).
+    assert [f.id for f in graph.facts_by_id("ns", ["f1", "f2", "nope"], include_closed=False)] == ["f2"]
+    assert [f.id for f in graph.facts_by_id("ns", ["f1", "f2"], include_closed=True)] == ["f2", "f1"]
+    assert graph.facts_by_id("other", ["f1", "f2"], include_closed=True) == []
+    assert graph.facts_by_id("ns", [], include_closed=True) == []
+    assert [(f.id, f.subject, f.object) for f in graph.active_facts("ns")] == [("f2", "Atlas", "PostgreSQL")]
+    assert graph.active_facts("other") == []
 
     graph.write(GraphBatch(entities=[entity("postgres", "Postgres")]))
     graph.merge_entities("ns", "postgres", "pg")

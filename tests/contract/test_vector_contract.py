@@ -365,7 +365,8 @@ def test_the_settings_index_threshold_decides_what_optimize_indexes(tmp_path: Pa
 
     def optimized(where: Path, threshold_kb: int, fill: bool) -> VectorStore:
         settings = Settings(data_dir=where, vector_index_threshold_kb=threshold_kb)
-        graph, vectors = open_stores(settings, model="m", dimension=dimension)
+        graph, vectors, facts = open_stores(settings, model="m", dimension=dimension)
+        facts.close()
         graph.close()
         if fill:
             vectors.upsert(points)
@@ -404,7 +405,8 @@ from pathlib import Path
 from engine.settings import Settings
 from engine.stores.factory import open_stores
 settings = Settings(data_dir=Path(sys.argv[1]), vector_search_threads=int(sys.argv[2]))
-graph, vectors = open_stores(settings, model="m", dimension=4)
+graph, vectors, facts = open_stores(settings, model="m", dimension=4)
+facts.close()  # the facts' shard searches on one thread of its own: count the episodes'
 vectors.search_dense("n", [0.1, 0.2, 0.3, 0.4], 1)
 
 def count():
