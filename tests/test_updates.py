@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine import Memory
 from engine.models import MemoryCard, Trace
-from engine.recall.updates import mark_updates
+from engine.recall.updates import mark_replaced_by_facts, mark_updates
 
 START = datetime(2026, 10, 1, tzinfo=UTC)
 
@@ -85,3 +85,19 @@ def test_updates_only_raise_scores_and_keep_every_card(
             assert newer.occurred_at > after.occurred_at and after.id in newer.trace.supersedes  # type: ignore[union-attr]
         if after.score > before.score:
             assert trace.supersedes
+
+
+def test_a_fact_that_replaced_another_ranks_above_the_turn_that_stated_the_old_value() -> None:
+    stale = _card("google", "I work at Google.", 0.6, 0, ["Sam"])
+    other = _card("lunch", "Lunch at noon.", 0.5, 1, [])
+    fact = _card("microsoft", "Sam works at Microsoft: I started a new job at Microsoft.", 0.36, 60, ["Sam"])
+    fact = fact.model_copy(update={"layer": "semantic"})
+    marked = {c.id: c for c in mark_replaced_by_facts([stale, other, fact], {"microsoft": ["google", "gone"]})}
+    assert marked["microsoft"].score == 0.6 and marked["microsoft"].trace is not None
+    assert marked["microsoft"].trace.supersedes == ["google"] and marked["microsoft"].trace.final == 0.6
+    assert marked["google"].score == 0.6 and marked["google"].trace is not None
+    assert marked["google"].trace.superseded_by == "microsoft"
+    assert marked["lunch"] == other  # untouched
+    # A fact that closed nothing, or whose old turns are not among the cards, stays as it was.
+    assert mark_replaced_by_facts([stale, fact], {}) == [stale, fact]
+    assert mark_replaced_by_facts([stale, fact], {"microsoft": ["gone"]}) == [stale, fact]

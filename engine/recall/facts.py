@@ -27,13 +27,20 @@ SECONDS_PER_DAY = 86_400.0
 FACT_SOURCES = ("vector", "keyword", "entity")
 
 
-def fact_cards(context: RecallContext) -> list[MemoryCard]:
-    """The fact cards of one recall, best first (at most `fact_candidates`)."""
+def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list[str]]]:
+    """The fact cards of one recall, best first (at most `fact_candidates`); and for each
+    card whose fact closed another about a named entity, the episodes that stated the
+    closed one (for `engine.recall.updates.mark_replaced_by_facts`)."""
     c, namespace = context, context.request.namespace
     limit = c.settings.fact_candidates
     if limit == 0:
-        return []
-    named = c.graph.facts_about(namespace, [e.id for e in c.known], include_closed=False) if c.known else []
+        return [], {}
+    about = c.graph.facts_about(namespace, [e.id for e in c.known], include_closed=True) if c.known else []
+    named = [f for f in about if f.valid_to is None]
+    replaced: dict[str, list[str]] = {}
+    for closed in about:
+        if closed.valid_to is not None and closed.invalidated_by:
+            replaced.setdefault(closed.invalidated_by, []).extend(closed.source_episode_ids)
     found = {
         "vector": vector_channel(c.facts, namespace, c.models.search_vector, limit, c.models.space),
         "keyword": keyword_channel(c.facts, namespace, c.models.analysis.tokens, limit),
@@ -54,7 +61,7 @@ def fact_cards(context: RecallContext) -> list[MemoryCard]:
         if c.request.min_score is None or final >= c.request.min_score:
             # The sources that found it, under their channels' names, ranked among the facts.
             cards.append(_card(fact, namespace, score, final, [h.channel_hit() for h in hits], c.now))
-    return cards
+    return cards, {card.id: replaced[card.id] for card in cards if card.id in replaced}
 
 
 def _card(fact: Fact, namespace: str, fused: float, final: float, channels: list[ChannelHit], now: float) -> MemoryCard:

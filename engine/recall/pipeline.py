@@ -25,7 +25,7 @@ from engine.recall.rerank import (
 from engine.recall.sessions import spread_by_session
 from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for
 from engine.recall.time_query import searched_window
-from engine.recall.updates import mark_updates
+from engine.recall.updates import mark_replaced_by_facts, mark_updates
 from engine.settings import Settings
 from engine.stores.base import RecallGraph
 from engine.stores.vectors import VectorStore
@@ -158,7 +158,7 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
         for final, candidate, factors in shown
     ]  # fmt: skip
     wants_facts = context.plan.applies("facts") and request.layer in (None, "semantic")
-    semantic = fact_cards(context) if wants_facts else []
+    semantic, replaced = fact_cards(context) if wants_facts else ([], {})
     names = _entity_names(graph, namespace, [episode.id for _, episode, _ in top], now)
     episodic = [
         MemoryCard(
@@ -180,9 +180,10 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
         )
         for _, episode, trace in top
     ]
+    cards = episodic + semantic
     if context.plan.applies("updates"):
-        episodic = mark_updates(episodic)
-    return sorted(episodic + semantic, key=card_order)[: request.top_k]
+        cards = mark_replaced_by_facts(mark_updates(cards), replaced)
+    return sorted(cards, key=card_order)[: request.top_k]
 
 
 def _entity_names(graph: RecallGraph, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:

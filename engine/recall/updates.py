@@ -10,13 +10,13 @@ card) and both traces say so: `supersedes` on the newer, `superseded_by` on the 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.models import MemoryCard
 from engine.recall.memo import EpisodeMemo
 from engine.text import tokenize
 
-__all__ = ["mark_updates", "states_a_change"]
+__all__ = ["mark_replaced_by_facts", "mark_updates", "states_a_change"]
 
 _CHANGE = re.compile(
     r"\b(?:moved|changed|switched|rescheduled|postponed|pushed|delayed|updated|shifted|bumped"
@@ -73,6 +73,33 @@ def mark_updates(cards: Sequence[MemoryCard]) -> list[MemoryCard]:
         supersedes[newer.id] = [c.id for c in older]
         for card in older:
             superseded_by[card.id] = newer.id
+    return _marked(cards, raised, supersedes, superseded_by)
+
+
+def mark_replaced_by_facts(cards: Sequence[MemoryCard], replaced: Mapping[str, Sequence[str]]) -> list[MemoryCard]:
+    """The cards with each fact card whose fact closed another (`replaced`: fact card id ->
+    the episodes that stated the closed fact) raised to the best of those episodes' cards,
+    and both traces marked, as `mark_updates` marks an episode that states a change.
+    """
+    raised: dict[str, float] = {}
+    supersedes: dict[str, list[str]] = {}
+    superseded_by: dict[str, str] = {}
+    shown = {c.id: c for c in cards if c.layer != "semantic" and c.trace is not None}
+    for fact in (c for c in cards if c.layer == "semantic" and c.trace is not None and replaced.get(c.id)):
+        older = [shown[i] for i in replaced[fact.id]
+                 if i in shown and i not in superseded_by and shown[i].score > fact.score]  # fmt: skip
+        if older:
+            raised[fact.id] = max(c.score for c in older)
+            supersedes[fact.id] = [c.id for c in older]
+            superseded_by.update((c.id, fact.id) for c in older)
+    return _marked(cards, raised, supersedes, superseded_by)
+
+
+def _marked(
+    cards: Sequence[MemoryCard], raised: Mapping[str, float], supersedes: Mapping[str, list[str]],
+    superseded_by: Mapping[str, str],
+) -> list[MemoryCard]:  # fmt: skip
+    """The cards with the updates' scores raised and both sides' traces marked."""
     if not supersedes:
         return list(cards)
     updated = []
