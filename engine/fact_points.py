@@ -66,7 +66,6 @@ def rebuild_fact_points(
 def live_fact_points(store: VectorStore) -> dict[str, VectorPayload]:
     """The points of the facts' store not marked deleted, by id.
 
-    A fact that is closed, or gone from the graph, has its point marked deleted rather than
-    deleted: a deleted point stays in the shard's statistics until it is optimized, and
-    those would let one namespace's keyword scores move with another's writes."""
+    A fact that is closed, or gone from the graph, keeps its point marked deleted, as a
+    forgotten episode's is: every search leaves it out, and `doctor` counts only these."""
     return {i: p for i, p in store.all_payloads().items() if not p.deleted}

@@ -133,8 +133,8 @@ def reflect_namespace(
         written = graph.facts_by_id(namespace, [w.id for w in plan.writes], include_closed=False)
         changed = [f for f in written if before.get(f.id) != fact_text(f)]
         write_fact_points(facts, embedder, changed, namespace, settings)
-        # A fact written and closed within this run has no point. Marked, not deleted: see
-        # `engine.fact_points.live_fact_points`.
+        # A fact written and closed within this run has no point (qdrant-client's local
+        # mode refuses to mark a missing one). Marked, as `fact_points.live_fact_points` says.
         facts.mark_deleted(sorted(facts.payloads([close.old for close in plan.closes])))
     except (StoreUnavailable, WriteFailed) as exc:
         # The graph holds the facts: recall still finds them by the entities named.
