@@ -5,8 +5,8 @@ The graph is the truth. Every episode should have exactly one point with the rig
 `--repair` re-embeds missing points, deletes orphans and rewrites wrong payloads. Keyword keys
 written under an older recipe (`key_version`) are recomputed, and so are the keys of the
 session tails an orphan (a write cut short before its commit) may have left its words in.
-The facts' points mirror the active facts the same way (`engine/fact_points.py`): a namespace
-with a fact missing its point, or a point of no active fact, has its points rebuilt.
+The facts' points mirror the active facts the same way (`engine/fact_points.py`): an active
+fact missing its point is embedded again, and a point of no active fact is marked deleted.
 `engine.rebuild.rebuild_vectors` sets a vector store that no longer opens aside and
 rebuilds it all.
 """
@@ -19,12 +19,13 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.fact_points import live_fact_points, rebuild_fact_points
+from engine.fact_points import live_fact_points, write_fact_points
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
 from engine.settings import Settings
 from engine.stores.base import MaintenanceGraph
 from engine.stores.vectors import VectorPayload, VectorStore
+from engine.views import Fact
 
 __all__ = ["DoctorReport", "check_and_repair"]
 
@@ -69,7 +70,7 @@ def check_and_repair(
     `progress(done, total)` after each batch of episodes re-embedded."""
     states = graph.episode_states()
     payloads = vectors.all_payloads()
-    active = {f.id: namespace for namespace in graph.namespaces() for f in graph.active_facts(namespace)}
+    active = {f.id: (namespace, f) for namespace in graph.namespaces() for f in graph.active_facts(namespace)}
     fact_payloads = live_fact_points(facts)
     report = DoctorReport(
         episodes=len(states),
@@ -93,8 +94,12 @@ def check_and_repair(
     if not repair or report.ok:
         return report
     facts.mark_deleted(report.orphan_fact_points)
-    for namespace in sorted({active[i] for i in report.missing_fact_points}):
-        rebuild_fact_points(graph, facts, embedder, namespace, settings)
+    missing_facts: dict[str, list[Fact]] = {}
+    for fact_id in report.missing_fact_points:
+        namespace, fact = active[fact_id]
+        missing_facts.setdefault(namespace, []).append(fact)
+    for namespace, of_namespace in missing_facts.items():
+        write_fact_points(facts, embedder, of_namespace, namespace, settings)
     vectors.delete(report.orphan_vectors)
     rekeyed: dict[str, list[str]] = {}
     for episode_id in report.stale_keys:

@@ -65,8 +65,8 @@ class Keeper:
             )
         if summary.status == "done":
             self._core.log("reflect", namespace, [summary.id],
-                      f"{summary.facts_written} written, {summary.facts_reinforced} reinforced, "
-                      f"{summary.facts_closed} closed")  # fmt: skip
+                           f"{summary.facts_written} written, {summary.facts_reinforced} reinforced, "
+                           f"{summary.facts_closed} closed")  # fmt: skip
         return summary
 
     def maintain(self, *, namespace: str = "default") -> list[str]:

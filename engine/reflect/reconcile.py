@@ -124,6 +124,7 @@ def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
 
 
 def object_words(name: str) -> frozenset[str]:
+    """The words an object is matched by, in a reversal (`same_thing`)."""
     return frozenset(canonical_name(name).split())
 
 
