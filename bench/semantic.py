@@ -1,7 +1,12 @@
-"""Semantic memory on LoCoMo: the facts reflection derives, against the annotators' observations.
+"""Semantic memory: the facts reflection keeps, against a gold set written by hand and against
+LoCoMo's observations.
 
     python -m bench.semantic [--data ../shared/data/locomo/locomo10.json] [--conversations N]
-                             [--samples 30] [--json]
+                             [--samples 30] [--gold PATH] [--gold-only] [--verbose] [--json]
+
+First the gold set (`bench.fact_gold`): precision, recall and F1 per language, facts per 100
+turns (Chinese over English on the same dialogues), facts from turns that must yield none,
+facts with a generic object; `--verbose` lists each wrong and missed fact. Then LoCoMo:
 
 Each conversation goes into its own namespace of one fresh memory (the same episodes as
 `bench.locomo`); `reflect` runs until it has read every episode. LoCoMo's annotators wrote
@@ -12,6 +17,7 @@ group recently", D1:3). Reported, per conversation and overall:
 - precision proxy: the share of facts whose source turn has an observation of the fact's
   subject sharing the fact's object lemma;
 - facts per 100 turns, and reflection speed in episodes per second (wall clock of `reflect`);
+- facts whose object is a pronoun, a number or a generic head (`bench.fact_gold.generic_object`);
 - a seeded sample of facts as `subject -predicate-> object  [statement]` to read.
 The data is read from its path and never copied: its licence (CC BY-NC 4.0) allows
 benchmarking only.
@@ -28,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import fact_gold
 from bench.locomo import DEFAULT_DATA, scratch_memory
 from bench.locomo_data import turns_of
 from engine.nlp import parse_english
@@ -85,7 +92,7 @@ def score(
         for n, (f, turns) in enumerate(zip(facts, turns_of_fact, strict=True))
     )
     return {"observations": len(observations), "covered": covered, "facts": len(facts),
-            "precise": precise}  # fmt: skip
+            "precise": precise, "generic": sum(fact_gold.generic_object(str(f[3])) for f in facts)}  # fmt: skip
 
 
 def run(data: Path, conversations: int | None, samples: int) -> dict[str, Any]:
@@ -110,7 +117,7 @@ def run(data: Path, conversations: int | None, samples: int) -> dict[str, Any]:
             rows.append(row)
             drawn += facts
             print(f"{row['conversation']}: {len(items)} turns, {len(facts)} facts", file=sys.stderr)
-    total = {key: sum(r[key] for r in rows) for key in ("turns", "observations", "covered", "facts", "precise")}
+    total = {key: sum(r[key] for r in rows) for key in ("turns", "observations", "covered", "facts", "precise", "generic")}
     seconds = sum(r["reflect_seconds"] for r in rows)
     picked = random.Random(0).sample(drawn, min(samples, len(drawn)))
     return {
@@ -143,6 +150,7 @@ def table(result: dict[str, Any]) -> str:
         f"{result['facts_per_100_turns']:>11.1f}{result['coverage']:>12.1f}"
         f"{result['precision_proxy']:>13.1f}{result['reflect_eps_per_s'] or 0:>8.0f}"
     )
+    lines += ["", f"facts whose object is a pronoun, a number or a generic head: {result['generic']}"]
     lines += ["", f"{len(result['sample'])} facts drawn at random (seed 0):"]
     lines += [f"  {line}" for line in result["sample"]]
     return "\n".join(lines)
@@ -154,16 +162,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N")
     parser.add_argument("--samples", type=int, default=30, help="facts to print for reading")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--gold", type=Path, default=fact_gold.GOLD, help="the gold set of facts")
+    parser.add_argument("--gold-only", action="store_true", help="only the hand-written gold set")
+    parser.add_argument("--verbose", action="store_true", help="list the gold set's wrong and missed facts")
     args = parser.parse_args(argv)
-    if not args.data.exists():
-        print(f"LoCoMo data not found at {args.data}; pass --data PATH. Skipping.", file=sys.stderr)
-        return 0
     if args.conversations is not None and args.conversations < 1:
         parser.error("--conversations: a positive integer")
     if args.samples < 0:
         parser.error("--samples: zero or more")
-    result = run(args.data, args.conversations, args.samples)
-    print(json.dumps(result) if args.json else table(result))
+    if not args.gold.exists():
+        parser.error(f"--gold: no file at {args.gold}")
+    gold = fact_gold.run(args.gold)
+    result: dict[str, Any] = {"gold": gold}
+    if args.gold_only:
+        pass
+    elif not args.data.exists():
+        print(f"LoCoMo data not found at {args.data}; pass --data PATH. Skipping it.", file=sys.stderr)
+    else:
+        result["locomo"] = run(args.data, args.conversations, args.samples)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(fact_gold.table(gold, verbose=args.verbose))
+        if "locomo" in result:
+            print("\nLoCoMo\n" + table(result["locomo"]))
     return 0
 
 

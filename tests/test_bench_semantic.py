@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench import fact_gold
 from bench.semantic import main, observations_of, score
 
 SAMPLE = {
@@ -46,14 +47,41 @@ def test_score_counts_coverage_and_precision_by_hand() -> None:
         ["Ana", "adopt", False, "beagle", "", ["e3"]],  # wrong turn: precise for nothing
     ]
     result = score(facts, dia_of, observations_of(SAMPLE), {"Ana", "Ben"})
-    assert result == {"observations": 3, "covered": 2, "facts": 4, "precise": 2}
+    assert result == {"observations": 3, "covered": 2, "facts": 4, "precise": 2, "generic": 0}
+
+
+GOLD = {
+    "date": "2025-05-14T10:00:00Z",
+    "conversations": [
+        {"id": "en01", "language": "en", "parallel": "zh01", "parties": "user-assistant", "turns": [
+            {"role": "user", "text": "I work at Acme.", "facts": [
+                {"subject": "the user", "predicate": "works_at", "object": "Acme"}]},
+            {"role": "assistant", "text": "You could ask for a raise.", "facts": [], "yields_none": "suggestion"},
+        ]},
+        {"id": "zh01", "language": "zh", "parallel": "en01", "parties": "user-assistant", "turns": [
+            {"role": "user", "text": "我在阿里巴巴工作。", "facts": [
+                {"subject": "the user", "predicate": "works_at", "object": "阿里巴巴"}]},
+            {"role": "assistant", "text": "你可以要求加薪。", "facts": [], "yields_none": "suggestion"},
+        ]},
+    ],
+}  # fmt: skip
+
+
+def _gold(tmp_path: Path) -> Path:
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps(GOLD, ensure_ascii=False), encoding="utf-8")
+    return path
 
 
 def test_harness_reflects_and_prints_json(tmp_path: Path, capsys: object) -> None:
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([SAMPLE]))
-    assert main(["--data", str(data), "--json", "--samples", "2"]) == 0
-    result = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert main(["--data", str(data), "--gold", str(_gold(tmp_path)), "--json", "--samples", "2"]) == 0
+    both = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    for language in ("en", "zh"):  # the one fact of each, and nothing from the assistant
+        gold = both["gold"]["languages"][language]
+        assert (gold["gold"], gold["facts"], gold["precision"], gold["recall"]) == (1, 1, 100.0, 100.0)
+    result = both["locomo"]
     assert result["turns"] == 3 and result["observations"] == 3
     assert result["covered"] >= 2  # the beagle and the bakery
     assert len(result["sample"]) == 2 and all("->" in line for line in result["sample"])
@@ -61,5 +89,32 @@ def test_harness_reflects_and_prints_json(tmp_path: Path, capsys: object) -> Non
 
 
 def test_missing_data_is_skipped_with_a_message(tmp_path: Path, capsys: object) -> None:
-    assert main(["--data", str(tmp_path / "absent.json")]) == 0
+    assert main(["--data", str(tmp_path / "absent.json"), "--gold", str(_gold(tmp_path))]) == 0
     assert "not found" in capsys.readouterr().err  # type: ignore[attr-defined]
+
+
+def test_gold_score_counts_by_hand() -> None:
+    conversation = fact_gold.GoldConversation.model_validate(GOLD["conversations"][0])
+    facts = [
+        ["the user", "works_at", False, "Acme", None, ["e1"]],  # the gold fact
+        ["the user", "works_at", False, "Acme Corp", None, ["e1"]],  # another head: wrong
+        ["assistant", "ask_for", False, "raise", None, ["e2"]],  # from a turn that yields none
+    ]
+    row = fact_gold.score(conversation, facts, {"e1": 0, "e2": 1})
+    assert (row["facts"], row["matched_facts"], row["found_gold"]) == (3, 1, 1)
+    assert row["traps"] == {"suggestion": 1}
+
+
+def test_the_gold_set_is_well_formed() -> None:
+    _, conversations = fact_gold.load()
+    by_language = {lang: [c for c in conversations if c.language == lang] for lang in ("en", "zh")}
+    assert len(by_language["en"]) >= 40 and len(by_language["zh"]) >= 40
+    ids = {c.id for c in conversations}
+    assert all(c.parallel in ids for c in conversations)
+    for conversation in conversations:
+        roles = {t.role for t in conversation.turns}
+        subjects = {f.subject for t in conversation.turns for f in t.facts}
+        if conversation.parties == "user-assistant":
+            assert roles == {"user", "assistant"} or roles == {"user"}, conversation.id
+        assert "user" not in subjects and "assistant" not in subjects, conversation.id
+        assert all(not (t.facts and t.yields_none) for t in conversation.turns), conversation.id

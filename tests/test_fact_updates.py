@@ -109,3 +109,17 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
     facts = memory.recall("Where does Sam work?", layer="semantic", now=_at("2025-06-21"))
     assert facts and facts[0].metadata["object"] == "Microsoft"
     assert all(card.metadata["object"] != "Google" for card in facts)  # closed: never shown
+
+
+def test_an_event_told_of_again_is_one_fact_and_another_time_is_another(memory: Memory) -> None:
+    rows = _told(memory, "Caroline", ("2025-06-10", "I went to a pride parade last weekend."),
+                 ("2025-06-11", "The pride parade I went to last weekend was amazing."),
+                 ("2025-08-20", "I went to a pride parade yesterday!"))  # fmt: skip
+    parades = [row for row in rows if row[1:4] == ["attended", False, "pride parade"]]
+    assert len(parades) == 2  # June's, told twice, and August's: each keeps its own sentence
+    statements = memory.cypher(
+        "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace AND f.predicate = 'attended' "
+        "RETURN f.support, f.statement ORDER BY f.refers_to"
+    ).rows
+    assert [support for support, _ in statements] == [2, 1]
+    assert "yesterday" in statements[1][1]

@@ -50,9 +50,8 @@ def test_reflection_writes_expected_facts_in_confidence_order(memory: Memory) ->
     assert set(facts) == {
         ("Atlas", "uses", False, "Postgres"),  # three episodes
         ("Dana", "works_at", False, "Acme"),  # two
-        ("user", "prefers", False, "Python"),  # stated once
-        ("Bob", "meet", False, "Carol"),  # stated once
-        ("Bob", "meet_at", False, "Rotterdam venue"),  # and where
+        ("the user", "prefers", False, "Python"),  # stated once, by the role `user`
+        ("Bob", "meet", False, "Carol"),  # stated once; where they met is no fact of a venue
         ("deploy", "fixed_with", False, "Sentinel"),  # the fix after a failure
     }
     assert facts[("Atlas", "uses", False, "Postgres")][0] == 3

@@ -36,8 +36,8 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("You have two kids.", [("other", "has", "kid", False)]),
         ("Atlas no longer uses Postgres at all.", [("named", "uses", "postgres", True)]),
         ("Dana prefers Python for data pipelines and uses Airflow at Northwind.",
-         [("named", "prefers", "python", False), ("named", "uses", "airflow", False),
-          ("named", "use_at", "northwind", False)]),  # not "prefers data pipelines"
+         [("named", "prefers", "python", False), ("named", "uses", "airflow", False)]),
+        # not "prefers data pipelines", nor a fact of Northwind from where Airflow is used
         ("I'm busy taking care of my pets.", [("speaker", "takes_care_of", "pet", False)]),
         ("Honestly, dogs and nature bring me so much joy.",
          [("speaker", "likes", "dog", False), ("speaker", "likes", "nature", False)]),
@@ -73,7 +73,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("Hey Nate, my favorite treat is this chocolate raspberry tart.",
          [("speaker", "favorite_treat", "chocolate raspberry tart", False)]),  # Nate is greeted
         ("My wife and I hosted a small get-together with friends.",
-         [("speaker", "has", "wife", False), ("speaker", "host", "get together", False)]),
+         [("speaker", "has", "wife", False), ("speaker", "host", "get-together", False)]),
         ("I'm trying out some strategy games.", [("speaker", "try_out", "strategy game", False)]),
         ("Roasted chicken is one of my favorites.", [("speaker", "likes", "roasted chicken", False)]),
         ("I've been reading a lot lately.", [("speaker", "does", "read", False)]),  # an activity
@@ -84,7 +84,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I like to just take a look at the sunset.", [("speaker", "likes", "sunset", False)]),
         ("They asked me to join the board.", [("speaker", "join", "board", False)]),  # who was asked
         ("I also use it to speak up for the LGBTQ+ community.",  # "it" is told nothing
-         [("speaker", "speak_up_for", "community", False)]),
+         [("speaker", "speak_up_for", "lgbtq+ community", False)]),
         ("Dancing makes me so happy.", [("speaker", "likes", "dancing", False)]),
         ("Creativity and family keep me at peace.",
          [("speaker", "likes", "creativity", False), ("speaker", "likes", "family", False)]),
@@ -142,7 +142,7 @@ def test_sentences_that_state_nothing(text: str) -> None:
 
 def test_hedged_statements_are_kept_and_marked() -> None:
     [statement] = statements_of(["Maybe I will adopt a cat."], [None])[0]
-    assert (statement.predicate, statement.object_key, statement.hedged) == ("adopt", "cat", True)
+    assert (statement.predicate, statement.object_key, statement.hedged) == ("plans_to", "cat", True)
     [plain] = statements_of(["I adopted a cat."], [None])[0]
     assert not plain.hedged
 

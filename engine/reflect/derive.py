@@ -144,18 +144,33 @@ def _concept(namespace: str, statement: Statement) -> EntityRef | None:
 
 
 def _decided(episode: EpisodeView) -> list[CandidateFact]:
-    """The speaker decided each entity a decision sentence names ("use Postgres for Atlas")."""
-    if episode.speaker is None:
-        return []
+    """The speaker decided each entity a decision sentence names as the thing chosen: "go
+    with Postgres for the Atlas backend" decides Postgres, not Atlas. An entity a statement of
+    the episode already reads ("we moved to Lisbon": lives_in) is that statement's, and when a
+    statement reads the decision itself, the decision adds nothing."""
+    if episode.speaker is None or any(s.predicate == "decided" for s in episode.statements):
+        return []  # the parse read what was decided
     speaker = episode.speaker
+    stated = {named.id for s in episode.statements if (named := _named(s.object, episode.entities))}
     return [
         CandidateFact(subject=speaker, predicate="decided", negated=False, object=entity,
                       statement=decision, episode_id=episode.id, at=episode.occurred_at,
                       explicit=True)
         for decision in episode.decisions
         for entity in episode.entities
-        if entity.id != speaker.id and entity.name.casefold() in decision.casefold()
+        if entity.id != speaker.id and entity.id not in stated and entity.name.casefold() in decision.casefold()
+        and not _purpose(entity.name, decision)
     ]  # fmt: skip
+
+
+def _purpose(name: str, decision: str) -> bool:
+    """Whether a decision names `name` as what the choice is for ("... for the Atlas backend").
+
+    >>> _purpose("Atlas", "We went with Postgres for the Atlas backend"), _purpose("Postgres", "We went with Postgres")
+    (True, False)
+    """
+    return re.search(r"\b(?:for|用于|给)\s*(?:the\s+|our\s+|my\s+|this\s+|a\s+)?" + re.escape(name),
+                     decision, re.IGNORECASE) is not None  # fmt: skip
 
 
 def _outcome(episode: EpisodeView) -> str | None:

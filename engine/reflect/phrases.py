@@ -22,12 +22,14 @@ _EMPTY_HEADS = frozenset({
     "word", "plunge", "back", "backs", "laugh", "while", "days", "weeks", "months", "years",
     "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",
     "weekend", "night", "morning", "evening", "afternoon", "hang", "week", "month", "year",
+    "weekends", "nights", "mornings", "evenings", "afternoons", "ones", "moments", "stuff",
+    "views", "occasions", "adventure", "adventures", "bunch",
     "things", "words", "good", "ok", "okay", "fine", "bummer",
     # what the chat shows rather than what the speaker did: "here's a pic I took"
     "pic", "pics", "photo", "photos", "picture", "pictures", "video", "videos", "snap",
     "screenshot", "selfie",
     # halves of idioms: "keep in mind", "take care", "take turns", "came out on top"
-    "mind", "care", "turn", "turns", "top", "look", "feeling", "feelings", "bunch", "fingers",
+    "mind", "care", "turn", "turns", "top", "look", "feeling", "feelings", "fingers",
     "speaking", "set",
     # when, not what: the small model does not always tag "November 27" as a date
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -40,7 +42,7 @@ _VAGUE_BARE = frozenset({
     "experience", "support", "advice", "journey", "impact", "change", "future", "strength",
     "struggle", "love", "passion", "place", "spot", "potential", "mood", "heart", "chat", "tip",
     "mistake", "buzz", "surge", "turnout", "surprise", "accomplishment", "world", "step",
-    "energy", "joy", "happiness", "help", "game", "stuff",
+    "energy", "joy", "happiness", "help", "game", "freedom", "ending", "learning",
 })  # fmt: skip
 # "some of my favorite treats", "all kinds of games": the quantity is not the thing
 _QUANTITIES = frozenset({
@@ -52,9 +54,10 @@ _EVALUATIVE = frozenset({
     "good", "great", "nice", "amazing", "awesome", "big", "little", "small", "new", "old",
     "beautiful", "lovely", "whole", "other", "same", "real", "first", "last", "favorite",
     "favourite", "wonderful", "fantastic", "cool", "incredible", "huge", "special", "own", "much",
-    "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several", "long", "short",
-    "top", "biggest", "epic",
+    "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several",
+    "top", "biggest", "epic", "right", "perfect", "ideal",
 })  # fmt: skip
+_GLUE = frozenset({"/", "&", "+", "-"})
 SUBJECTS = ("nsubj", "nsubjpass")  # the dependency labels of a clause's subject
 _MODIFIERS = frozenset({"compound", "amod", "nmod"})
 NOUNS = frozenset({"NOUN", "PROPN"})
@@ -63,33 +66,62 @@ NOUNS = frozenset({"NOUN", "PROPN"})
 def phrase(head: Any) -> tuple[str, str]:
     """(text, lemma key) of a noun phrase: compounds and descriptive adjectives before the head,
     without determiners, possessives or counts ("my two kids" -> "kids", "kid")."""
-    kept = sorted([*modifiers(head), head], key=lambda t: t.i)
-    text = " ".join(t.text for t in kept)
+    kept = sorted([*modifiers(head), head, *_glued(head)], key=lambda t: t.i)
+    text = "".join(t.text + _space_after(t, kept) for t in kept).strip()
     # Names keep their spelling: the small model lemmatises "Postgres" to "postgre" as a noun.
-    key = " ".join(t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower()
-                   for t in kept)  # fmt: skip
+    key = "".join((t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower())
+                  + _space_after(t, kept) for t in kept).strip()  # fmt: skip
     return text, key
+
+
+def _glued(head: Any) -> list[Any]:
+    """The words joined to a head by a symbol without spaces: "DC" of "AC/DC"."""
+    found, doc, i = [], head.doc, head.i
+    while (i + 2 < len(doc) and not doc[i].whitespace_ and doc[i + 1].text in _GLUE
+           and not doc[i + 1].whitespace_ and doc[i + 2].is_alpha):  # fmt: skip
+        found.append(doc[i + 2])
+        i += 2
+    return found
+
+
+def _space_after(token: Any, kept: list[Any]) -> str:
+    """"AC/DC", "Crumb&Co": a word joined to the next kept one by a symbol stays joined."""
+    following = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    if following is not None and not token.whitespace_ and following.is_punct and not following.whitespace_:
+        if any(t.i == token.i + 2 for t in kept):
+            return str(following.text)
+    return " "
 
 
 def modifiers(head: Any) -> list[Any]:
     """The words before a noun that say which one: "personal" in "a great personal milestone"."""
     found = []
     for t in head.lefts:
-        if t.dep_ in _MODIFIERS and t.is_alpha and not {t.lower_, t.lemma_.lower()} & _EVALUATIVE:
+        if t.dep_ in _MODIFIERS and (t.is_alpha or t.pos_ == "PROPN") and not {t.lower_, t.lemma_.lower()} & _EVALUATIVE:
             # "Harry Potter party": a compound keeps its own compounds
             found += [*(modifiers(t) if t.dep_ == "compound" else []), t]
     return found
 
 
 def is_thing(token: Any) -> bool:
+    named = token.pos_ in NOUNS or (token.pos_ == "NUM" and not token.like_num) or _capitalised_object(token)
     return (
-        token.pos_ in NOUNS
+        named
         and token.lower_ not in _EMPTY_HEADS
         and not (token.lemma_.lower() in _VAGUE_BARE and not modifiers(token))
         and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
         and token.is_alpha
         and (len(token.text) > 2 or token.text.isupper())
     )
+
+
+def _capitalised_object(token: Any) -> bool:
+    """"I speak Portuguese and German", "we use DuckDB": the tagger reads some names as an
+    adjective or a number; as an object and capitalised, they name a thing."""
+    return (
+        token.pos_ in ("ADJ", "NUM") and token.dep_ in ("dobj", "conj", "pobj")
+        and token.text[:1].isupper() and not token.like_num and token.i != token.sent.start
+    )  # fmt: skip
 
 
 def what_is_meant(token: Any) -> Any:
@@ -108,6 +140,6 @@ def with_conjuncts(token: Any) -> list[Any]:
     """The object and the objects coordinated with it: "the kids & work" -> kids, work."""
     found = [token]
     for child in token.children:
-        if child.dep_ == "conj" and child.pos_ in NOUNS:
+        if child.dep_ == "conj" and (child.pos_ in NOUNS or _capitalised_object(child)):
             found += with_conjuncts(child)
     return found

@@ -4,7 +4,8 @@
     confidence = strength x agreement,   agreement = support / (support + contradicting support)
 
 A candidate with the key (subject, predicate, object, polarity) of an active fact reinforces
-it (sources united, support and confidence recomputed): never a duplicate. A candidate of
+it (sources united, support and confidence recomputed): never a duplicate, but for an event
+whose time is another than the fact's (`another_event`): a second parade is a second fact. A candidate of
 the opposite polarity contradicts it: when the new evidence is newer and at least as strong,
 the old edge is closed (`valid_to`, `invalidated_by`) and the new one written at full
 agreement; otherwise the new one is written with the agreement penalty. Nothing is deleted.
@@ -12,7 +13,8 @@ agreement; otherwise the new one is written with the agreement penalty. Nothing 
 A person's facts change, and the newer statement closes the older fact (its `valid_to` is
 the newer statement's time, never the run's):
 - a functional predicate (`FUNCTIONAL`: where one works, lives, a favourite of a kind) holds
-  one value: a newer value closes the older one, however often the older was said;
+  one value: a newer value closes the older one, however often the older was said; a role
+  only ever stated with the old job ("at Google as a data engineer") closes with it;
 - a reversal closes the positive fact it reverses on the same object, matched by the
   object's words ("don't like jazz anymore" closes "likes jazz music"): the negated
   predicate, its opposite ("dislikes" against "likes") or an ending ("left Stripe" against
@@ -33,7 +35,10 @@ from pydantic import BaseModel, Field
 from engine.reflect.derive import CandidateFact
 from engine.text import canonical_name
 
-__all__ = ["FUNCTIONAL", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "reconcile", "strength"]
+__all__ = [
+    "FUNCTIONAL", "STATES", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "another_event",
+    "reconcile", "strength",
+]  # fmt: skip
 
 SECONDS_PER_DAY = 86_400.0
 # Predicates with one current value per subject; `favorite_<kind>` is one per kind.
@@ -41,6 +46,13 @@ FUNCTIONAL = frozenset({"works_at", "lives_in"})
 _FUNCTIONAL_PREFIX = "favorite_"
 # Positive predicates that end another's fact on the same object.
 _ENDS = {"dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in")}
+_ROLES_WITH = frozenset({"works_at"})  # a job's end ends the role stated with it
+# Predicates of a state, not an event: told again, they reinforce the one fact.
+STATES = frozenset({
+    "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "is", "uses", "wants",
+    "plans_to", "considers", "appreciate", "allergic_to", "speak", "learn", "decided", "left",
+})  # fmt: skip
+_SAME_EVENT_SECONDS = 7 * SECONDS_PER_DAY  # times named this far apart are two events
 
 
 class ActiveFact(BaseModel):
@@ -54,6 +66,7 @@ class ActiveFact(BaseModel):
     valid_from: float
     source_episode_ids: list[str]
     object_words: frozenset[str] = frozenset()  # the object's canonical words
+    refers_to: float | None = None  # the time the statement names, if any
 
 
 class FactWrite(BaseModel):
@@ -116,6 +129,45 @@ def _reversed_by(old: ActiveFact, new: CandidateFact, words: frozenset[str]) -> 
     return not old.negated and not new.negated and old.predicate in _ENDS.get(new.predicate, ())
 
 
+def another_event(predicate: str, before: float | None, now: float | None) -> bool:
+    """Whether a statement of an event tells of another one than the fact already kept: a
+    parade attended in June and one in August are two facts, each with its own time and
+    sentence. States (`STATES`: likes, works_at ...) are one fact however often told.
+
+    >>> week = 7 * 86_400
+    >>> another_event("attended", 0.0, 2 * week), another_event("attended", 0.0, 86_400)
+    (True, False)
+    >>> another_event("likes", 0.0, 2 * week), another_event("attended", None, 2 * week)
+    (False, False)
+    """
+    if before is None or now is None or is_functional(predicate) or predicate in STATES:
+        return False
+    return abs(now - before) > _SAME_EVENT_SECONDS
+
+
+def _by_event(
+    groups: dict[tuple[str, str, str, bool, int], list[CandidateFact]],
+) -> dict[tuple[str, str, str, bool, int], list[CandidateFact]]:
+    """Each group of an event's statements split where the times they name are apart
+    (`another_event`); a statement that names no time stays with the first."""
+    split: dict[tuple[str, str, str, bool, int], list[CandidateFact]] = {}
+    for (subject, predicate, obj, negated, _), facts in groups.items():
+        slot, last = 0, None
+        for fact in sorted(facts, key=lambda f: (f.refers_to is not None, f.refers_to or 0.0)):
+            if fact.refers_to is not None and last is not None and another_event(predicate, last, fact.refers_to):
+                slot += 1
+            last = fact.refers_to if fact.refers_to is not None else last
+            split.setdefault((subject, predicate, obj, negated, slot), []).append(fact)
+    return split
+
+
+def _stated_with(role: ActiveFact, job: ActiveFact) -> bool:
+    """Whether a role was only ever stated with a job ("I work at Google as a data engineer"):
+    it ends with the job, since nothing says it goes on at the next one."""
+    return (role.predicate == "is" and not role.negated and role.subject_id == job.subject_id
+            and set(role.source_episode_ids) <= set(job.source_episode_ids))  # fmt: skip
+
+
 def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
     """Whether a new value of a functional predicate replaces an active one."""
     return (not new.negated and not old.negated and is_functional(new.predicate)
@@ -149,9 +201,10 @@ def reconcile(
     floor: float,
 ) -> FactPlan:
     """What to write and what to close. Groups are taken oldest evidence first."""
-    groups: dict[tuple[str, str, str, bool], list[CandidateFact]] = {}
+    groups: dict[tuple[str, str, str, bool, int], list[CandidateFact]] = {}
     for fact in candidates:
-        groups.setdefault((*fact.key, fact.negated), []).append(fact)
+        groups.setdefault((*fact.key, fact.negated, 0), []).append(fact)
+    groups = _by_event(groups)
     by_key = {(f.subject_id, f.predicate, f.object_id, f.negated): f for f in active}
     plan = FactPlan()
 
@@ -159,13 +212,13 @@ def reconcile(
         return strength(support, (now - at) / SECONDS_PER_DAY, scale=scale, half_life=half_life,
                         floor=floor)  # fmt: skip
 
-    for (subject, predicate, obj, negated), facts in sorted(
+    for (subject, predicate, obj, negated, _), facts in sorted(
         groups.items(), key=lambda item: max(f.at for f in item[1])
     ):
         episodes = sorted({f.episode_id for f in facts})
         latest = max(facts, key=lambda f: f.at)
         same = by_key.get((subject, predicate, obj, negated))
-        if same is not None:
+        if same is not None and not another_event(same.predicate, same.refers_to, latest.refers_to):
             sources = sorted(set(same.source_episode_ids) | set(episodes))
             plan.writes.append(
                 FactWrite(id=same.id, subject_id=subject, object_id=obj, predicate=predicate,
@@ -192,6 +245,11 @@ def reconcile(
             if replaced or reversed_:
                 plan.closes.append(FactClose(old=old.id, new=new_id, at=latest.at))
                 del by_key[key]
+            if replaced and old.predicate in _ROLES_WITH:
+                for role_key, role in list(by_key.items()):
+                    if _stated_with(role, old):
+                        plan.closes.append(FactClose(old=role.id, new=new_id, at=latest.at))
+                        del by_key[role_key]
         write = FactWrite(
             id=new_id, subject_id=subject, object_id=obj, predicate=predicate, negated=negated,
             statement=latest.statement, confidence=round(confidence, 6), support=len(episodes),
@@ -202,6 +260,6 @@ def reconcile(
         by_key[(subject, predicate, obj, negated)] = ActiveFact(
             id=new_id, subject_id=subject, predicate=predicate, negated=negated, object_id=obj,
             confidence=write.confidence, support=write.support, valid_from=write.valid_from,
-            source_episode_ids=episodes, object_words=words,
+            source_episode_ids=episodes, object_words=words, refers_to=write.refers_to,
         )  # fmt: skip
     return plan

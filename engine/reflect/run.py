@@ -94,14 +94,14 @@ def reflect_namespace(
         [dense[i] for i in with_vectors],
         threshold=settings.reflection_cluster_similarity,
     )
-    views, made = _views(graph, namespace, episodes, statements, now)
+    views, made = _views(graph, namespace, episodes, statements, now, settings.user_name)
     candidates = merge_paraphrases(derive_facts(views), clusters)
     involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
     active = [
         ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
                    object_id=f.object_id, confidence=f.confidence, support=f.support,
                    valid_from=f.valid_from, source_episode_ids=f.source_episode_ids,
-                   object_words=object_words(f.object))
+                   object_words=object_words(f.object), refers_to=f.refers_to)
         for f in graph.facts_about(namespace, involved, include_closed=False)
     ]  # fmt: skip
     plan = reconcile(
@@ -193,6 +193,22 @@ def _without_role(text: str, role: str | None) -> str:
     return text
 
 
+_USER_ROLES = frozenset({"user", "human"})
+_ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "agent", "model", "system"})
+
+
+def party(role: str | None, user_name: str) -> str | None:
+    """The name a role stands for as the subject of facts: a person's role is their name,
+    `user` is `user_name`, an assistant is nobody.
+
+    >>> party("Caroline", "the user"), party("user", "the user"), party("assistant", "Dana")
+    ('Caroline', 'the user', None)
+    """
+    if role is None or role.casefold() in _ASSISTANT_ROLES:
+        return None
+    return user_name if role.casefold() in _USER_ROLES else role
+
+
 def _session_parties(episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
     """The roles of each session that has exactly two: "you" is the other one."""
     roles: dict[str, set[str]] = {}
@@ -204,9 +220,11 @@ def _session_parties(episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
 
 def _views(
     graph: ReflectionGraph, namespace: str, episodes: list[Episode],
-    statements: list[list[Statement]], now: float,
+    statements: list[list[Statement]], now: float, user_name: str,
 ) -> tuple[list[EpisodeView], dict[str, Entity]]:
-    """What derivation reads, and the speaker/tool entities it may need created."""
+    """What derivation reads, and the speaker/tool entities it may need created. A role names
+    its speaker, but for the parties of a chat: `user` is `user_name` and an assistant is no
+    subject (`party`)."""
     ids = [e.id for e in episodes]
     entities = graph.entities_of(namespace, ids)
     decisions = graph.decisions_of(namespace, ids)
@@ -241,8 +259,8 @@ def _views(
                 metadata=episode.metadata,
                 entities=[EntityRef(id=e.id, name=e.name) for e in entities.get(episode.id, [])],
                 decisions=[d.text for d in decisions.get(episode.id, [])],
-                speaker=named(episode.role, "PERSON", episode.occurred_at),
-                other=named(other, "PERSON", episode.occurred_at),
+                speaker=named(party(episode.role, user_name), "PERSON", episode.occurred_at),
+                other=named(party(other, user_name), "PERSON", episode.occurred_at),
                 tool=tool,
                 statements=stated,
             )

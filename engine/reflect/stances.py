@@ -120,14 +120,25 @@ def _gratitude(sentence: Any) -> list[Statement]:
     return found
 
 
+# Who and what a person has that says something about them: "my apartment is tiny", "my
+# flight got cancelled" and "my grandma passed away" say nothing a profile would keep.
+_KEPT = frozenset({
+    "kid", "kids", "child", "children", "son", "daughter", "wife", "husband", "partner",
+    "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "twins", "dog", "cat", "puppy",
+    "kitten", "pet", "horse", "parrot", "rabbit", "hamster", "car", "bike", "house", "garden",
+    "business", "shop", "bakery", "startup", "band", "podcast", "blog", "channel",
+})  # fmt: skip
+
+
 def _possessions(sentence: Any) -> list[Statement]:
     """"My kids loved it": the speaker has kids. Only a subject's possessive, where the
-    sentence is about the thing possessed; "our" in chat is mostly everyone's ("our loved
-    ones are so important")."""
+    sentence is about the thing possessed, and only of what a profile keeps (`_KEPT`); "our"
+    in chat is mostly everyone's ("our loved ones are so important")."""
     return [
         _of_speaker("has", token, sentence)
         for token in sentence
         if token.dep_ in SUBJECTS and is_thing(token) and token.pos_ == "NOUN"
+        and (token.lower_ in _KEPT or token.lemma_.lower() in _KEPT)
         and any(c.dep_ == "poss" and c.lower_ == "my" for c in token.children)
         and not _my_favourite(token)  # "my favorite treat is X" is about X
     ]  # fmt: skip

@@ -10,12 +10,16 @@ __all__ = [
     "ADVERB_PARTICLES",
     "AMOUNTS",
     "ASPECT",
+    "CHANGES",
+    "COLLEAGUES",
     "CONDITIONS",
     "CONTROL",
     "FAN",
     "FUTURE_AUX",
+    "GROUPS",
     "HEDGE_AUX",
     "HEDGE_WORDS",
+    "INTENT",
     "INTERJECTIONS",
     "IRREGULAR_PAST",
     "LIGHT_VERBS",
@@ -23,17 +27,22 @@ __all__ = [
     "NOT_OBJECT_LINKS",
     "OTHER",
     "PEOPLE",
+    "PLANNED",
     "QUESTION_WORDS",
     "REACTIONS",
     "REPORT",
+    "ROLE_VERBS",
     "SPEAKER",
     "TAG_QUESTION",
     "THINK",
+    "WISH",
 ]
 
 # "we" in a chat is the speaker's family, team or friends: what they did, the speaker did.
 SPEAKER = frozenset({"i", "me", "we", "us"})
 OTHER = frozenset({"you"})
+# "our team", "my family": the speaker's side, as "we" is.
+GROUPS = frozenset({"team", "family", "company", "startup", "lab", "group", "band", "household"})
 PEOPLE = SPEAKER | OTHER | {"him", "her", "them"}  # who can be told to do something
 INTERJECTIONS = frozenset({
     "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
@@ -43,6 +52,7 @@ HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
 HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
 THINK = frozenset({"think", "guess", "suppose", "believe", "feel"})
 REPORT = frozenset({"say", "tell", "ask", "mention", "write", "claim"})
+WISH = frozenset({"wish", "hope", "imagine", "dream", "pretend"})
 CONDITIONS = frozenset({"if", "unless", "whether"})
 QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "where", "when"})
 # "I started my own store - pretty cool, huh?": the tag asks for agreement, not for an answer.
@@ -58,6 +68,22 @@ NOT_OBJECT_LINKS = frozenset({
 # "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
 # sunset": the object that counts is the prepositional one after the noun
 FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
+CHANGES = frozenset({"switch", "change", "move", "migrate", "upgrade", "convert", "transfer"})
+# What "I'll ..." plans: going, getting, starting, trying; "I will incorporate this" is no plan.
+PLANNED = frozenset({
+    "visit", "go", "travel", "buy", "adopt", "try", "start", "join", "move", "attend", "take",
+    "learn", "see", "run", "apply", "book", "fly", "head", "begin", "open", "launch", "build",
+    "host", "throw", "sign", "enroll", "register", "switch", "quit", "leave", "study", "get",
+})  # fmt: skip
+# "determined to find", "eager to start": what the speaker means to do
+INTENT = frozenset({"determined", "eager", "keen", "set", "resolved", "committed"})
+# People one works with, not tools one uses: "I work with awesome mechanics".
+COLLEAGUES = frozenset({
+    "mechanic", "people", "colleague", "coworker", "friend", "kid", "child", "student", "client",
+    "customer", "volunteer", "team", "teammate", "artist", "designer", "engineer", "doctor",
+    "nurse", "teacher", "partner", "group", "family", "animal", "dog", "horse",
+})  # fmt: skip
+ROLE_VERBS = frozenset({"work", "start", "join", "serve"})  # "... as a data engineer"
 ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit
 # Verbs whose clause complement carries the object: "plan to adopt", "love to paint". The
 # first set also names the predicate (plans_to, likes); the second leaves it to the complement
@@ -71,7 +97,7 @@ ASPECT = frozenset({"need", "try", "start", "begin", "keep", "go", "continue", "
 # Words that open a reaction to what the other party said ("Glad you ...", "So cool you ...");
 # the tagger sometimes reads a capitalised "Glad" as a name.
 REACTIONS = frozenset({"glad", "great", "cool", "nice", "awesome", "happy", "lucky", "wow", "congrats"})
-MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall"})
+MODALS = frozenset({"can", "could", "should", "must", "might", "may", "ca", "shall", "would", "'d"})
 IRREGULAR_PAST = frozenset({
     "lost", "got", "went", "had", "made", "took", "saw", "found", "met", "bought", "felt",
     "came", "left", "began", "ran", "won", "gave", "told", "brought", "built", "caught", "drew",

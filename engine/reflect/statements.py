@@ -28,12 +28,16 @@ from engine.reflect.statement_cues import (
     ADVERB_PARTICLES,
     AMOUNTS,
     ASPECT,
+    CHANGES,
+    COLLEAGUES,
     CONDITIONS,
     CONTROL,
     FAN,
     FUTURE_AUX,
+    GROUPS,
     HEDGE_AUX,
     HEDGE_WORDS,
+    INTENT,
     INTERJECTIONS,
     IRREGULAR_PAST,
     LIGHT_VERBS,
@@ -42,27 +46,52 @@ from engine.reflect.statement_cues import (
     NOT_OBJECT_LINKS,
     OTHER,
     PEOPLE,
+    PLANNED,
     QUESTION_WORDS,
     REACTIONS,
     REPORT,
+    ROLE_VERBS,
     SPEAKER,
     TAG_QUESTION,
     THINK,
+    WISH,
 )
-from engine.reflect.vocabulary import Statement, readable_predicate
+from engine.reflect.vocabulary import JOBS, Statement, readable_predicate
 
 __all__ = ["english_statements"]
+
+_MARKS = ('"', "“", "”")
+
 
 def _quoted(doc: Any) -> set[int]:
     """Token indices inside quotation marks: what someone else is quoted saying."""
     inside, marks = set(), 0
     for token in doc:
-        if token.text in ('"', "“", "”"):
+        if token.text in _MARKS:
             marks += 1
             continue
         if marks % 2:
             inside.add(token.i)
     return inside
+
+
+def _quotation(token: Any) -> str:
+    """The words between the quotation marks around `token`."""
+    start, end = token.i, token.i
+    while start > 0 and token.doc[start - 1].text not in _MARKS:
+        start -= 1
+    while end + 1 < len(token.doc) and token.doc[end + 1].text not in _MARKS:
+        end += 1
+    return str(token.doc[start : end + 1].text).strip()
+
+
+def _of_the_other(thing: Any) -> bool:
+    """"your painting", "a painting of yours"."""
+    return any(
+        (c.dep_ == "poss" and c.lower_ == "your")
+        or (c.dep_ == "prep" and c.lower_ == "of" and any(o.lower_ == "yours" for o in c.children))
+        for c in thing.children
+    )  # fmt: skip
 
 
 def _is_question(sentence: Any) -> bool:
@@ -111,6 +140,12 @@ def _who(subject: Any) -> tuple[str, str] | None:
         return None  # a capitalised plural opening a sentence is rarely a name
     if _addressed(subject):
         return None
+    if subject.pos_ == "NOUN" and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
+        if subject.lemma_.lower() in GROUPS:
+            return "speaker", subject.text  # "our team uses Grafana": the speaker's side does
+        named = [c for c in subject.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+        if named:
+            return "named", named[0].text  # "my son Leo joined the team": Leo did
     if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
         words = phrase(subject)[0].split()
         while words and words[0].lower() in INTERJECTIONS:
@@ -131,13 +166,13 @@ def _addressed(subject: Any) -> bool:
 
 def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     """(preposition or particle, object token) pairs of a verb: the object after "a fan of" /
-    "care of"; else a direct object or a specific attribute ("a shooting guard"), or the noun a
+    "care of" / "a job at"; else a direct object or a specific attribute ("a shooting guard"), or the noun a
     relative clause describes, then the first object of each preposition, also of an adjective
     ("excited about X"); else an activity ("we went camping")."""
     particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
     direct: list[tuple[str | None, Any]] = []
     for child in verb.children:
-        if child.dep_ in ("attr", "dobj") and child.lemma_ in FAN:
+        if child.dep_ in ("attr", "dobj") and (child.lemma_ in FAN or child.lemma_ in JOBS):
             # the parser hangs "of my grandma" on the noun or on the verb after it
             preps = [p for p in child.children if p.dep_ == "prep"] + [
                 p for p in verb.children if p.dep_ == "prep" and p.i == child.i + 1
@@ -154,20 +189,29 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
             direct = [(particle, t) for t in with_conjuncts(meant)]
             break
     if not direct and verb.dep_ == "relcl" and is_thing(verb.head):  # "the figurines I bought"
-        return [(particle, verb.head)]
+        # "the parade I went to": the preposition left without its object is the link
+        stranded = next((c.lower_ for c in verb.children
+                         if c.dep_ == "prep" and not any(is_thing(o) for o in c.children)), None)  # fmt: skip
+        return [(stranded or particle, verb.head)]
+    if not direct and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PRON") for c in verb.children):
+        return []  # "took this pic in Spain", "took it for a ride": said of what is not a thing
     # "excited about X", and "got back from X" where the parser hangs "from" on "back"
     heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")
                       or (c.dep_ == "advmod" and c.lower_ in ADVERB_PARTICLES)]  # fmt: skip
     linked: list[tuple[str | None, Any]] = []
     for head in heads:
         for child in head.children:
-            if child.dep_ != "prep" or child.lower_ in NOT_OBJECT_LINKS:
+            if child.dep_ != "prep" or (child.lower_ in NOT_OBJECT_LINKS and not _as_role(head, child)):
                 continue
             objects = [m for o in child.children
                        if o.dep_ == "pobj" and is_thing(m := what_is_meant(o))]  # fmt: skip
             # "thinking about taking a trip": the object of the -ing complement
             objects += [o for c in child.children if c.dep_ == "pcomp"
                         for o in c.children if o.dep_ == "dobj" and is_thing(o)]  # fmt: skip
+            # "thinking about switching to a standing desk": where the -ing complement goes
+            objects += [o for c in child.children if c.dep_ == "pcomp" and c.lemma_ in CHANGES
+                        for p in c.children if p.dep_ == "prep" and p.lower_ == "to"
+                        for o in p.children if o.dep_ == "pobj" and is_thing(o)]  # fmt: skip
             if not objects:
                 continue
             if head.i != verb.i:  # "I'm excited about X", "a big fan of X"
@@ -175,6 +219,9 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
             else:
                 link = f"{particle}_{child.lower_}" if particle else child.lower_
             linked += [(link, t) for t in with_conjuncts(objects[0])]
+    if verb.lemma_ in CHANGES and any((link or "").endswith("to") for link, _ in linked):
+        # "switched from SQLite to DuckDB": what they have now, not what they left
+        linked = [(link, t) for link, t in linked if (link or "").endswith("to")]
     if direct or linked:
         return direct + linked
     # "we went camping", "I started painting": the activity is the object
@@ -182,6 +229,11 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
             if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in LIGHT_VERBS
             and not any(
                 g.dep_ in SUBJECTS for g in c.children)][:1]  # fmt: skip
+
+
+def _as_role(verb: Any, preposition: Any) -> bool:
+    """"I work at Google as a product manager": what they are (`vocabulary`: work_as is `is`)."""
+    return preposition.lower_ == "as" and verb.lemma_ in ROLE_VERBS
 
 
 def _hedged(verb: Any, sentence: Any) -> bool:
@@ -195,8 +247,8 @@ def _hedged(verb: Any, sentence: Any) -> bool:
 
 
 def _embedded(verb: Any) -> bool:
-    """Inside an "if" clause, a wh-clause ("I love how you tell stories"), or what someone is
-    reported to have said. A past clause of time or place ("when I went to an exhibit") says
+    """Inside an "if" clause, a wh-clause ("I love how you tell stories"), what someone is
+    reported to have said, or what the speaker wishes were so ("I wish I played piano"). A past clause of time or place ("when I went to an exhibit") says
     what happened."""
     token = verb
     while True:
@@ -207,18 +259,25 @@ def _embedded(verb: Any) -> bool:
             c.lower_ in QUESTION_WORDS and c.i < token.i for c in token.children
         ):
             return True
-        if token.dep_ == "ccomp" and token.head.lemma_ in REPORT:
+        if token.dep_ == "ccomp" and token.head.lemma_ in REPORT | WISH:
             return True
         if token.head.i == token.i:
             return False
         token = token.head
 
 
+def _speaking_of(verb: Any) -> bool:
+    """"Speaking of, my partner and I ...": a turn of phrase, not a statement."""
+    following = verb.nbor(1) if verb.i + 1 < len(verb.doc) else None
+    return verb.lower_ == "speaking" and following is not None and following.lower_ == "of"
+
+
 def _says_i_without_saying_it(verb: Any) -> bool:
     """Chat drops the "I" of a sentence that opens with its verb in the past or in -ing
     ("Lost my job yesterday", "Still enjoying my soda"), or with "Can't wait"; a verb in its
     base form opens an imperative ("Check out this pic") and says nothing about the speaker,
-    nor does "be" ("Been a busy week", "Must've been fun")."""
+    nor does "be" ("Been a busy week", "Must've been fun"), nor a verb in -s, whose dropped
+    subject is "it" ("Reminds me of home")."""
     if verb.dep_ != "ROOT" or verb.lemma_ == "be":
         return False
     if _cannot_wait(verb):
@@ -231,7 +290,9 @@ def _says_i_without_saying_it(verb: Any) -> bool:
         verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ != verb.lemma_.lower()
         or verb.lower_.endswith("ed") or verb.lower_ in IRREGULAR_PAST
     )  # fmt: skip
-    return opens and inflected
+    # "Reminds me how much I love performing": a verb in -s drops "it", not "I"
+    third_person = verb.tag_ == "VBZ" or (verb.lower_.endswith("s") and not verb.lemma_.lower().endswith("s"))
+    return opens and inflected and not third_person
 
 
 def _cannot_wait(verb: Any) -> bool:
@@ -261,12 +322,34 @@ def _negated(verb: Any) -> bool:
     )  # fmt: skip
 
 
+def _states_nothing(verb: Any) -> bool:
+    """"I could play", "we should meet", "I would buy a boat", "we can make a difference":
+    what may, could or should be states nothing. "I can't eat gluten", "can't stand X" and
+    "can't wait" do."""
+    head = verb.head if verb.dep_ == "conj" and not _own_subject(verb) else verb  # "should join and bring"
+    modals = {c.lower_ for c in (*verb.children, *head.children) if c.dep_ == "aux"} & MODALS
+    if not modals or _cannot_wait(verb):
+        return False
+    return not (modals <= {"can", "ca"} and _negated(verb))
+
+
+def _own_subject(verb: Any) -> bool:
+    return any(c.dep_ in SUBJECTS for c in verb.children)
+
+
+def _will(verb: Any) -> bool:
+    """"I'll try Helm", "we will visit Kyoto": a plan, of what one plans (`PLANNED`)."""
+    return any(c.dep_ == "aux" and c.lower_ in ("will", "'ll") for c in verb.children)
+
+
 def _content_verb(verb: Any) -> tuple[Any, str]:
     """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
     object and the control verb the predicate; "can't wait to see X" plans to see X."""
     control = "plan" if _cannot_wait(verb) else verb.lemma_ if verb.lemma_ in CONTROL else ""
     # through aspect verbs: "gonna keep pursuing my goals" is pursue goals
     while verb.lemma_ in CONTROL or verb.lemma_ in ASPECT or _cannot_wait(verb):
+        if any(c.dep_ == "dobj" and c.pos_ in NOUNS for c in verb.children):
+            break  # "I hate yoga, to be honest": the object is the verb's own
         complement = next(
             (c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")
              and not (verb.lemma_ == "go" and c.tag_ == "VBG")), None,
@@ -287,17 +370,17 @@ def english_statements(doc: Any) -> list[Statement]:
         found += stances(sentence)
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted:
-                found += _said_with(verb, sentence)
+                found += _said_with(verb, sentence, quoted)
     return found
 
 
 def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
     """Whether a verb's second object is worth a fact of its own: a named or described place
-    it happened at, in, to or from ("took my kids to the pet salon", "bought a mouse from
+    it went to or came from ("took my kids to the pet salon", "bought a mouse from
     Logitech"), under a predicate that keeps the preposition ("prefers Python for pipelines"
     does not prefer pipelines)."""
-    place = (link or "").rsplit("_", 1)[-1] in ("at", "in", "to", "from")
-    return place and not swallowed and (thing.pos_ == "PROPN" or bool(modifiers(thing)))
+    place = (link or "").rsplit("_", 1)[-1] in ("to", "from")  # "saw AC/DC in Berlin": not a fact of Berlin
+    return place and not swallowed and (thing.pos_ != "NOUN" or bool(modifiers(thing)))
 
 
 def _is_activity(verb: Any) -> bool:
@@ -314,30 +397,32 @@ def _adjective_root(token: Any) -> bool:
     return token.pos_ == "ADJ" and token.dep_ == "ROOT" and any(c.lemma_ == "be" for c in token.children)
 
 
-def _said_with(verb: Any, sentence: Any) -> list[Statement]:
+def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     """The statements a verb makes about its subject."""
     if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or _cannot_wait(verb.head)):
         return []  # read through its control verb
+    if verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD":
+        return []  # "I used to love jazz": no longer so
     subject = _subject_of(verb)
     if subject is None:
         who = ("speaker", "I") if _says_i_without_saying_it(verb) else None
     else:
         who = _who(subject)
-    if who is None or _embedded(verb):
+    if who is None or _embedded(verb) or _speaking_of(verb):
         return []
-    if subject is not None and subject.lower_ in ("we", "us") and any(
-        c.dep_ == "aux" and c.lower_ in MODALS for c in verb.children
-    ):
-        return []  # "we can make a difference": an exhortation, not a fact
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
         return []  # "we all make mistakes": said of everyone
     if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
         return []  # "I wish you all the best on your exams": about the other, not a fact
     content, control = _content_verb(verb)
+    if verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT:
+        control = "plan"  # "I'm determined to find the right dog": a plan, not a find
     if content.lemma_ == "be" and verb.dep_ == "advcl":
         return []  # "since I was a kid": when, not what
     if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
         control = "want"  # "I'd love to visit Paris" is a wish
+    elif _states_nothing(verb) or (_will(verb) and content.lemma_ not in PLANNED):
+        return []  # "we'll be discussing various aspects": what will be said is no plan
     objects = _objects(content)
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
             and content.i != verb.i and content.lemma_ not in LIGHT_VERBS):  # fmt: skip
@@ -350,18 +435,27 @@ def _said_with(verb: Any, sentence: Any) -> list[Statement]:
     found = []
     first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
-        text, key = phrase(obj) if obj.pos_ in NOUNS else (obj.lower_, obj.lemma_.lower())
+        if _of_the_other(obj) and content.lemma_ not in ("appreciate", "thank", "love"):
+            continue  # "I'd love to see another painting of yours": the other party's
+        text, key = phrase(obj) if obj.pos_ in NOUNS or obj.text[:1].isupper() else (obj.lower_, obj.lemma_.lower())
+        if obj.i in quoted:  # "Just finished "A Dance with Dragons"": the title, whole
+            text = key = _quotation(obj)
         predicate = "does" if activity else readable_predicate(
             control or content.lemma_,
             preposition if not control else None,
             past=content.tag_ == "VBD",
             passive=content.text.lower() if passive else None,
-            future=verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i,
+            future=(verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i) or _will(verb),
         )
         if predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
-        if preposition != objects[0][0] and not _where(preposition, obj, bool(control) or predicate == first):
+        if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
+            predicate = "work_with"  # "I work with awesome mechanics": people, not tools
+        second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is")
+        if second and not _where(preposition, obj, bool(control) or predicate == first):
             continue
+        if content.lemma_ in CHANGES and key in ("house", "home"):
+            continue  # "we moved house": the move, not a house
         first = first or predicate
         if who[0] == "other" and not _said_of_other(verb, predicate):
             continue

@@ -1,9 +1,15 @@
-"""Statements in Chinese sentences, from jieba's part-of-speech tags. Pure but for jieba.
+"""Statements in Chinese sentences, from their wording and jieba's cuts. Pure but for jieba.
 
-The common first-person forms: "我喜欢X", "我不喜欢X", "我在X工作", "我住在X", "我打算去X",
-"我参加了X", "我有X", "我用X", "我决定X"; "你" is the other party. The object is the first run
-of nouns after the verb ("一个读书会" -> 读书会). Questions and conditionals state nothing;
-"可能 / 也许 / 大概" mark a statement as hedged.
+The speaker's ("我", "我们", "我们团队") and the other party's ("你") statements: likes and
+dislikes ("我喜欢X", "我受不了X", "我是X的粉丝"), work and home ("我在X工作", "我住在X",
+"我在X做产品经理", "搬到X", "入职X", "离开X"), plans and wishes ("我打算买X", "我很想去X"),
+what they attended, use, learn, read, buy, adopt, teach, speak, sell, "我对X过敏", and a
+favourite of a kind ("我最喜欢的运动是X", "X是我最喜欢的书"). A clause without a subject
+takes the one before it in its sentence ("我们搬家了，现在住在上海"). Every item of a
+coordination is an object ("喜剧和爱情片"); "一只叫饼干的救助犬" is 饼干, "悉尼的一份研究工作"
+is 研究工作. Questions, conditionals, wishes and what may, can or should be ("可以", "应该")
+state nothing, nor does a liking of the past ("我以前很喜欢X"); "可能 / 也许 / 大概" mark a
+statement as hedged. The cues are `engine.reflect.zh_cues`.
 """
 
 from __future__ import annotations
@@ -13,40 +19,36 @@ from functools import lru_cache
 from typing import Any
 
 from engine.reflect.vocabulary import Statement
+from engine.reflect.zh_cues import (
+    ADVERBS,
+    ALLERGY,
+    CONDITION,
+    CONTROL,
+    COORDINATION,
+    FAN,
+    FAVOURITE,
+    FAVOURITE_AFTER,
+    HEDGE,
+    KIN,
+    LEAD_WORDS,
+    MODAL,
+    NAMED,
+    NEGATION,
+    PAST,
+    PLACE,
+    PLACE_OF,
+    PLAN_VERB,
+    PREDICATE_OF,
+    PRONOUNS,
+    QUESTION,
+    ROLE,
+    SUBJECT,
+    TRAINING,
+    VERB,
+)
 from engine.text import split_sentences
 
 __all__ = ["chinese_statements"]
-
-# verbs -> predicate
-_VERBS: tuple[tuple[str, str], ...] = (
-    ("更喜欢|偏好|宁愿|更爱", "prefers"),
-    ("喜欢|热爱|爱上了|爱|享受|迷上了", "likes"),
-    ("讨厌|厌恶|受不了", "dislikes"),
-    ("打算|计划|准备|想要|想去|要去|将要", "plans_to"),
-    ("参加了|参加过|参加|参与了|出席了|去了|去过", "attended"),
-    ("住在|生活在|定居在|搬到|搬去|搬回", "lives_in"),
-    ("跳槽到|入职", "works_at"),
-    ("离开了|离开|离职了", "left"),
-    ("使用|采用|用", "uses"),
-    ("决定|选择了|选了", "decided"),
-    ("养了|有", "has"),
-)
-_PREDICATE_OF = {verb: predicate for verbs, predicate in _VERBS for verb in verbs.split("|")}
-# One alternation, longest first: the leftmost verb wins, and at one place the longest form.
-_VERB = re.compile("|".join(sorted(_PREDICATE_OF, key=len, reverse=True)))
-_ACTIVITY = frozenset({"likes", "dislikes", "prefers", "plans_to"})
-_WORK_AT = re.compile(r"在(?P<object>[^，。！？,.!?]{1,20}?)(?:工作|上班|任职|实习)")
-# "我" but not "我们" or "我妹妹" (another person, whose statements are not the speaker's)
-_SUBJECT = re.compile(r"^(?:[^，。！？,.!?]{0,6}?)(?P<who>我|你)(?![们的妹姐哥弟爸妈父母妻儿女朋同家])")
-_FAVOURITE = re.compile(r"最喜欢的(?P<kind>[^，。！？,.!?是]{1,6})是(?P<object>.+)")
-_NEGATION = re.compile(r"(?:不|没有|没|从不|从没|不再)$")
-_ADVERBS = re.compile(r"^(?:很|非常|特别|真的|一直|都|也|还|更|最|比较|已经|刚刚|曾经|经常|总是)+")
-_QUESTION = re.compile(r"[?？]|吗$|呢$|什么|哪|谁|怎么|为什么|多少")
-_CONDITION = re.compile(r"如果|要是|假如|假设|万一")
-_HEDGE = re.compile(r"可能|也许|大概|好像|或许|说不定")
-# jieba tags that make an object: nouns, proper nouns, verbal nouns, Latin words
-_NOUN_TAGS = re.compile(r"^(?:n|nr|ns|nt|nz|nrt|nrfg|vn|eng|j|l|an)$")
-_SKIP_TAGS = re.compile(r"^(?:m|q|mq|r|t|u|ul|uj|uz|d|p|f|v|vg|c)$")
 
 
 @lru_cache(maxsize=1)
@@ -59,55 +61,189 @@ def _posseg() -> Any:
     return jieba.posseg
 
 
-def _object(rest: str, *, activity: bool) -> str | None:
-    """The first run of nouns in `rest`, skipping counts, pronouns and particles before it;
-    with `activity`, a verb when no noun follows ("我喜欢跑步": 跑步)."""
-    run: list[str] = []
-    verb: str | None = None
-    for pair in _posseg().cut(rest):
-        word, tag = pair.word, pair.flag
-        if _NOUN_TAGS.match(tag):
-            run.append(word)
-        elif run or not _SKIP_TAGS.match(tag):
+@lru_cache(maxsize=8192)
+def _cuts(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's words and tags; an object's words are asked for several times."""
+    return tuple((pair.word, pair.flag) for pair in _posseg().cut(text))
+
+
+def _alone(text: str) -> set[int]:
+    """Where a one-character verb stands as a word of its own: a one-character word, one with
+    its particle ("卖了", "读过"), or after a negation jieba joins to it ("不吃"); not the "读"
+    of "读书会"."""
+    places, at = set(), 0
+    for word, _ in _cuts(text):
+        if len(word) == 1 or (len(word) == 2 and word[1] in "了过着"):
+            places.add(at)
+        elif len(word) == 2 and word[0] in "不没":
+            places.add(at + 1)
+        at += len(word)
+    return places
+
+
+def _objects(text: str, *, control: bool) -> list[str]:
+    """The things `text` (what follows a verb) names: each item of a coordination, without
+    counts, time words, a leading verb of a plan ("想去看富士山": 富士山) or a relative
+    clause before "的"; "叫X的Y" is X, "《X》" is X."""
+    text = re.split(r"[：:，,。！？!?；;]", text)[0]
+    text = re.sub(r"(?:了|过|吧|啊|呢|呀|哈|哦|的)+$", "", text)
+    if "是" in text:
+        return []  # "我去东京的航班是6月3日": a description, not what the verb is about
+    if named := NAMED.search(text):
+        return [named["name"]]
+    if title := re.search(r"《(?P<title>[^》]+)》", text):
+        return [title["title"]]  # a book's or a film's title is whole
+    text = _lead_stripped(text)
+    if control:
+        text = _lead_stripped(PLAN_VERB.sub("", text))
+    if latin := re.match(r"^([A-Za-z][A-Za-z0-9/&.+-]*)[\u4e00-\u9fff]+[A-Za-z]", text):
+        return [latin.group(1)]  # "Kubernetes部署Orion": the first name, the rest is another clause
+    text = _until_function_verb(text)
+    items = []
+    for part in COORDINATION.split(text.rsplit("的", 1)[-1]):
+        part = _until_clause(_lead_stripped(part)).strip("《》“”\"' ")
+        if part and part not in PRONOUNS and part[0] not in "我你他她它" and not part.isdigit() and _names(part):
+            items.append(part)
+    return items
+
+
+def _lead_stripped(text: str) -> str:
+    """Without the counts, time words, pronouns, particles and adverbs jieba finds before a
+    noun ("一张", "下个月", "我的", "也"); "会议" keeps its "会"."""
+    at = 0
+    for word, flag in _cuts(text):
+        count = flag == "m" and re.search(r"[\d一两二三四五六七八九十几半每百千万]", word) is not None
+        if not (count or flag in _LEADING or word in LEAD_WORDS or (flag == "d" and ADVERBS.fullmatch(word))):
             break
-        elif tag == "v" and verb is None and len(word) >= 2:
-            verb = word
-    text = "".join(run) or (verb if activity else "") or ""
-    return text if len(text) >= 2 or (text and text.isascii()) else None
+        at += len(word)
+    return text[at:]
 
 
-def _statement(clause: str, whole: str) -> Statement | None:
-    subject = _SUBJECT.search(clause)
-    if subject is None:
-        return None
-    who = subject["who"]
-    after = clause[subject.end():]
-    hedged = _HEDGE.search(whole) is not None
-    kind = "speaker" if who == "我" else "other"
-    if favourite := _FAVOURITE.search(after):  # one value per kind (engine/reflect/reconcile.py)
-        found = _object(favourite["object"], activity=True)
-        return Statement(subject_kind=kind, subject=who, predicate=f"favorite_{favourite['kind']}",
-                         object=found, object_key=found.lower(), hedged=hedged,
-                         sentence=whole) if found else None  # fmt: skip
-    if work := _WORK_AT.search(after):
-        found = _object(work["object"], activity=False)
-        negated = _NEGATION.search(after[: work.start()]) is not None
-        return Statement(subject_kind=kind, subject=who, predicate="works_at", object=found,
-                         object_key=found.lower(), negated=negated, hedged=hedged,
-                         sentence=whole) if found else None  # fmt: skip
-    match = _VERB.search(after)
-    if match is None:
-        return None
-    predicate = _PREDICATE_OF[match.group(0)]
-    before = _ADVERBS.sub("", after[: match.start()])
-    if len(before) > 6:
-        return None  # the verb is in another clause than the subject's
-    found = _object(after[match.end():], activity=predicate in _ACTIVITY)
-    if found is None:
-        return None
-    return Statement(subject_kind=kind, subject=who, predicate=predicate, object=found,
-                     object_key=found.lower(), negated=_NEGATION.search(before) is not None,
-                     hedged=hedged, sentence=whole)  # fmt: skip
+def _names(part: str) -> bool:
+    """Two characters or more, a Latin name, or a one-character noun ("猫", "车")."""
+    return len(part) >= 2 or part.isascii() or _cuts(part)[0][1][:1] in ("n", "z")
+
+
+_BREAKS = frozenset({"做", "用", "给", "让", "把", "去", "来"})
+_LEADING = frozenset({"q", "mq", "p", "r", "t", "f", "uj", "ul", "uz", "ug", "ud", "c", "y"})
+
+
+def _until_function_verb(text: str) -> str:
+    """"PostgreSQL做Atlas的后端" -> "PostgreSQL": "做", "用", "给" after a word start what
+    it is for."""
+    at = 0
+    for n, (word, flag) in enumerate(_cuts(text)):
+        if n and flag.startswith("v") and word in _BREAKS:
+            return text[:at]
+        at += len(word)
+    return text
+
+
+def _until_clause(text: str) -> str:
+    """"素已经五年" -> "素", "部署Orion": a verb or an adverb after a word starts another clause."""
+    cuts, at = _cuts(text), 0
+    for n, (word, flag) in enumerate(cuts):
+        if n and n < len(cuts) - 1 and ((flag == "v" and len(word) >= 2) or flag == "d"):
+            return text[:at]
+        at += len(word)
+    return text
+
+
+def _statement(kind: str, who: str, predicate: str, obj: str, whole: str, *, negated: bool = False) -> Statement:
+    return Statement(subject_kind=kind, subject=who, predicate=predicate, object=obj,
+                     object_key=obj.lower(), negated=negated, hedged=HEDGE.search(whole) is not None,
+                     sentence=whole)  # fmt: skip
+
+
+def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] | None:
+    """The forms that name their own predicate: favourites, fans, allergies, training, a
+    place of work or home ("在X工作"), a role ("做产品经理"). None when none is there."""
+    if favourite := FAVOURITE.search(after):  # one value per kind (engine/reflect/reconcile.py)
+        return [_statement(kind, who, f"favorite_{favourite['kind']}", o, whole)
+                for o in _objects(favourite["object"], control=True)]  # fmt: skip
+    for pattern, predicate in ((FAN, "likes"), (ALLERGY, "allergic_to"), (TRAINING, "train_for")):
+        if found := pattern.search(after):
+            return [_statement(kind, who, predicate, o, whole) for o in _objects(found["object"], control=False)]
+    if role := ROLE.match(_lead_stripped(after)):
+        return [_statement(kind, who, "is", role["role"], whole)]
+    if place := _place(after):
+        at = [_statement(kind, who, PLACE_OF[place["verb"]], o, whole, negated=_negated(after[: place.start()]))
+              for o in _objects(place["place"], control=False)]  # fmt: skip
+        rest = after[place.end():]
+        if place["verb"] in ("做", "当") and (role := ROLE.match("做" + rest)):
+            return [*at, _statement(kind, who, "is", role["role"], whole)]
+        return at + (_verbs(kind, who, place["verb"] + rest, whole) if place["verb"] == "教" else [])
+    return None
+
+
+def _place(after: str) -> re.Match[str] | None:
+    """"在X工作": a place and a verb of its own, not "在考虑" (the place would start with a
+    verb) nor "站立式办公桌" (the verb would be part of a word)."""
+    cuts = _cuts(after)
+    at, words = 0, {}
+    for word, flag in cuts:
+        words[at] = (word, flag)
+        at += len(word)
+    for place in PLACE.finditer(after):
+        word = words.get(place.start("verb"), ("", ""))[0]
+        first = words.get(place.start("place"), ("", "v"))
+        whole = place["verb"].startswith(word) or (word.startswith(place["verb"]) and len(word) <= len(place["verb"]) + 1)
+        if word and whole and first[1] != "v":
+            return place
+    return None
+
+
+def _negated(before: str) -> bool:
+    return NEGATION.search(before.rstrip()) is not None
+
+
+def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
+    """The statements of the table's verbs in `after`, left to right; a verb's object ends
+    where the next verb starts, and a plan's ("打算", "想") takes the rest of the clause."""
+    alone = _alone(after)
+    # "我的读书会": after "的" a verb is part of a noun
+    matches = [m for m in VERB.finditer(after) if (len(m.group(0)) > 1 or m.start() in alone)
+               and not after[: m.start()].endswith("的")
+               and after[: m.start()].count("《") == after[: m.start()].count("》")]  # not in a title
+    found: list[Statement] = []
+    for n, match in enumerate(matches):
+        predicate = PREDICATE_OF[match.group(0)]
+        before = after[: match.start()] if n == 0 else after[matches[n - 1].end() : match.start()]
+        if n == 0 and (len(ADVERBS.sub("", before)) > 12 or MODAL.search(before)):
+            return []  # the verb is in another clause, or it is what may or should be
+        if PAST.search(before) and predicate in ("likes", "dislikes", "prefers"):
+            return []  # "我以前很喜欢爵士乐": no longer so
+        control = predicate in CONTROL
+        end = len(after) if control or n + 1 == len(matches) else matches[n + 1].start()
+        if predicate == "go_to" and not control and n + 1 < len(matches):
+            continue  # "去温布利看了演唱会": where they went for what they did
+        negated = _negated(before)
+        moved = re.search(r"把(?P<object>[^，。]{1,10})$", before)  # "把车卖了": the car
+        objects = _objects(moved["object"] if moved else after[match.end() : end], control=control)
+        found += [_statement(kind, who, predicate, o, whole, negated=negated) for o in objects]
+        if control:
+            break  # what follows is the plan's
+    return found
+
+
+def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[list[Statement], tuple[str, str] | None]:
+    """The statements of a clause, and the subject the next clause takes when it has none."""
+    if after_favourite := FAVOURITE_AFTER.search(clause):  # "《火星救援》是我最喜欢的书"
+        return [_statement("speaker", "我", f"favorite_{after_favourite['kind']}", o, whole)
+                for o in _objects(after_favourite["object"], control=True)], ("speaker", "我")  # fmt: skip
+    if kin := KIN.match(clause):
+        # "我的孩子们都喜欢游泳": the speaker has children; what the children do is theirs
+        return [_statement("speaker", "我", "has", kin["kin"], whole)], None
+    subject = SUBJECT.search(clause)
+    if subject is not None:
+        who = (("speaker" if subject["who"].startswith("我") else "other"), subject["who"])
+        after = clause[subject.end():]
+    elif carried is not None and not re.match(r"^[^，。]{0,4}?(?:他|她|它)", clause):
+        who, after = carried, clause
+    else:
+        return [], None
+    structured = _structures(who[0], who[1], after, whole)
+    return (structured if structured is not None else _verbs(who[0], who[1], after, whole)), who
 
 
 def chinese_statements(text: str) -> list[Statement]:
@@ -115,15 +251,17 @@ def chinese_statements(text: str) -> list[Statement]:
 
     >>> [(s.predicate, s.object, s.negated) for s in chinese_statements("我不喜欢加班。我在阿里巴巴工作")]
     [('likes', '加班', True), ('works_at', '阿里巴巴', False)]
-    >>> chinese_statements("你喜欢爵士乐吗？") + chinese_statements("如果我有钱，我会买房")
+    >>> [(s.predicate, s.object) for s in chinese_statements("我们搬家了，现在住在上海。我喜欢喜剧和爱情片")]
+    [('lives_in', '上海'), ('likes', '喜剧'), ('likes', '爱情片')]
+    >>> chinese_statements("你喜欢爵士乐吗？") + chinese_statements("如果我有钱，我会买房") + chinese_statements("我们可以一起练德语")
     []
     """
     found = []
     for sentence in split_sentences(text):
-        if _QUESTION.search(sentence) or _CONDITION.search(sentence):
+        if QUESTION.search(sentence) or CONDITION.search(sentence):
             continue
+        carried: tuple[str, str] | None = None
         for clause in re.split(r"[，,；;]", sentence):
-            statement = _statement(clause, sentence)
-            if statement is not None:
-                found.append(statement)
+            statements, carried = _clause(clause.strip("。！!.…~～ "), sentence, carried)
+            found += statements
     return found

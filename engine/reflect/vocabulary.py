@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-__all__ = ["VOCABULARY", "Statement", "readable_predicate"]
+__all__ = ["JOBS", "VOCABULARY", "Statement", "readable_predicate"]
 
 VOCABULARY = (
     "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "plans_to", "wants",
@@ -46,6 +46,7 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     **{(verb, "to"): "lives_in" for verb in ("move", "relocate")},  # intransitive only: "moved to Seattle"
     **{(verb, None): "left" for verb in ("leave", "quit")},  # "left Stripe" ends works_at Stripe
     ("prefer", "*"): "prefers",
+    **{(verb, "as"): "is" for verb in ("work", "start", "join", "serve")},  # "work as a nurse"
     ("be", "into"): "likes",
     ("be", "fan_of"): "likes",
     ("have", "love_for"): "likes",
@@ -67,6 +68,8 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("go", "with"): "decided",
     ("settle", "on"): "decided",
 }
+# "started a new job at Stripe", "got an internship with NASA": whatever the verb, where they work.
+JOBS = frozenset({"job", "position", "internship", "gig", "role"})
 # Verbs whose object is rarely a fact about the subject ("I mean the blue one", "thanks for
 # X"), with any particle or preposition; `_VAGUE_ALONE` only without one ("look" but not
 # "look_into").
@@ -96,6 +99,8 @@ def readable_predicate(
     ('volunteer_at', 'swamped_with')
     >>> readable_predicate("go", "to"), readable_predicate("say", None)
     ('go_to', None)
+    >>> readable_predicate("land", "job_at"), readable_predicate("start", "internship_with")
+    ('works_at', 'works_at')
     """
     lemma = lemma.lower()
     if future:
@@ -104,6 +109,9 @@ def readable_predicate(
         return f"{passive}_{link}" if link else passive
     if lemma == "go" and link == "to" and past:
         return "attended"
+    noun, _, preposition = (link or "").partition("_")
+    if noun in JOBS and preposition in ("at", "with", "for", "in"):
+        return "works_at"
     if lemma == "be" and link and (lemma, link) not in _MAPPED:
         return link if link not in _BARE_LINKS else None  # "I'm grateful for X": grateful_for
     for key in ((lemma, link), (lemma, "*")):

@@ -307,6 +307,12 @@ class BehaviourSettings(StoreSettings):
         description="Cosine at which two episodes are one topic; inside one, a relation worded with "
         "different verbs takes the commonest.",
     )
+    user_name: str = Field(
+        "the user", min_length=1, max_length=100, json_schema_extra=_REFLECTION,
+        description="The subject of what a speaker with the role `user` (or `human`) states about "
+        "themselves, in facts and profiles: their name where the agent knows it. Assistant roles "
+        "are never subjects: their own suggestions are not facts about anyone.",
+    )
     fact_min_support: int = Field(
         2, ge=1, json_schema_extra=_REFLECTION,
         description="Distinct episodes a second-hand relation (what a speaker says of the other "

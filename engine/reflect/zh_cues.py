@@ -1,0 +1,104 @@
+"""The wording Chinese statements are read by (`engine.reflect.statements_zh`): the verbs and
+the predicates they name, who speaks, what negates, hedges, conditions or only plans a
+statement, and the forms that carry their own predicate."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "FAN", "FAVOURITE",
+    "FAVOURITE_AFTER", "HEDGE", "KIN", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
+    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "SUBJECT", "TRAINING", "VERB",
+]  # fmt: skip
+
+# verbs -> predicate, in the English predicates' names so both languages share facts
+_VERBS: tuple[tuple[str, str], ...] = (
+    ("更喜欢|偏好|宁愿|更爱", "prefers"),
+    ("喜欢|热爱|爱上了|迷上了|享受|爱", "likes"),
+    ("讨厌|厌恶|受不了|恨", "dislikes"),
+    ("打算|计划|准备|下定决心|决心|将要|要", "plans_to"),
+    ("想要|很想|想", "wants"),
+    ("考虑", "considers"),
+    ("决定", "decided"),
+    ("参加了|参加过|参加|参与了|出席了|去了|去过|看了|看过|上过", "attended"),
+    ("去", "go_to"),
+    ("住在|生活在|定居在|搬到了|搬到|搬去|搬回|搬进了|搬进", "lives_in"),
+    ("跳槽到|跳槽去|入职", "works_at"),
+    ("加入了|加入", "join"),
+    ("离开了|离开|离职了", "left"),
+    ("换成了|换成|改用|转用", "switch_to"),
+    ("使用|采用|在用|用", "uses"),
+    ("选择了|选了|定了", "decided"),
+    ("领养了|领养|收养了|收养", "adopt"),
+    ("养了|养|有", "has"),
+    ("学习|在学|学过|学", "learn"),
+    ("在读|读过|读", "read"),
+    ("购买|买了|买", "buy"),
+    ("收藏", "collect"),
+    ("教", "teach"),
+    ("会说|能说|讲", "speak"),
+    ("卖掉了|卖了|卖", "sell"),
+    ("在听|听", "listen_to"),
+    ("烤了|烤", "bake"),
+    ("完成了|完成", "finish"),
+    ("申请", "apply_for"),
+    ("吃", "eat"),
+)
+PREDICATE_OF = {verb: predicate for verbs, predicate in _VERBS for verb in verbs.split("|")}
+# One alternation, longest first: at one place the longest form wins.
+VERB = re.compile("|".join(sorted(PREDICATE_OF, key=len, reverse=True)))
+# Verbs whose object is what follows in the clause, through a verb of its own ("打算买X").
+CONTROL = frozenset({"plans_to", "wants", "likes", "dislikes", "prefers", "considers", "decided"})
+
+# "我", "我们", "我们团队", "你"; not "我妹妹", "我的": another person, or the speaker's thing
+SUBJECT = re.compile(
+    r"^(?:[^，。！？,.!?]{0,6}?)(?P<who>我们团队|我们公司|我们|我|你)"
+    r"(?![的妹姐哥弟爸妈父母妻儿女朋同家奶爷外邻健])"
+)
+# "我女儿艾娃…", "我的孩子们都喜欢游泳": the speaker has them; what they do is theirs.
+KIN = re.compile(
+    r"^(?:[^，。！？]{0,6}?)我(?:的)?(?P<kin>儿子|女儿|孩子们|孩子|妻子|老婆|丈夫|老公|狗狗|狗|猫咪|猫|宠物)"
+)
+_ROLES = "经理|工程师|老师|教师|医生|设计师|律师|护士|程序员|分析师|顾问|主管|总监|实习生|研究员|学生|记者|厨师|会计"
+ROLE = re.compile(rf"^(?:做|当|担任|是一名|是一个|是)(?P<role>[^，。！？的]{{0,8}}?(?:{_ROLES}))")
+PLACE = re.compile(
+    r"在(?P<place>[^，。！？在]{1,14}?)"
+    rf"(?P<verb>工作|上班|任职|实习|办公|住|生活|学习|读书|上学|教|攀岩|做了志愿者|做志愿者|当志愿者"
+    rf"|做(?=[^，。]{{0,8}}?(?:{_ROLES}))|当(?=[^，。]{{0,8}}?(?:{_ROLES})))"
+)
+PLACE_OF = {
+    **dict.fromkeys(("工作", "上班", "任职", "实习", "办公", "做", "当"), "works_at"),
+    **dict.fromkeys(("住", "生活"), "lives_in"),
+    **dict.fromkeys(("学习", "读书", "上学"), "study_at"),
+    **dict.fromkeys(("做了志愿者", "做志愿者", "当志愿者"), "volunteer_at"),
+    "教": "teach_at",
+    "攀岩": "climb_at",
+}
+FAVOURITE = re.compile(r"最喜欢的(?P<kind>[^，。！？,.!?是]{1,6})是(?P<object>.+)")
+FAVOURITE_AFTER = re.compile(r"^(?P<object>[^，。！？,.!?]{1,20}?)是我(?:最喜欢|最爱)的(?P<kind>[^，。！？,.!?]{1,6})$")
+FAN = re.compile(r"是(?P<object>[^，。]{1,24}?)的(?:铁杆|忠实|超级|头号)?(?:粉丝|歌迷|影迷|球迷|书迷)")
+ALLERGY = re.compile(r"对(?P<object>[^，。]{1,16}?)过敏")
+TRAINING = re.compile(r"为(?P<object>[^，。]{1,16}?)(?:做)?(?:训练|备战|做准备)")
+NAMED = re.compile(r"叫(?P<name>[^，。的]{1,16})的")  # "一只叫饼干的救助犬": 饼干
+
+NEGATION = re.compile(r"(?:不|没有|没|从不|从没|不再|别)(?:太|很|怎么|大|再|是很)?$")
+ADVERBS = re.compile(
+    r"很|非常|特别|真的|一直|都|也|还|更|最|比较|已经|刚刚|刚|曾经|经常|总是|正在|在|终于|其实|主要|通常|说实话|真|可|现在|但|但是"
+)
+MODAL = re.compile(r"可以|应该|应当|能够|最好|不妨|该|得|能")  # what may or should be
+PAST = re.compile(r"以前|曾经|过去|原来|从前")  # "我以前很喜欢X": a liking of the past
+HEDGE = re.compile(r"可能|也许|大概|好像|或许|说不定")
+# "到哪儿都骑自行车", "什么都吃": everywhere, everything, not a question
+QUESTION = re.compile(r"[?？]|吗$|呢$|什么(?![都也])|哪(?![儿里]?[都也])|谁(?![都也])|怎么|为什么|多少")
+CONDITION = re.compile(r"如果|要是|假如|假设|万一|希望|但愿")  # conditions and wishes
+COORDINATION = re.compile(r"以及|还有|和|与|跟|及|、")
+# Words before an object that are not part of it, as jieba cuts them (with its counts,
+# pronouns and particles, `statements_zh._LEADING`).
+LEAD_WORDS = frozenset({"要", "会", "去", "来", "到", "也", "还", "都", "再", "一起", "很", "只", "个"})
+# The verb of a plan before its object: "打算买X", "想去看X", "考虑换X".
+PLAN_VERB = re.compile(r"^(?:去|来)?(?:换|买|养|看|学|做|申请|跑|找|试试|试|玩|参加|见|用|使用|采用)")
+PRONOUNS = frozenset({
+    "它", "他", "她", "它们", "他们", "她们", "这", "那", "这个", "那个", "这些", "那些", "我", "你",
+    "我们", "你们", "自己",
+})  # fmt: skip
