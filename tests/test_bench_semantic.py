@@ -118,3 +118,10 @@ def test_the_gold_set_is_well_formed() -> None:
             assert roles == {"user", "assistant"} or roles == {"user"}, conversation.id
         assert "user" not in subjects and "assistant" not in subjects, conversation.id
         assert all(not (t.facts and t.yields_none) for t in conversation.turns), conversation.id
+
+
+def test_the_matching_rule_examples() -> None:
+    import doctest
+
+    result = doctest.testmod(fact_gold)
+    assert result.attempted >= 5 and result.failed == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine import Memory
 from engine.reflect.run import party, statements_of
 
 
@@ -99,3 +100,17 @@ def test_chinese_structures(text: str, expected: list[tuple[str, str, str, bool]
 )  # fmt: skip
 def test_chinese_that_states_nothing(text: str) -> None:
     assert _read(text) == []
+
+
+def test_reflection_keeps_what_is_worth_a_fact(memory: Memory) -> None:
+    """True statements that say nothing worth remembering are no facts (engine/reflect/worth.py)."""
+    for text in ("I made some goodies for my neighbors.", "We had a real battle against another team.",
+                 "I grilled chicken with some veggies.", "We adopted another puppy called Pixie.",
+                 "I've been plowing through.", "I went through a similar phase.", "I've been surfing a lot."):  # fmt: skip
+        memory.store(text, role="Audrey", importance=0.8)
+    while memory.reflect().status != "nothing_new":
+        pass
+    rows = memory.cypher(
+        "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace RETURN f.predicate, b.name"
+    ).rows
+    assert sorted(tuple(row) for row in rows) == [("adopt", "Pixie"), ("does", "surfing"), ("grill", "chicken")]

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from engine.ingest.pipeline import entity_id
 from engine.recall.time_query import date_window
 from engine.reflect.vocabulary import VOCABULARY, Statement
+from engine.reflect.worth import worth_keeping
 from engine.text import canonical_name
 from engine.time_phrases import relative_time
 
@@ -122,9 +123,13 @@ def _stated(episode: EpisodeView) -> list[CandidateFact]:
             subject = _named(statement.subject, episode.entities)
         if subject is None:
             continue
-        obj = _named(statement.object, episode.entities) or _concept(episode.namespace, statement)
+        named = _named(statement.object, episode.entities)
+        obj = named or _concept(episode.namespace, statement)
         if obj is None or obj.id == subject.id:
             continue
+        if not worth_keeping(statement.predicate, statement.object_key, named=named is not None,
+                             negated=statement.negated):
+            continue  # true, perhaps, but nothing a profile keeps ("I made some goodies")
         facts.append(
             CandidateFact(subject=subject, predicate=statement.predicate, negated=statement.negated,
                           object=obj, statement=statement.sentence, episode_id=episode.id,

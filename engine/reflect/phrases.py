@@ -24,7 +24,7 @@ _EMPTY_HEADS = frozenset({
     "weekend", "night", "morning", "evening", "afternoon", "hang", "week", "month", "year",
     "weekends", "nights", "mornings", "evenings", "afternoons", "ones", "moments", "stuff",
     "views", "occasions", "adventure", "adventures", "bunch",
-    "things", "words", "good", "ok", "okay", "fine", "bummer",
+    "things", "words", "good", "ok", "okay", "fine", "bummer", "eachother", "each",
     # what the chat shows rather than what the speaker did: "here's a pic I took"
     "pic", "pics", "photo", "photos", "picture", "pictures", "video", "videos", "snap",
     "screenshot", "selfie",
@@ -57,7 +57,7 @@ _EVALUATIVE = frozenset({
     "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several",
     "top", "biggest", "epic", "right", "perfect", "ideal",
 })  # fmt: skip
-_GLUE = frozenset({"/", "&", "+", "-"})
+_GLUE = frozenset({"/", "&", "+", "-", ":"})
 SUBJECTS = ("nsubj", "nsubjpass")  # the dependency labels of a clause's subject
 _MODIFIERS = frozenset({"compound", "amod", "nmod"})
 NOUNS = frozenset({"NOUN", "PROPN"})
@@ -66,7 +66,7 @@ NOUNS = frozenset({"NOUN", "PROPN"})
 def phrase(head: Any) -> tuple[str, str]:
     """(text, lemma key) of a noun phrase: compounds and descriptive adjectives before the head,
     without determiners, possessives or counts ("my two kids" -> "kids", "kid")."""
-    kept = sorted([*modifiers(head), head, *_glued(head)], key=lambda t: t.i)
+    kept = sorted({t.i: t for t in [*modifiers(head), head, *_glued(head)]}.values(), key=lambda t: t.i)
     text = "".join(t.text + _space_after(t, kept) for t in kept).strip()
     # Names keep their spelling: the small model lemmatises "Postgres" to "postgre" as a noun.
     key = "".join((t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower())
@@ -75,12 +75,18 @@ def phrase(head: Any) -> tuple[str, str]:
 
 
 def _glued(head: Any) -> list[Any]:
-    """The words joined to a head by a symbol without spaces: "DC" of "AC/DC"."""
-    found, doc, i = [], head.doc, head.i
+    """The words joined to a word by a symbol without spaces: "DC" of "AC/DC", "GO" of
+    "CS:GO", "dairy" of "dairy-free"."""
+    found, doc = [], head.doc
+    i = head.i
     while (i + 2 < len(doc) and not doc[i].whitespace_ and doc[i + 1].text in _GLUE
            and not doc[i + 1].whitespace_ and doc[i + 2].is_alpha):  # fmt: skip
         found.append(doc[i + 2])
         i += 2
+    i = head.i
+    while i - 2 >= 0 and not doc[i - 1].whitespace_ and doc[i - 1].text in _GLUE and not doc[i - 2].whitespace_:
+        found.append(doc[i - 2])
+        i -= 2
     return found
 
 
@@ -99,7 +105,7 @@ def modifiers(head: Any) -> list[Any]:
     for t in head.lefts:
         if t.dep_ in _MODIFIERS and (t.is_alpha or t.pos_ == "PROPN") and not {t.lower_, t.lemma_.lower()} & _EVALUATIVE:
             # "Harry Potter party": a compound keeps its own compounds
-            found += [*(modifiers(t) if t.dep_ == "compound" else []), t]
+            found += [*(modifiers(t) if t.dep_ == "compound" else []), *_glued(t), t]
     return found
 
 

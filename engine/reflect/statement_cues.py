@@ -14,6 +14,7 @@ __all__ = [
     "COLLEAGUES",
     "CONDITIONS",
     "CONTROL",
+    "EVENTS",
     "FAN",
     "FUTURE_AUX",
     "GROUPS",
@@ -22,6 +23,7 @@ __all__ = [
     "INTENT",
     "INTERJECTIONS",
     "IRREGULAR_PAST",
+    "LIKING",
     "LIGHT_VERBS",
     "MODALS",
     "NOT_OBJECT_LINKS",
@@ -46,7 +48,7 @@ GROUPS = frozenset({"team", "family", "company", "startup", "lab", "group", "ban
 PEOPLE = SPEAKER | OTHER | {"him", "her", "them"}  # who can be told to do something
 INTERJECTIONS = frozenset({
     "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
-    "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye",
+    "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye", "nah",
 })  # fmt: skip
 HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
 HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
@@ -64,6 +66,7 @@ AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": h
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
 NOT_OBJECT_LINKS = frozenset({
     "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
+    "besides", "except", "despite", "among", "including",
 })  # fmt: skip
 # "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
 # sunset": the object that counts is the prepositional one after the noun
@@ -71,10 +74,17 @@ FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", 
 CHANGES = frozenset({"switch", "change", "move", "migrate", "upgrade", "convert", "transfer"})
 # What "I'll ..." plans: going, getting, starting, trying; "I will incorporate this" is no plan.
 PLANNED = frozenset({
-    "visit", "go", "travel", "buy", "adopt", "try", "start", "join", "move", "attend", "take",
+    "visit", "go", "travel", "buy", "adopt", "try", "start", "join", "move", "attend",
     "learn", "see", "run", "apply", "book", "fly", "head", "begin", "open", "launch", "build",
-    "host", "throw", "sign", "enroll", "register", "switch", "quit", "leave", "study", "get",
+    "host", "throw", "sign", "enroll", "register", "switch", "quit", "leave", "study",
 })  # fmt: skip
+# What one looks forward to that is a plan: "can't wait for our hike".
+EVENTS = frozenset({
+    "hike", "trip", "concert", "wedding", "party", "game", "show", "festival", "vacation",
+    "holiday", "race", "marathon", "class", "visit", "tour", "camp", "match", "tournament",
+    "performance", "recital", "graduation", "reunion", "cruise", "flight", "move", "launch",
+})  # fmt: skip
+LIKING = frozenset({"like", "love", "enjoy", "hate", "prefer"})
 # "determined to find", "eager to start": what the speaker means to do
 INTENT = frozenset({"determined", "eager", "keen", "set", "resolved", "committed"})
 # People one works with, not tools one uses: "I work with awesome mechanics".

@@ -32,6 +32,7 @@ from engine.reflect.statement_cues import (
     COLLEAGUES,
     CONDITIONS,
     CONTROL,
+    EVENTS,
     FAN,
     FUTURE_AUX,
     GROUPS,
@@ -41,6 +42,7 @@ from engine.reflect.statement_cues import (
     INTERJECTIONS,
     IRREGULAR_PAST,
     LIGHT_VERBS,
+    LIKING,
     MODALS,
     NEGATED_MEANS,
     NOT_OBJECT_LINKS,
@@ -86,9 +88,9 @@ def _quotation(token: Any) -> str:
 
 
 def _of_the_other(thing: Any) -> bool:
-    """"your painting", "a painting of yours"."""
+    """"your painting", "a painting of yours", "their work": someone else's."""
     return any(
-        (c.dep_ == "poss" and c.lower_ == "your")
+        (c.dep_ == "poss" and c.lower_ in ("your", "their", "his", "her"))
         or (c.dep_ == "prep" and c.lower_ == "of" and any(o.lower_ == "yours" for o in c.children))
         for c in thing.children
     )  # fmt: skip
@@ -326,7 +328,8 @@ def _states_nothing(verb: Any) -> bool:
     """"I could play", "we should meet", "I would buy a boat", "we can make a difference":
     what may, could or should be states nothing. "I can't eat gluten", "can't stand X" and
     "can't wait" do."""
-    head = verb.head if verb.dep_ == "conj" and not _own_subject(verb) else verb  # "should join and bring"
+    # "should join and bring", "would recommend visiting"
+    head = verb.head if verb.dep_ in ("conj", "xcomp") and not _own_subject(verb) else verb
     modals = {c.lower_ for c in (*verb.children, *head.children) if c.dep_ == "aux"} & MODALS
     if not modals or _cannot_wait(verb):
         return False
@@ -337,9 +340,23 @@ def _own_subject(verb: Any) -> bool:
     return any(c.dep_ in SUBJECTS for c in verb.children)
 
 
+def _about_something_unnamed(verb: Any) -> bool:
+    """"I love working on it": what is loved is "it", which the sentence does not name."""
+    return any(
+        o.pos_ == "PRON" and o.lower_ not in SPEAKER
+        for c in verb.children if c.dep_ in ("prep", "dobj")
+        for o in ([c] if c.dep_ == "dobj" else list(c.children))
+    )  # fmt: skip
+
+
+def _going(verb: Any, content: Any) -> bool:
+    """"I'm going to visit my grandma": a plan."""
+    return bool(verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i)
+
+
 def _will(verb: Any) -> bool:
     """"I'll try Helm", "we will visit Kyoto": a plan, of what one plans (`PLANNED`)."""
-    return any(c.dep_ == "aux" and c.lower_ in ("will", "'ll") for c in verb.children)
+    return any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "wo") for c in verb.children)
 
 
 def _content_verb(verb: Any) -> tuple[Any, str]:
@@ -421,11 +438,14 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []  # "since I was a kid": when, not what
     if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
         control = "want"  # "I'd love to visit Paris" is a wish
-    elif _states_nothing(verb) or (_will(verb) and content.lemma_ not in PLANNED):
-        return []  # "we'll be discussing various aspects": what will be said is no plan
+    elif _states_nothing(verb) or ((_will(verb) or _going(verb, content)) and content.lemma_ not in PLANNED):
+        return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
     objects = _objects(content)
+    if control in LIKING and content.i != verb.i and objects and all(link and "_" not in link for link, _ in objects):
+        objects = []  # "I love experimenting in the kitchen": the experimenting, not the kitchen
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
-            and content.i != verb.i and content.lemma_ not in LIGHT_VERBS):  # fmt: skip
+            and content.i != verb.i and content.lemma_ not in LIGHT_VERBS and content.tag_ != "VBN"
+            and not _about_something_unnamed(content)):  # fmt: skip
         objects = [(None, content)]  # "I love to swim": the activity is the object
     # "I've been running a lot", "Been reading as usual": what they do
     activity = not objects and not control and _is_activity(content)
@@ -435,8 +455,10 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     found = []
     first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
-        if _of_the_other(obj) and content.lemma_ not in ("appreciate", "thank", "love"):
-            continue  # "I'd love to see another painting of yours": the other party's
+        if _cannot_wait(verb) and obj.lemma_.lower() not in EVENTS:
+            continue  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
+        if _of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
+            continue  # "I'd love to see another painting of yours", "I love their work": theirs
         text, key = phrase(obj) if obj.pos_ in NOUNS or obj.text[:1].isupper() else (obj.lower_, obj.lemma_.lower())
         if obj.i in quoted:  # "Just finished "A Dance with Dragons"": the title, whole
             text = key = _quotation(obj)
@@ -445,7 +467,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             preposition if not control else None,
             past=content.tag_ == "VBD",
             passive=content.text.lower() if passive else None,
-            future=(verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i) or _will(verb),
+            future=_going(verb, content) or _will(verb),
         )
         if predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X

@@ -99,8 +99,8 @@ def readable_predicate(
     ('volunteer_at', 'swamped_with')
     >>> readable_predicate("go", "to"), readable_predicate("say", None)
     ('go_to', None)
-    >>> readable_predicate("land", "job_at"), readable_predicate("start", "internship_with")
-    ('works_at', 'works_at')
+    >>> readable_predicate("land", "job_at"), readable_predicate("lose", "job_at")
+    ('works_at', 'left')
     """
     lemma = lemma.lower()
     if future:
@@ -110,8 +110,10 @@ def readable_predicate(
     if lemma == "go" and link == "to" and past:
         return "attended"
     noun, _, preposition = (link or "").partition("_")
+    if noun in JOBS and preposition == "as":
+        return "is"  # "started a new job as a Financial Analyst"
     if noun in JOBS and preposition in ("at", "with", "for", "in"):
-        return "works_at"
+        return "left" if lemma in ("lose", "quit", "leave") else "works_at"  # "lost my job at X"
     if lemma == "be" and link and (lemma, link) not in _MAPPED:
         return link if link not in _BARE_LINKS else None  # "I'm grateful for X": grateful_for
     for key in ((lemma, link), (lemma, "*")):

@@ -1,0 +1,77 @@
+"""The words `engine.reflect.worth` judges a statement by: verbs of a life, pastimes, what is
+worth having, light verbs and abstract heads."""
+
+from __future__ import annotations
+
+__all__ = ["ABSTRACT", "DOINGS", "DOING_LINKS", "HAD", "HOBBIES", "LIGHT", "LINKED", "TAKEN"]
+
+# Verb lemmas whose statements tell what a person does with their life, in either language's
+# predicate names (`engine.reflect.zh_cues` uses the same).
+DOINGS = frozenset({
+    "play", "learn", "study", "teach", "coach", "collect", "adopt", "volunteer", "paint", "draw",
+    "write", "build", "train", "join", "start", "read", "speak", "cook", "bake", "finish", "win",
+    "compete", "perform", "travel", "visit", "run", "sign", "enroll", "graduate", "quit", "lead",
+    "buy", "sell", "drive", "ride", "listen", "watch", "switch", "climb", "hike", "swim", "dance",
+    "sing", "practice", "practise", "donate", "organize", "organise", "host", "launch", "open",
+    "create", "fly", "research", "apply", "marry", "date", "allergic", "eat", "work", "go",
+    "try", "does", "grow", "knit", "sew", "fish", "ski", "surf", "camp", "record",
+    "publish", "design", "invest", "renovate", "plant", "foster", "rescue", "mentor", "tutor",
+    "attend", "considers", "stressed", "passionate", "interested", "involved", "excited",
+    "nervous", "worried", "afraid", "scared",
+})  # fmt: skip
+DOING_LINKS = frozenset({"get_into", "get_back_from", "sign_up_for"})  # "getting into cooking"
+# Heads "has" is worth a fact of: who and what a person has that says something about them.
+HAD = frozenset({
+    "kid", "kids", "child", "children", "son", "sons", "daughter", "daughters", "wife", "husband",
+    "partner", "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "twins", "sister",
+    "brother", "dog", "dogs", "cat", "cats", "puppy", "kitten", "pet", "pets", "horse", "parrot",
+    "rabbit", "hamster", "car", "bike", "motorcycle", "house", "apartment", "garden", "farm",
+    "business", "shop", "store", "bakery", "startup", "company", "band", "podcast", "blog",
+    "channel", "degree", "allergy", "condition", "diabetes", "asthma", "tattoo", "tattoos",
+    "孩子", "孩子们", "儿子", "女儿", "妻子", "老婆", "丈夫", "老公", "狗", "猫", "宠物", "车", "房子",
+})  # fmt: skip
+# What "does" and "went X-ing" keep: pastimes ("I've been surfing", "we went biking"), by lemma;
+# "I'm plowing through", "hoping for news", "spending time" are none.
+HOBBIES = frozenset({
+    "surf", "swim", "paint", "draw", "hike", "bike", "cycle", "run", "jog", "ski", "snowshoe",
+    "snowboard", "climb", "dance", "sing", "cook", "bake", "read", "write", "knit", "crochet",
+    "sew", "quilt", "garden", "fish", "camp", "skate", "skateboard", "kayak", "sail", "row",
+    "travel", "volunteer", "practice", "meditate", "box", "golf", "bowl", "hunt",
+    "photograph", "journal", "sculpt", "pottery", "yoga", "fence", "ride", "backpack", "canoe",
+    "dive", "scuba", "birdwatch", "stargaze", "game", "sketch", "compose", "film", "blog",
+    "rock climbing", "mountain climbing", "horseback riding", "bird watching", "skiing",
+    "snorkel", "explore", "study", "learn", "train", "exercise", "work out", "lift", "walk",
+})  # fmt: skip
+# Verbs that say something only with some prepositions: "went to", "went on a road trip",
+# "working on a website", but not "went through a phase" or "went in a short period".
+LINKED = {"go": frozenset({"go_to", "go_on"}), "work": frozenset({"work_on", "work_with", "work_from", "work_for"})}
+TAKEN = frozenset({"class", "classes", "lesson", "lessons", "course", "courses", "trip", "workshop", "课"})
+
+
+# Verbs that say little whatever their object: "brought souvenirs", "found ways", "took shots".
+LIGHT = frozenset({
+    "make", "have", "do", "get", "give", "put", "bring", "share", "find", "feel", "spend", "keep",
+    "form", "handle", "trust", "deal", "rely", "show", "face", "need", "talk", "tell", "say",
+    "use", "appreciate", "thank", "miss", "mean", "remind", "consider", "hear", "notice",
+    "realize", "remember", "forget", "understand", "enjoy", "check", "catch", "hold", "let",
+    "focus", "push", "pass", "reach", "receive", "send", "see", "look", "call", "meet", "help",
+})  # fmt: skip
+# Heads that name no thing one could point at: "had trouble", "raised awareness".
+ABSTRACT = frozenset({
+    "trouble", "issue", "issues", "problem", "problems", "battle", "connection", "connections",
+    "memory", "memories", "awareness", "talent", "talents", "ability", "abilities", "progress",
+    "dream", "dreams", "thought", "thoughts", "idea", "ideas", "state", "lesson", "lessons",
+    "emotion", "emotions", "challenge", "challenges", "goal", "goals", "skill", "skills", "life",
+    "confidence", "courage", "peace", "balance", "boundary", "boundaries", "growth", "effect",
+    "decision", "decisions", "choice", "choices", "step", "steps", "phase", "period", "situation",
+    "attention", "effort", "efforts", "interest", "interests", "inspiration", "motivation",
+    "purpose", "meaning", "perspective", "outlook", "mindset", "knowledge", "insight",
+    "insights", "result", "results", "success", "failure", "risk", "risks", "aspect", "aspects",
+    "feeling", "sense", "value", "values", "relationship", "relationships", "bond", "bonds",
+    "commitment", "patience", "kindness", "compassion", "responsibility", "gratitude", "hope",
+    "fear", "fears", "stress", "anxiety", "pain", "loss", "grief", "pressure", "fun", "blast",
+    "break", "rest", "care", "stuff", "note", "notes", "shot", "shots", "sight", "view", "views",
+    "sound", "work", "project", "projects", "opportunity", "opportunities", "approach", "way",
+    "app", "apps", "resource", "resources", "method", "methods", "tool", "tools", "technique",
+    "techniques", "strategy", "strategies", "charm", "community",
+})  # fmt: skip
