@@ -18,6 +18,7 @@ current and closed, are matched against the gold ones:
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -69,8 +70,6 @@ class GoldConversation(BaseModel):
 
 
 def load(path: Path = GOLD) -> tuple[datetime, list[GoldConversation]]:
-    import json
-
     data = json.loads(path.read_text(encoding="utf-8"))
     start = datetime.fromisoformat(data["date"].replace("Z", "+00:00"))
     return start, [GoldConversation.model_validate(c) for c in data["conversations"]]
@@ -168,7 +167,7 @@ def score(conversation: GoldConversation, facts: list[list[Any]], turn_of: dict[
     """One conversation's matches, traps and times (module docstring)."""
     gold = [(n, g) for n, turn in enumerate(conversation.turns) for g in turn.facts]
     used: set[int] = set()
-    matched_facts, misses, wrong = 0, [], []
+    matched_facts, wrong = 0, []
     timed = timed_right = 0
     for fact in facts:
         hit = next((i for i, (_, g) in enumerate(gold) if i not in used and _matches(fact, g)), None)

@@ -174,11 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--gold: no file at {args.gold}")
     gold = fact_gold.run(args.gold)
     result: dict[str, Any] = {"gold": gold}
-    if args.gold_only:
-        pass
-    elif not args.data.exists():
+    if not args.gold_only and not args.data.exists():
         print(f"LoCoMo data not found at {args.data}; pass --data PATH. Skipping it.", file=sys.stderr)
-    else:
+    elif not args.gold_only:
         result["locomo"] = run(args.data, args.conversations, args.samples)
     if args.json:
         print(json.dumps(result))

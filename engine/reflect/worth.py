@@ -56,7 +56,7 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
     >>> worth_keeping("meet", "carol", named=True), worth_keeping("meet", "carol", named=False)
     (True, False)
     """
-    head = object_key.split()[-1] if object_key.split() else object_key
+    head = (object_key.split() or [object_key])[-1]
     if predicate == "has":
         return named or head in HAD or object_key[-2:] in HAD or object_key[-1:] in HAD
     if predicate in _LEANINGS and head in ABSTRACT:
