@@ -32,12 +32,13 @@ class Core:
     """The stores of one `Memory` and the state its methods share."""
 
     def __init__(
-        self, *, graph: GraphStore, vectors: VectorStore, facts: VectorStore, embedder: Embedder,
-        settings: Settings,
+        self, *, graph: GraphStore, vectors: VectorStore, facts: VectorStore, digests: VectorStore,
+        embedder: Embedder, settings: Settings,
     ) -> None:  # fmt: skip
         self.graph = graph
         self.vectors = vectors
         self.facts = facts  # the active facts' points (engine/fact_points.py)
+        self.digests = digests  # the session digests' points (engine/reflect/digests.py)
         self.embedder = embedder
         self.settings = settings
         # One thread runs the embedder beside other work: a query's embedding while recall
@@ -117,5 +118,6 @@ class Core:
                     self.extractor.close()
                 self.vectors.close()
                 self.facts.close()
+                self.digests.close()
             finally:
                 self.graph.close()

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from engine.core import Core
 from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, WriteFailed
-from engine.inputs import StoreRequest, invalid_input
+from engine.inputs import StoreRequest, invalid_input, is_unicode_text
 from engine.lifecycle.keeper import Keeper
 from engine.models import StoreResult
 from engine.reader import Reader
@@ -68,10 +68,12 @@ class Memory:
         graph: GraphStore,
         vectors: VectorStore,
         facts: VectorStore,
+        digests: VectorStore,
         embedder: Embedder,
         settings: Settings,
     ) -> None:
-        self._core = Core(graph=graph, vectors=vectors, facts=facts, embedder=embedder, settings=settings)
+        self._core = Core(graph=graph, vectors=vectors, facts=facts, digests=digests, embedder=embedder,
+                          settings=settings)  # fmt: skip
         self._recaller = Recaller(self._core)
         self._reader = Reader(self._core)
         self._keeper = Keeper(self._core)
@@ -120,8 +122,8 @@ class Memory:
             multilingual=(second.name, second.dimension) if second else None,
             vectors_aside=vectors_aside,
         )  # fmt: skip
-        return cls(graph=stores.graph, vectors=stores.vectors, facts=stores.facts, embedder=embedder,
-                   settings=settings)  # fmt: skip
+        return cls(graph=stores.graph, vectors=stores.vectors, facts=stores.facts, digests=stores.digests,
+                   embedder=embedder, settings=settings)  # fmt: skip
 
     @staticmethod
     def connect(
@@ -256,14 +258,20 @@ class Memory:
     def end_session(
         self, session_id: str, *, namespace: str = "default"
     ) -> builtins.list[StoreResult]:
-        """Close a session's working memory: items worth keeping (weight at least
-        `working_promote_min`) become episodes, the rest are dropped.
+        """Close a session: items of its working memory worth keeping (weight at least
+        `working_promote_min`) become episodes, the rest are dropped; then the session is
+        digested (`Memory.sessions` shows the digest, recall finds it).
 
         Returns:
             A StoreResult per promoted item.
         """
         self._core.scope(namespace)
-        return self._core.writer.promote(self._core.writer.working.drain(namespace, session_id))
+        if not is_unicode_text(session_id) or not session_id.strip():
+            raise InvalidInput("session_id", "must be non-empty text")
+        results = self._core.writer.promote(self._core.writer.working.drain(namespace, session_id))
+        with self._core.writer.lock:
+            self._keeper.redigest(namespace, [session_id])
+        return results
 
     # -- reading (engine/recall/recaller.py, engine/reader.py) -------------------------------
     recall = _forwarded(Recaller.recall, "_recaller")
@@ -272,6 +280,8 @@ class Memory:
     entity = _forwarded(Reader.entity, "_reader")
     cypher = _forwarded(Reader.cypher, "_reader")
     list = _forwarded(Reader.list, "_reader")
+    sessions = _forwarded(Reader.sessions, "_reader")
+    session = _forwarded(Reader.session, "_reader")
     stats = _forwarded(Reader.stats, "_reader")
     health = _forwarded(Reader.health, "_reader")
 

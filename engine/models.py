@@ -37,6 +37,9 @@ __all__ = [
 ]
 
 Kind = Literal["message", "tool_call", "task", "observation", "document"]
+# A card is an episode's, a fact's (kind "observation", layer "semantic") or a session
+# digest's (kind "digest").
+CardKind = Literal["message", "tool_call", "task", "observation", "document", "digest"]
 Layer = Literal["working", "episodic"]
 # Recall may also ask for semantic memory: facts written by reflection.
 RecallLayer = Literal["working", "episodic", "semantic"]
@@ -152,7 +155,7 @@ class ChannelHit(BaseModel):
     """One recall channel's view of a card: its rank (1 = best) and raw score."""
 
     channel: Literal[
-        "vector", "keyword", "entity", "graph", "reply", "side", "recency", "working", "fact"
+        "vector", "keyword", "entity", "graph", "reply", "side", "recency", "working", "fact", "session"
     ]
     rank: int
     score: float
@@ -212,7 +215,7 @@ class MemoryCard(BaseModel):
     created_at: datetime
     session_id: str | None
     role: str | None
-    kind: Kind
+    kind: CardKind
     layer: RecallLayer
     importance: float
     entities: list[str]

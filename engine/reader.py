@@ -13,8 +13,16 @@ from engine.core import Core
 from engine.errors import InvalidInput, NotFound
 from engine.inputs import MAX_OFFSET, is_unicode_text
 from engine.lookup import entity_profile, explain_episode, store_health
-from engine.models import Episode, Stats
-from engine.views import CypherResult, EntityProfile, EpisodeExplanation, Health
+from engine.models import Episode, Stats, from_epoch
+from engine.stores.base import SessionRow
+from engine.views import (
+    CypherResult,
+    Digest,
+    EntityProfile,
+    EpisodeExplanation,
+    Health,
+    SessionView,
+)
 from engine.working import working_episode
 
 __all__ = ["Reader"]
@@ -141,7 +149,49 @@ class Reader:
             include_deleted=include_deleted,
         )
 
+    def sessions(self, *, namespace: str = "default", limit: int = 20, offset: int = 0) -> builtins.list[SessionView]:
+        """The namespace's sessions, the latest first (by its latest episode), each with its
+        live episode count and its digest (built by `end_session`, `reflect`, or `maintain`
+        once the session is idle).
+
+        Raises:
+            InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
+        """
+        self._core.scope(namespace)
+        if not 1 <= limit <= 1000:
+            raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")
+        rows = sorted(self._core.graph.sessions(namespace, time.time()),
+                      key=lambda r: (r.ended_at, r.session_id), reverse=True)[offset : offset + limit]  # fmt: skip
+        digests = {d.session_id: d for d in self._core.graph.digests(namespace)} if rows else {}
+        return [_session_view(row, digests.get(row.session_id)) for row in rows]
+
+    def session(self, session_id: str, *, namespace: str = "default") -> SessionView:
+        """One session with its digest.
+
+        Raises:
+            InvalidInput: the session id is empty.
+            NotFound: the namespace holds no live episode of that session.
+        """
+        self._core.scope(namespace)
+        if not is_unicode_text(session_id) or not session_id.strip():
+            raise InvalidInput("session_id", "must be non-empty text")
+        row = next((r for r in self._core.graph.sessions(namespace, time.time()) if r.session_id == session_id), None)
+        if row is None:
+            raise NotFound("session", session_id)
+        found = self._core.graph.digests(namespace, session_id)
+        return _session_view(row, found[0] if found else None)
+
     def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
         """Whether both stores answer, with their counts over `namespaces` (None: every
         namespace); never raises."""
         return store_health(self._core.graph, self._core.vectors, self._core.settings.backend, namespaces)
+
+
+def _session_view(row: SessionRow, digest: Digest | None) -> SessionView:
+    return SessionView(
+        session_id=row.session_id, started_at=from_epoch(row.started_at), ended_at=from_epoch(row.ended_at),
+        episodes=row.episodes, digest=digest,
+        stale=digest is None or digest.built_at.timestamp() < row.last_created_at,
+    )  # fmt: skip

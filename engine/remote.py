@@ -43,6 +43,7 @@ from engine.views import (
     EpisodeExplanation,
     Health,
     ReflectionSummary,
+    SessionView,
 )
 
 __all__ = ["RemoteMemory"]
@@ -51,6 +52,8 @@ _T = TypeVar("_T")
 _STORE_RESULTS = TypeAdapter(list[StoreResult])
 _CARDS = TypeAdapter(list[MemoryCard])
 _EPISODES = TypeAdapter(list[Episode])
+_SESSIONS = TypeAdapter(list[SessionView])
+_SESSION = TypeAdapter(SessionView)
 _AUDIT = TypeAdapter(list[AuditEntry])
 _NAMES = TypeAdapter(list[str])
 
@@ -214,6 +217,15 @@ class RemoteMemory:
         params |= {k: v for k, v in (("session_id", session_id), ("layer", layer)) if v}
         return self._call("GET", self._at(namespace, "episodes"),
                           _EPISODES, params=params)  # fmt: skip
+
+    def sessions(
+        self, *, namespace: str | None = None, limit: int = 20, offset: int = 0
+    ) -> builtins.list[SessionView]:
+        return self._call("GET", self._at(namespace, "sessions"), _SESSIONS,
+                          params={"limit": limit, "offset": offset})  # fmt: skip
+
+    def session(self, session_id: str, *, namespace: str | None = None) -> SessionView:
+        return self._call("GET", self._at(namespace, "sessions", session_id), _SESSION)
 
     def explain(self, id: str, *, namespace: str | None = None) -> EpisodeExplanation:
         return self._call("GET", self._at(namespace, "episodes", id, "explanation"),

@@ -18,12 +18,15 @@ from engine.models import Decision, Entity, Episode
 __all__ = [
     "BackupSummary",
     "CypherResult",
+    "Digest",
+    "DigestSentence",
     "EntityProfile",
     "EpisodeExplanation",
     "Fact",
     "Health",
     "Neighbour",
     "ReflectionSummary",
+    "SessionView",
 ]
 
 
@@ -86,6 +89,50 @@ class EntityProfile(BaseModel):
     latest_episodes: list[Episode]
     closed_facts: list[Fact] = Field(default_factory=list)
     summary: str = ""
+
+
+class DigestSentence(BaseModel):
+    """A central sentence of a session, as its digest shows it."""
+
+    episode_id: str
+    speaker: str | None = None
+    text: str
+
+
+class Digest(BaseModel):
+    """What a session was about, built from its live episodes (`engine/reflect/digest.py`).
+
+    `text` is the digest in one short paragraph (its time, people, topics, decisions and
+    central sentences); `episode_ids` every live episode it was built from, in session order.
+    """
+
+    id: str
+    namespace: str
+    session_id: str
+    text: str
+    started_at: datetime
+    ended_at: datetime
+    participants: list[str]
+    topics: list[str]
+    decisions: list[str]
+    facts: list[str]
+    sentences: list[DigestSentence]
+    episode_ids: list[str]
+    language: Literal["en", "zh"]
+    built_at: datetime
+
+
+class SessionView(BaseModel):
+    """A session as `Memory.sessions` lists it: when it ran, how many live episodes it
+    holds, and its digest (None until one is built: `end_session`, `reflect`, idle time)."""
+
+    session_id: str
+    started_at: datetime
+    ended_at: datetime
+    episodes: int
+    digest: Digest | None = None
+    # The digest was built before the session's latest episodes: `reflect` rebuilds it.
+    stale: bool = False
 
 
 class CypherResult(BaseModel):

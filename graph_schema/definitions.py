@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 5  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
-# 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id
+SCHEMA_VERSION = 6  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
+# 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id; 6: Digest
 
 # The version node every backend keeps, so that a later change can migrate.
 VERSION_READ = "MATCH (v:SchemaVersion {id: 'graph'}) RETURN v.version"
@@ -113,7 +113,27 @@ REFLECTION = NodeType(
     ),
 )
 
-NODES: tuple[NodeType, ...] = (EPISODE, ENTITY, DECISION, SESSION, REFLECTION)
+# A session's digest (engine/reflect/digest.py): rebuilt from the session's live episodes
+# whenever they change, so it never holds the text of a forgotten one.
+DIGEST = NodeType(
+    "Digest",
+    _COMMON
+    + (
+        ("session_id", "STRING"),  # the caller's session id (Session.name)
+        ("text", "STRING"),
+        ("started_at", "DOUBLE"),
+        ("ended_at", "DOUBLE"),
+        ("participants", "STRING[]"),
+        ("topics", "STRING[]"),
+        ("decisions", "STRING[]"),
+        ("facts", "STRING[]"),
+        ("sentences", "STRING"),  # JSON list of the central sentences: episode_id, speaker, text
+        ("episode_ids", "STRING[]"),  # every live episode it was built from, in session order
+        ("language", "STRING"),
+    ),
+)
+
+NODES: tuple[NodeType, ...] = (EPISODE, ENTITY, DECISION, SESSION, REFLECTION, DIGEST)
 
 RELATIONSHIPS: tuple[RelType, ...] = (
     RelType("MENTIONS", "Episode", "Entity", (("count", "INT64"),)),
@@ -123,6 +143,8 @@ RELATIONSHIPS: tuple[RelType, ...] = (
     RelType("IN_SESSION", "Episode", "Session"),
     RelType("NEXT", "Episode", "Episode"),
     RelType("PART_OF", "Episode", "Episode", (("index", "INT64"),)),
+    RelType("DIGEST_OF", "Digest", "Session"),
+    RelType("DRAWS_ON", "Digest", "Episode"),
     RelType(
         "FACT",
         "Entity",
@@ -148,6 +170,6 @@ RELATIONSHIPS: tuple[RelType, ...] = (
 # them as ISO 8601 (`hindsight cypher`), never as 1788346440.0.
 TIME_PROPERTIES = frozenset(
     {"created_at", "occurred_at", "last_accessed_at", "expires_at", "deleted_at", "archived_at",
-     "last_seen", "first_seen", "decided_at", "started_at", "ran_at", "until", "valid_from",
-     "valid_to", "refers_to"}  # fmt: skip
+     "last_seen", "first_seen", "decided_at", "started_at", "ended_at", "ran_at", "until",
+     "valid_from", "valid_to", "refers_to"}  # fmt: skip
 )

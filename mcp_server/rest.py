@@ -29,7 +29,13 @@ from engine.inputs import (
 )
 from engine.lifecycle.audit import AuditEntry
 from engine.models import Episode, MemoryCard, Stats, StoreResult
-from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
+from engine.views import (
+    CypherResult,
+    EntityProfile,
+    EpisodeExplanation,
+    ReflectionSummary,
+    SessionView,
+)
 from mcp_server.auth import grant_of
 from mcp_server.rest_bodies import EpisodeInput
 from mcp_server.rest_bodies import RecallQuery as RecallBody
@@ -76,6 +82,13 @@ class ListQuery(BaseModel):
     limit: int = Field(20, ge=1, le=1000)
     offset: int = Field(0, ge=0, le=MAX_OFFSET)
     include_deleted: bool = False
+
+
+class PageQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(20, ge=1, le=1000)
+    offset: int = Field(0, ge=0, le=MAX_OFFSET)
 
 
 class EntityQuery(BaseModel):
@@ -185,6 +198,18 @@ def rest_router(memory: Memory) -> APIRouter:
         """A read-only Cypher query, scoped to the namespace."""
         return memory.cypher(body.query, body.params, namespace=namespace)
 
+    @router.get("/namespaces/{namespace}/sessions", tags=["sessions"], operation_id="sessions")
+    def sessions(namespace: NamespacePath, query: Annotated[PageQuery, Query()]) -> list[SessionView]:
+        """The sessions, the latest first, each with its digest (None until one is built)."""
+        return memory.sessions(namespace=namespace, **query.model_dump())
+
+    @router.get("/namespaces/{namespace}/sessions/{session_id}", tags=["sessions"], operation_id="session")
+    def session(
+        namespace: NamespacePath, session_id: Annotated[str, PathParam(pattern=SESSION_PATTERN)]
+    ) -> SessionView:
+        """One session and its digest."""
+        return memory.session(session_id, namespace=namespace)
+
     @router.post(
         "/namespaces/{namespace}/sessions/{session_id}/end",
         tags=["episodes"], operation_id="end_session",
@@ -193,7 +218,8 @@ def rest_router(memory: Memory) -> APIRouter:
         namespace: NamespacePath,
         session_id: Annotated[str, PathParam(pattern=SESSION_PATTERN)],
     ) -> list[StoreResult]:
-        """Close a session's working memory: what is worth keeping becomes episodes."""
+        """Close a session: what its working memory holds worth keeping becomes episodes, and
+        the session is digested."""
         return memory.end_session(session_id, namespace=namespace)
 
     @router.get("/namespaces/{namespace}/stats", tags=["admin"], operation_id="stats")

@@ -23,10 +23,16 @@ from engine import Memory
 from engine.errors import HindsightError, InvalidInput
 from engine.inputs import MAX_OFFSET
 from engine.models import Episode, MemoryCard, StoreResult
-from engine.views import CypherResult, EntityProfile, EpisodeExplanation, ReflectionSummary
+from engine.views import (
+    CypherResult,
+    EntityProfile,
+    EpisodeExplanation,
+    ReflectionSummary,
+    SessionView,
+)
 from mcp_server.namespaces import namespace_of
 
-__all__ = ["ForgetResult", "ListResult", "RecallResult", "memory_tools"]
+__all__ = ["ForgetResult", "ListResult", "RecallResult", "SessionsResult", "memory_tools"]
 
 log = logging.getLogger("hindsight.mcp")
 
@@ -45,6 +51,11 @@ class RecallResult(BaseModel):
 class ListResult(BaseModel):
     namespace: str
     episodes: list[Episode]
+
+
+class SessionsResult(BaseModel):
+    namespace: str
+    sessions: list[SessionView]
 
 
 class ForgetResult(BaseModel):
@@ -147,6 +158,18 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         return ListResult(namespace=namespace, episodes=episodes)
 
     @_engine_errors
+    def list_sessions(
+        ctx: Context, limit: Limit = 20, offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0
+    ) -> SessionsResult:
+        namespace = scope(ctx)
+        return SessionsResult(namespace=namespace, sessions=memory.sessions(namespace=namespace, limit=limit,
+                                                                           offset=offset))  # fmt: skip
+
+    @_engine_errors
+    def get_session(session_id: str, ctx: Context) -> SessionView:
+        return memory.session(session_id, namespace=scope(ctx))
+
+    @_engine_errors
     def forget_memory(memory_id: str, ctx: Context) -> ForgetResult:
         episode = memory.forget(memory_id, namespace=scope(ctx))
         return ForgetResult(id=episode.id, deleted_at=episode.deleted_at or 0.0)
@@ -174,6 +197,8 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         (store_memory, STORE, ToolAnnotations(readOnlyHint=False, destructiveHint=False)),
         (retrieve_memory, RETRIEVE, reading),
         (list_memories, LIST, reading),
+        (list_sessions, LIST_SESSIONS, reading),
+        (get_session, GET_SESSION, reading),
         (forget_memory, FORGET, ToolAnnotations(readOnlyHint=False, destructiveHint=True)),
         (reflect, REFLECT, ToolAnnotations(readOnlyHint=False, destructiveHint=False)),
         (explain_memory, EXPLAIN, reading),
@@ -227,6 +252,14 @@ LIST = """List stored episodes newest first, optionally of one session or layer,
 Call it to browse what is in memory, not to answer a question (use retrieve_memory for that).
 Example: {"session_id": "chat-42", "limit": 20, "offset": 0}"""
 
+LIST_SESSIONS = """List the conversations (sessions) in memory, the latest first, each with its digest:
+when it ran, who took part, its topics, decisions and central sentences. Call it to see what
+was talked about and when; retrieve_memory also answers "what did we talk about last time?".
+Example: {"limit": 10}"""
+
+GET_SESSION = """One session and its digest, by the session id given when storing.
+Example: {"session_id": "chat-42"}"""
+
 FORGET = """Forget one episode by id: it is soft-deleted (kept for audit with deleted_at) and
 never recalled again. Call it when the user asks you to forget something or a memory is wrong.
 Example: {"memory_id": "3f0c9c1e-..."}"""
@@ -250,7 +283,7 @@ when the question is about a named thing. Example: {"name": "Atlas"}"""
 QUERY_GRAPH = """Run a read-only Cypher query on the memory graph, for analysis. $namespace is
 bound to your namespace, and every pattern (in subqueries, COUNT {} and EXISTS {} too) needs a
 node pinned by WHERE v.namespace = $namespace or reached from one; other queries, writes and
-procedures other than the schema ones are refused with the reason. Labels: Episode, Entity, Decision, Session; relationships: MENTIONS, DECIDED, ABOUT,
-IN_SESSION, NEXT, SUPERSEDES, PART_OF, FACT. Nodes come back as property maps.
+procedures other than the schema ones are refused with the reason. Labels: Episode, Entity, Decision, Session, Digest; relationships: MENTIONS, DECIDED, ABOUT,
+IN_SESSION, NEXT, SUPERSEDES, PART_OF, FACT, DIGEST_OF, DRAWS_ON. Nodes come back as property maps.
 Example: {"cypher": "MATCH (e:Entity) WHERE e.namespace = $namespace RETURN e.name,
 e.mention_count ORDER BY e.mention_count DESC LIMIT $n", "params": {"n": 5}}"""

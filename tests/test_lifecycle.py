@@ -263,7 +263,8 @@ def test_a_repair_of_many_episodes_builds_the_index_as_store_many_does(settings:
         vectors = _CountingOptimize(tuned.vectors_dir / "v", embedder.dimension)
         graph = LadybugGraphStore(tuned.graph_path)
         facts = QdrantEdgeVectorStore(tuned.vectors_dir / "f", embedder.dimension)
-        with Memory(graph=graph, vectors=vectors, facts=facts, embedder=embedder, settings=tuned) as memory:
+        digests = QdrantEdgeVectorStore(tuned.vectors_dir / "d", embedder.dimension)
+        with Memory(graph=graph, vectors=vectors, facts=facts, digests=digests, embedder=embedder, settings=tuned) as memory:
             ids = [memory.store(f"Atlas milestone {i} shipped.", importance="high").id for i in range(3)]
             vectors.delete(ids)
             assert memory.doctor(repair=True).missing_vectors == sorted(ids)

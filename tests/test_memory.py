@@ -358,7 +358,8 @@ def test_vector_failure_mid_store_leaves_nothing_half_written(settings: Settings
     vectors = FailingVectors(QdrantEdgeVectorStore(settings.vectors_dir / "v", embedder.dimension))
     graph = LadybugGraphStore(settings.graph_path)
     facts = QdrantEdgeVectorStore(settings.vectors_dir / "f", embedder.dimension)
-    with Memory(graph=graph, vectors=vectors, facts=facts, embedder=embedder, settings=settings) as memory:
+    digests = QdrantEdgeVectorStore(settings.vectors_dir / "d", embedder.dimension)
+    with Memory(graph=graph, vectors=vectors, facts=facts, digests=digests, embedder=embedder, settings=settings) as memory:
         kept = memory.store("Kestrel is the codename of the billing rewrite.", session_id="s")
         vectors.fail = True
         with pytest.raises(WriteFailed):
@@ -418,7 +419,8 @@ def test_a_large_store_many_builds_the_vector_index(settings: Settings) -> None:
     vectors.optimize = counted_optimize  # type: ignore[method-assign]
     small = settings.model_copy(update={"index_after_episodes": 3})
     facts = QdrantEdgeVectorStore(settings.vectors_dir / "f", embedder.dimension)
-    with Memory(graph=LadybugGraphStore(settings.graph_path), vectors=vectors, facts=facts,
+    digests = QdrantEdgeVectorStore(settings.vectors_dir / "d", embedder.dimension)
+    with Memory(graph=LadybugGraphStore(settings.graph_path), vectors=vectors, facts=facts, digests=digests,
                 embedder=embedder, settings=small) as memory:  # fmt: skip
         memory.store_many([{"content": f"Atlas milestone {i} shipped on day {i}."} for i in range(2)])
         assert built == []  # two stored: below the threshold

@@ -30,7 +30,8 @@ CLI_ABSENT = {
 }
 MCP_TOOLS = {"store": "store_memory", "recall": "retrieve_memory", "list": "list_memories",
              "forget": "forget_memory", "reflect": "reflect", "explain": "explain_memory",
-             "entity": "get_entity", "cypher": "query_graph"}  # fmt: skip
+             "entity": "get_entity", "cypher": "query_graph", "sessions": "list_sessions",
+             "session": "get_session"}  # fmt: skip
 MCP_ABSENT = {
     **dict.fromkeys(("store_many", "get", "end_session", "stats", "namespaces", "audit",
                      "restore", "health"),

@@ -75,7 +75,8 @@ def test_a_failed_write_drops_the_batch_embedding_ahead(
     monkeypatch.setattr(MiniLMEmbedder, "embed", counted_embed)
     tuned = settings.model_copy(update={"store_batch_size": 3, "embed_part_size": 1})
     facts = QdrantEdgeVectorStore(tuned.vectors_dir / "f", embedder.dimension)
-    with Memory(graph=graph, vectors=vectors, facts=facts, embedder=embedder, settings=tuned) as memory:
+    digests = QdrantEdgeVectorStore(tuned.vectors_dir / "d", embedder.dimension)
+    with Memory(graph=graph, vectors=vectors, facts=facts, digests=digests, embedder=embedder, settings=tuned) as memory:
         vectors.fail = True
         with pytest.raises(WriteFailed, match=r"\(0 episodes before it are stored\)"):
             memory.store_many([{"content": text} for text in FIRST + SECOND])

@@ -1,4 +1,5 @@
-"""`hindsight` commands that read one thing: `get`, `explain`, `namespaces`, `health`.
+"""`hindsight` commands that read one thing: `get`, `explain`, `sessions`, `session`,
+`namespaces`, `health`.
 Registered on the main app by `engine.cli`."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from engine.cli.common import (
     open_memory,
     print_json,
 )
+from engine.views import SessionView
 
 __all__ = ["register"]
 
@@ -55,6 +57,40 @@ def explain(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir =
         console.print(f"{neighbour.relation}{via}: {neighbour.id[:8]} {neighbour.summary}", markup=False)
 
 
+def sessions(namespace: Namespace = "default", limit: Annotated[int, typer.Option(help="How many.")] = 20,
+             offset: Annotated[int, typer.Option(help="How many to skip.")] = 0,
+             data_dir: DataDir = None, as_json: AsJson = False) -> None:  # fmt: skip
+    """The sessions, the latest first, each with its digest (what it was about)."""
+    with open_memory(data_dir) as memory:
+        found = memory.sessions(namespace=namespace, limit=limit, offset=offset)
+    if as_json:
+        print_json(found)
+        return
+    if not found:
+        console.print("no session holds an episode yet")
+    for view in found:
+        _print_session(view)
+
+
+def session(session_id: Annotated[str, typer.Argument(help="The session id.")], namespace: Namespace = "default",
+            data_dir: DataDir = None, as_json: AsJson = False) -> None:  # fmt: skip
+    """One session and its digest."""
+    with open_memory(data_dir) as memory:
+        view = memory.session(session_id, namespace=namespace)
+    if as_json:
+        print_json(view)
+    else:
+        _print_session(view)
+
+
+def _print_session(view: SessionView) -> None:
+    stale = " · digest out of date (reflect rebuilds it)" if view.digest and view.stale else ""
+    console.print(f"[bold]{view.session_id}[/bold] · {day(view.started_at.timestamp())} · "
+                  f"{view.episodes} episodes{stale}")  # fmt: skip
+    console.print(view.digest.text if view.digest else "(no digest yet: end_session or reflect writes one)",
+                  markup=False)  # fmt: skip
+
+
 def namespaces(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """The namespaces that hold episodes."""
     with open_memory(data_dir) as memory:
@@ -81,5 +117,5 @@ def health(data_dir: DataDir = None, as_json: AsJson = False) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add these commands to the `hindsight` app."""
-    for command in (get, explain, namespaces, health):
+    for command in (get, explain, sessions, session, namespaces, health):
         app.command()(command)

@@ -22,6 +22,7 @@ from engine.embed import Embedder
 from engine.fact_points import live_fact_points, write_fact_points
 from engine.ingest.pipeline import vector_point, with_more_vectors
 from engine.keyword_keys import KEY_VERSION, rekey
+from engine.reflect.digests import write_digest_points
 from engine.settings import Settings
 from engine.stores.base import MaintenanceGraph
 from engine.stores.vectors import VectorPayload, VectorStore
@@ -45,6 +46,9 @@ class DoctorReport(BaseModel):
     facts: int = 0  # active facts
     missing_fact_points: list[str] = Field(default_factory=list)  # active facts without a point
     orphan_fact_points: list[str] = Field(default_factory=list)  # points of no active fact
+    digests: int = 0  # session digests
+    missing_digest_points: list[str] = Field(default_factory=list)  # digests without a point
+    orphan_digest_points: list[str] = Field(default_factory=list)  # points of no digest
     repaired: bool = False
     set_aside: str | None = None  # where rebuild_vectors moved the old vector store
 
@@ -52,7 +56,8 @@ class DoctorReport(BaseModel):
     def ok(self) -> bool:
         return not (
             self.missing_vectors or self.orphan_vectors or self.wrong_payloads or self.stale_keys
-            or self.missing_fact_points or self.orphan_fact_points
+            or self.missing_fact_points or self.orphan_fact_points or self.missing_digest_points
+            or self.orphan_digest_points
         )  # fmt: skip
 
 
@@ -60,6 +65,7 @@ def check_and_repair(
     graph: MaintenanceGraph,
     vectors: VectorStore,
     facts: VectorStore,
+    digests: VectorStore,
     embedder: Embedder,
     settings: Settings,
     *,
@@ -72,6 +78,8 @@ def check_and_repair(
     payloads = vectors.all_payloads()
     active = {f.id: (namespace, f) for namespace in graph.namespaces() for f in graph.active_facts(namespace)}
     fact_payloads = live_fact_points(facts)
+    digested = {d.id: d for namespace in graph.namespaces() for d in graph.digests(namespace)}
+    digest_points = digests.all_payloads()
     report = DoctorReport(
         episodes=len(states),
         vector_points=len(payloads),
@@ -90,10 +98,15 @@ def check_and_repair(
         facts=len(active),
         missing_fact_points=sorted(i for i in active if i not in fact_payloads),
         orphan_fact_points=sorted(i for i in fact_payloads if i not in active),
+        digests=len(digested),
+        missing_digest_points=sorted(i for i in digested if i not in digest_points),
+        orphan_digest_points=sorted(i for i in digest_points if i not in digested),
     )
     if not repair or report.ok:
         return report
     facts.mark_deleted(report.orphan_fact_points)
+    digests.delete(report.orphan_digest_points)
+    write_digest_points(digests, embedder, [digested[i] for i in report.missing_digest_points], settings)
     missing_facts: dict[str, list[Fact]] = {}
     for fact_id in report.missing_fact_points:
         namespace, fact = active[fact_id]

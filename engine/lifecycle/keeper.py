@@ -27,6 +27,7 @@ from engine.lifecycle.forget import (
 )
 from engine.lookup import one_entity
 from engine.models import Entity, Episode
+from engine.reflect.digests import refresh_digests, stale_sessions, write_digest_points
 from engine.reflect.run import reflect_namespace
 from engine.text import canonical_name
 from engine.views import ReflectionSummary
@@ -41,7 +42,8 @@ class Keeper:
         self._core = core
 
     def reflect(self, *, namespace: str = "default", force: bool = False) -> ReflectionSummary:
-        """Derive semantic facts from the namespace's episodes since the last run.
+        """Derive semantic facts from the namespace's episodes since the last run, and digest
+        every session whose digest is missing or older than its latest episode.
 
         Bounded by `reflection_batch_size` episodes and `reflection_time_budget` seconds;
         call again to go on. `force` re-reads from the first episode: facts are reinforced by
@@ -63,6 +65,7 @@ class Keeper:
                 from_start=force,
                 extractor=self._core.extractor,
             )
+            self.digest_stale(namespace, idle_seconds=None)
         if summary.status == "done":
             self._core.log("reflect", namespace, [summary.id],
                            f"{summary.facts_written} written, {summary.facts_reinforced} reinforced, "
@@ -70,7 +73,8 @@ class Keeper:
         return summary
 
     def maintain(self, *, namespace: str = "default") -> list[str]:
-        """Archive what is expired, stale or over capacity (see `engine/lifecycle/forget.py`).
+        """Archive what is expired, stale or over capacity (see `engine/lifecycle/forget.py`),
+        and digest the sessions idle for `digest_idle_minutes` whose digest is out of date.
 
         Returns:
             The ids of the episodes archived.
@@ -81,10 +85,15 @@ class Keeper:
             chosen = select_for_archive(
                 self._core.graph.lifecycle_rows(namespace), now=now, settings=self._core.settings
             )
+            sessions = self._sessions_of(namespace, [i for i, _ in chosen])
             ids = archive_episodes(
                 self._core.graph, self._core.vectors, self._core.archive, namespace, chosen, now=now,
                 settings=self._core.settings,
             )
+            self.redigest(namespace, sessions)
+            idle = self._core.settings.digest_idle_minutes
+            if idle > 0:
+                self.digest_stale(namespace, idle_seconds=idle * 60)
         for reason in sorted({r for _, r in chosen}):
             self._core.log("archive", namespace, [i for i, r in chosen if r == reason], reason)
         return ids
@@ -108,10 +117,11 @@ class Keeper:
                 raise NotFound("live episode", id)
             try:
                 self._core.vectors.mark_deleted([id])
-                # Its words leave its neighbours' keyword keys too.
+                # Its words leave its neighbours' keyword keys too, and its session's digest.
                 refresh_around(self._core.graph, self._core.vectors, namespace, [id], self._core.settings)
             except StoreUnavailable:
                 pass  # the graph is the truth: recall ignores the id; doctor rekeys
+            self.redigest(namespace, self._sessions_of(namespace, [id]))
         self._core.log("forget", namespace, [id])
         return self._core.owner(id, namespace)[1]
 
@@ -133,6 +143,7 @@ class Keeper:
                 if back is None:
                     raise NotFound("forgotten or archived episode", id)
                 action = "unarchive"
+            self.redigest(namespace, self._sessions_of(namespace, [id]))
         self._core.log(action, namespace, [id])
         found = self._core.graph.get_episodes(namespace, [id])
         return found[0]
@@ -148,11 +159,31 @@ class Keeper:
             raise InvalidInput("ids", "must be a list of episode ids")
         self._core.scope(namespace, *ids)
         with self._core.writer.lock:
+            sessions = [] if dry_run else self._sessions_of(namespace, ids)
             report = purge_episodes(self._core.graph, self._core.vectors, self._core.archive, namespace, ids,
                                     dry_run=dry_run, settings=self._core.settings)  # fmt: skip
+            self.redigest(namespace, sessions)
         if not dry_run:
             self._core.log("purge", namespace, report.episodes, "purge requested")
         return report
+
+    def redigest(self, namespace: str, session_ids: Iterable[str]) -> None:
+        """Digest these sessions again from their live episodes (under the writer's lock)."""
+        wanted = sorted(set(session_ids))
+        if wanted:
+            refresh_digests(self._core.graph, self._core.digests, self._core.embedder, self._core.settings,
+                            namespace, wanted, now=time.time())  # fmt: skip
+
+    def digest_stale(self, namespace: str, *, idle_seconds: float | None) -> None:
+        """Digest the sessions whose digest is missing or out of date (`stale_sessions`)."""
+        graph, now = self._core.graph, time.time()
+        self.redigest(namespace, stale_sessions(graph.sessions(namespace, now), graph.digests(namespace),
+                                                now=now, idle_seconds=idle_seconds))  # fmt: skip
+
+    def _sessions_of(self, namespace: str, ids: Iterable[str]) -> list[str]:
+        """The sessions these episodes belong to (a chunk's too)."""
+        found = self._core.graph.get_episodes(namespace, list(ids))
+        return sorted({e.session_id for e in found if e.session_id})
 
     def namespaces(self) -> list[str]:
         """Every namespace that holds an episode."""
@@ -188,7 +219,7 @@ class Keeper:
         calling `progress(done, total)` as episodes are re-embedded."""
         self._core.check_open()
         with self._core.writer.lock:
-            report = check_and_repair(self._core.graph, self._core.vectors, self._core.facts,
+            report = check_and_repair(self._core.graph, self._core.vectors, self._core.facts, self._core.digests,
                                       self._core.embedder, self._core.settings, repair=repair,
                                       progress=progress)  # fmt: skip
         if report.repaired:
@@ -226,9 +257,12 @@ class Keeper:
         with self._core.writer.lock:
             summary = import_memory(self._core.graph, self._core.vectors, self._core.embedder, self._core.archive,
                                     Path(path), settings=self._core.settings, namespaces=chosen)  # fmt: skip
-            # Fact points are derived: an export carries the facts, not their points.
+            # Fact and digest points are derived: an export carries the facts and digests, not
+            # their points.
             for namespace in sorted(chosen or self._core.graph.namespaces()):
                 self._rebuild_fact_points(namespace)
+                write_digest_points(self._core.digests, self._core.embedder, self._core.graph.digests(namespace),
+                                    self._core.settings)  # fmt: skip
         self._core.log("import", None, [], f"{summary.nodes} nodes from {path}")
         return summary
 

@@ -36,6 +36,7 @@ _FIRST = re.compile(
 _LAST = re.compile(
     rf"\b(?:our|the|my) (?:last|previous|latest|most recent) {_TALK}\b"
     rf"|\b(?:the )?last time {_WE} {_TALKED}\b|\bprevious(?:ly)?,? {_WE} {_TALKED}\b"
+    rf"|\b(?:our |the )?(?:last|previous) (?:time|session)\s*[?.!]?\s*$"
     r"|上次|上一次|前一次|之前那次|最近一次(?:聊|谈|对话)",
     re.IGNORECASE,
 )
@@ -48,6 +49,10 @@ def session_reference(query: str) -> SessionReference | None:
     'first'
     >>> session_reference("What did we talk about the last time we spoke?"), session_reference("上次我们聊了什么？")
     ('last', 'last')
+    >>> session_reference("What did we talk about last time?"), session_reference("Was it cold last time?")
+    ('last', 'last')
+    >>> session_reference("Did I go hiking last time I was in Oslo?") is None
+    True
     >>> session_reference("What did Dana say about the first release?") is None
     True
     """

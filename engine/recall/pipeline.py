@@ -10,6 +10,7 @@ from operator import itemgetter
 from engine.inputs import RecallRequest
 from engine.models import Episode, GraphPath, MemoryCard, Trace, from_epoch
 from engine.recall.channels import Seed, hub_degree
+from engine.recall.digest_cards import asked_sessions, digest_cards
 from engine.recall.diversity import mmr_order
 from engine.recall.facts import fact_cards
 from engine.recall.fusion import fused_with
@@ -47,6 +48,7 @@ def run_recall(
     graph: RecallGraph,
     vectors: VectorStore,
     facts: VectorStore,
+    digests: VectorStore,
     models: QueryModels,
     settings: Settings,
 ) -> list[MemoryCard]:
@@ -55,7 +57,7 @@ def run_recall(
     fused candidates under the same weights), read the live episodes that can still reach
     the top, weigh each by its factors, adjust the ranked list, and build cards with traces."""
     plan = RecallPlan.leaving_out(settings.recall_off)
-    context = _context(request, now, graph, vectors, facts, models, settings, plan)
+    context = _context(request, now, graph, (vectors, facts, digests), models, settings, plan)
     for stage in CHANNEL_STAGES:
         if plan.runs(stage.name):
             context.found[stage.name] = stage.run(context)
@@ -72,11 +74,13 @@ def run_recall(
 
 
 def _context(
-    request: RecallRequest, now: float, graph: RecallGraph, vectors: VectorStore, facts: VectorStore,
+    request: RecallRequest, now: float, graph: RecallGraph, stores: tuple[VectorStore, VectorStore, VectorStore],
     models: QueryModels, settings: Settings, plan: RecallPlan,
 ) -> RecallContext:  # fmt: skip
     """What every stage reads: the entities the query names, the hub threshold, the time it
-    asks about and the window searched on its own, and the weights of this question."""
+    asks about and the window searched on its own, the sessions it asks about as wholes,
+    and the weights of this question."""
+    vectors, facts, digests = stores
     time = models.analysis.time
     weights = settings.weights.model_dump()
     for name in CHANNELS:
@@ -88,15 +92,28 @@ def _context(
     if time.wants_latest or (time.broad and time.window is not None):
         weights["recency"] *= settings.time_intent_recency_boost
     namespace = request.namespace
+    asked = _asked(request, now, graph, models, plan)
+    if not (asked and plan.runs("session")):
+        weights["session"] = 0.0
     # A question about a named time also searches that time alone: what happened then is a
     # candidate even where other times' turns match its words better.
     span = searched_window(time, settings.time_window_slack_days) if plan.applies("time_window") else None
     return RecallContext(
-        request=request, now=now, graph=graph, vectors=vectors, facts=facts, models=models, settings=settings,
-        plan=plan, time=time, known=graph.find_entities(namespace, models.analysis.entity_names),
+        request=request, now=now, graph=graph, vectors=vectors, facts=facts, digests=digests, models=models,
+        settings=settings, plan=plan, time=time, known=graph.find_entities(namespace, models.analysis.entity_names),
         max_degree=hub_degree(vectors.count(namespace, exact=False), settings), span=span,
-        weights=weights,
+        weights=weights, asked=asked,
+        asked_digests={d.session_id: d for s in asked for d in graph.digests(namespace, s)},
     )  # fmt: skip
+
+
+def _asked(request: RecallRequest, now: float, graph: RecallGraph, models: QueryModels, plan: RecallPlan) -> list[str]:
+    """The sessions the question asks about as wholes; read only for such a question."""
+    analysis = models.analysis
+    whole = analysis.session is not None or (analysis.time.broad and analysis.time.window is not None)
+    if not whole or not (plan.runs("session") or plan.applies("digests")):
+        return []
+    return asked_sessions(graph.sessions(request.namespace, now), analysis, current=request.session_id)
 
 
 def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
@@ -183,6 +200,8 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     cards = episodic + semantic
     if context.plan.applies("updates"):
         cards = mark_replaced_by_facts(mark_updates(cards), replaced)
+    if context.plan.applies("digests") and request.layer in (None, "episodic"):
+        cards += digest_cards(context, max((card.score for card in cards), default=0.0))
     return sorted(cards, key=card_order)[: request.top_k]
 
 

@@ -7,7 +7,8 @@ plan leaves out, for an ablation (`python -m bench.locomo --ablate` runs every o
 - an adjuster left out does not touch the ranked list (`time_window`: no extra searches
   inside a date the question names; `session_spread`: a gathering question's cards are not
   spread across sessions; `updates`: no memory is marked as updating another; `mmr`: no
-  diversity pass, whatever mmr_lambda says; `facts`: no semantic-memory cards).
+  diversity pass, whatever mmr_lambda says; `facts`: no semantic-memory cards; `digests`: no
+  session digest cards).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 __all__ = ["ADJUSTERS", "CHANNELS", "RecallPlan"]
 
 # In fusion order: the order in which each card's channel contributions are summed.
-CHANNELS = ("vector", "keyword", "entity", "graph", "recency", "side", "reply")
-ADJUSTERS = ("time_window", "session_spread", "updates", "mmr", "facts")
+CHANNELS = ("vector", "keyword", "entity", "graph", "recency", "side", "reply", "session")
+ADJUSTERS = ("time_window", "session_spread", "updates", "mmr", "facts", "digests")
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class RecallPlan:
     (False, True, False)
     >>> RecallPlan.leaving_out(["telepathy"])
     Traceback (most recent call last):
-    ValueError: recall_off: 'telepathy' is no channel or adjuster (channels: vector, keyword, entity, graph, recency, side, reply; adjusters: time_window, session_spread, updates, mmr, facts)
+    ValueError: recall_off: 'telepathy' is no channel or adjuster (channels: vector, keyword, entity, graph, recency, side, reply, session; adjusters: time_window, session_spread, updates, mmr, facts, digests)
     """
 
     off: frozenset[str] = frozenset()

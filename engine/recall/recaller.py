@@ -115,6 +115,7 @@ class Recaller:
                 graph=self._core.graph,
                 vectors=self._core.vectors,
                 facts=self._core.facts,
+                digests=self._core.digests,
                 models=models,
                 settings=self._core.settings,
             )
@@ -127,7 +128,7 @@ class Recaller:
     def _mark_accessed(self, cards: builtins.list[MemoryCard], at: float) -> None:
         by_namespace: dict[str, builtins.list[str]] = {}
         for card in cards:
-            if card.layer == "episodic":
+            if card.layer == "episodic" and card.kind != "digest":
                 by_namespace.setdefault(card.namespace, []).append(card.id)
         # No write lock: the graph store serialises this with any open transaction itself.
         for namespace, ids in by_namespace.items():

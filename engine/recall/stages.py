@@ -4,7 +4,7 @@ Each reads what it needs from the `RecallContext` of one recall: the request, th
 models and time, the entities it names, and what the channels before it found. The order of
 `CHANNEL_STAGES` is the order they run in: the ones that need only the query's words first
 (its embedding may be computed meanwhile), then the vector search, then graph expansion from
-the direct channels' best hits, then the two sides of a comparison. `Replies` runs after
+the direct channels' best hits, then the two sides of a comparison, the sessions a question asks about. `Replies` runs after
 fusion, from the fused candidates (`engine.recall.pipeline`).
 """
 
@@ -33,8 +33,9 @@ from engine.recall.time_query import TimeQuery
 from engine.settings import Settings
 from engine.stores.base import RecallGraph
 from engine.stores.vectors import VectorStore
+from engine.views import Digest
 
-__all__ = ["CHANNEL_STAGES", "Channel", "Fused", "Hits", "RecallContext", "Replies", "fuse_for"]
+__all__ = ["CHANNEL_STAGES", "Channel", "Fused", "Hits", "RecallContext", "Replies", "SessionEpisodes", "fuse_for"]
 
 Fused = dict[str, tuple[float, list[RankedHit]]]
 
@@ -59,6 +60,7 @@ class RecallContext:
     graph: RecallGraph
     vectors: VectorStore  # the episodes'
     facts: VectorStore  # the active facts' points (engine/fact_points.py)
+    digests: VectorStore  # the session digests' points (engine/reflect/digests.py)
     models: QueryModels
     settings: Settings
     plan: RecallPlan
@@ -67,6 +69,10 @@ class RecallContext:
     max_degree: int  # the mention count above which an entity is a hub
     span: tuple[float, float] | None  # the named date's window searched on its own, if any
     weights: dict[str, float]
+    # The sessions asked about as wholes (`engine.recall.digest_cards.asked_sessions`), and
+    # those of their digests that are built, by session id.
+    asked: list[str] = field(default_factory=list)
+    asked_digests: dict[str, Digest] = field(default_factory=dict)
     found: dict[str, Hits] = field(default_factory=dict)
     fused: Fused = field(default_factory=dict)
 
@@ -192,9 +198,28 @@ class Replies:
         return Hits(reply_channel(c.graph, c.request.namespace, fused, c.settings.reply_candidates, c.now))
 
 
+class SessionEpisodes:
+    """The live episodes of the sessions asked about, each digest's central ones first."""
+
+    name = "session"
+
+    def run(self, c: RecallContext) -> Hits:
+        if not c.asked or c.weights["session"] <= 0:
+            return Hits([])
+        found: list[Scored] = []
+        for session_id in c.asked:
+            digest = c.asked_digests.get(session_id)
+            central = [s.episode_id for s in digest.sentences] if digest else []
+            episodes = [e.id for e in c.graph.session_episodes(c.request.namespace, session_id, c.now)]
+            ordered = list(dict.fromkeys([i for i in central if i in set(episodes)] + episodes))
+            # Every turn of the session is what was asked about: all score alike, central first.
+            found += [Scored(id=i, score=1.0 - 0.01 * rank) for rank, i in enumerate(ordered)]
+        return Hits(found)
+
+
 # In the order they run (not the order of fusion, which `RecallPlan` keeps).
 CHANNEL_STAGES: tuple[Channel, ...] = (
-    KeywordSearch(), EntityLinks(), Latest(), VectorSearch(), GraphExpansion(), SideSearches(),
+    KeywordSearch(), EntityLinks(), Latest(), VectorSearch(), GraphExpansion(), SideSearches(), SessionEpisodes(),
 )  # fmt: skip
 
 

@@ -50,7 +50,8 @@ _BROAD = re.compile(
     r"|\b(?:remind me|tell me|recap|summari[sz]e) (?:of |about )?what (?:we|you and i|i) "
     r"(?:talked|chatted|discussed|covered|said|went over)"
     r"|\bwhat (?:came up|topics|subjects)\b"
-    r"|聊了|谈了|讨论了|说了(?:什么|哪些)|聊的|谈的|话题|聊(?:过)?(?:什么|啥|哪些)",
+    r"|\bwhat (?:were|was) (?:we|you and i) (?:talking|chatting|discussing)\b|\bwhat did i tell you\b"
+    r"|聊了|谈了|讨论了|说了(?:什么|哪些)|聊的|谈的|话题|聊(?:过)?(?:什么|啥|哪些)|聊过|谈过|讨论的|讨论过|讲了什么",
     re.IGNORECASE,
 )
 _TIME_EXPRESSION = re.compile(

@@ -350,6 +350,33 @@ class BehaviourSettings(StoreSettings):
         "fact cards at most. More finds facts further down, at a graph read a recall.",
     )
 
+    digest_words: int = Field(
+        80, ge=20, le=400, json_schema_extra=_REFLECTION,
+        description="Length of a session digest in words (a Chinese word counted as two "
+        "characters): longer keeps more of the session's sentences, at more of an agent's context.",
+    )
+    digest_diversity: float = Field(
+        0.5, ge=0, le=2, json_schema_extra=_REFLECTION,
+        description="How much a digest sentence loses for saying what a sentence already picked "
+        "says: 0 picks the most central ones even when they repeat, higher spreads over threads.",
+    )
+    digest_lead: float = Field(
+        3.0, ge=0, le=10, json_schema_extra=_REFLECTION,
+        description="How much more an early sentence of a session counts in its digest (the first "
+        "sentence 1 + this, the last 1): sessions open with their news and close with goodbyes.",
+    )
+    digest_idle_minutes: float = Field(
+        30.0, ge=0, le=100_000, json_schema_extra=_REFLECTION,
+        description="`maintain` digests a session whose latest episode is this old and whose digest "
+        "is missing or older than it; `end_session` and `reflect` digest at once. 0: only those.",
+    )
+    digest_card_weight: float = Field(
+        0.3, ge=0, le=2, json_schema_extra=_REFLECTION,
+        description="Digest cards found by an ordinary question's words: their fused relevance "
+        "times this. A question about a session or a day's talk shows its digest first whatever "
+        "this is; 0 shows no digest to other questions.",
+    )
+
     role_boost: float = Field(
         1.25, ge=1, le=4, json_schema_extra=_ROLES,
         description="A memory written by or for the asking role is multiplied by this: higher "

@@ -50,6 +50,13 @@ class ChannelWeights(BaseSettings):
         " memory at 1: the answer needs a memory of each, and the whole question's words"
         " rank one side's memories above the other's; higher pushes other evidence out.",
     )
+    session: float = Field(
+        3.0, ge=0,
+        description="For a question about a session as a whole (\"last time\", \"our first "
+        "conversation\", \"what did we talk about on May 2\"), that session's episodes, its "
+        "digest's central ones first; weighs nothing for other questions. Higher keeps other "
+        "sessions' turns out of such an answer.",
+    )
     recency: float = Field(
         0.1, ge=0,
         description="The latest episodes of the session or namespace, raised when the query asks "

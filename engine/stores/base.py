@@ -16,10 +16,11 @@ from typing import Any, NamedTuple, Protocol
 from pydantic import BaseModel, Field
 
 from engine.models import Decision, Entity, Episode, Session, Stats
-from engine.views import Fact, ReflectionSummary
+from engine.views import Digest, Fact, ReflectionSummary
 
 __all__ = [
     "CypherRows",
+    "DigestGraph",
     "LifecycleRow",
     "EntityLink",
     "AnalystGraph",
@@ -32,6 +33,7 @@ __all__ = [
     "ReadingGraph",
     "RecallGraph",
     "ReflectionGraph",
+    "SessionRow",
 ]
 
 
@@ -112,6 +114,41 @@ class LifecycleRow(BaseModel):
     expires_at: float | None = None
 
 
+class SessionRow(BaseModel):
+    """A session of live episodes: its first and last episode times, how many it holds, and
+    when the latest of them was stored (a digest built before that is stale)."""
+
+    session_id: str
+    started_at: float
+    ended_at: float
+    episodes: int
+    last_created_at: float
+
+
+class DigestGraph(Protocol):
+    """The graph as session digests read and write it (`engine/reflect/digests.py`)."""
+
+    def sessions(self, namespace: str, now: float) -> list[SessionRow]:
+        """Every session that holds a live episode, oldest first (by its first episode)."""
+        ...
+
+    def session_episodes(self, namespace: str, session_id: str, now: float) -> list[Episode]:
+        """The live episodes of a session (not a long episode's chunks), in session order."""
+        ...
+
+    def digests(self, namespace: str, session_id: str | None = None) -> list[Digest]:
+        """The namespace's digests (of one session when given), oldest session first."""
+        ...
+
+    def digests_by_id(self, namespace: str, ids: Sequence[str]) -> list[Digest]:
+        """The namespace's digests with these ids, in no particular order."""
+        ...
+
+    def replace_digests(self, namespace: str, session_ids: Sequence[str], digests: Sequence[Digest]) -> None:
+        """Remove the digests of `session_ids` and write `digests`, in one transaction."""
+        ...
+
+
 class GraphLookup(Protocol):
     """The reads most pipelines share: episodes and entities by id or name, what episodes
     mention and decided, facts about entities, which namespaces exist, and the session
@@ -170,7 +207,7 @@ class GraphWrites(Protocol):
         ...
 
 
-class RecallGraph(GraphLookup, Protocol):
+class RecallGraph(GraphLookup, DigestGraph, Protocol):
     """The graph as recall reads it (`engine/recall/`): live episodes, mentions both ways,
     the next turn of a session."""
 
@@ -277,7 +314,7 @@ class ReadingGraph(RecallGraph, Protocol):
         ...
 
 
-class MaintenanceGraph(GraphLookup, GraphWrites, Protocol):
+class MaintenanceGraph(GraphLookup, GraphWrites, DigestGraph, Protocol):
     """The graph as forgetting, repair and backup maintain it (`engine/lifecycle/forget.py`,
     `engine/lifecycle/doctor.py`, `engine/lifecycle/backup.py`, `engine/keyword_keys.py`, the lifecycle)."""
 
@@ -356,7 +393,9 @@ class AnalystGraph(Protocol):
         ...
 
 
-class GraphStore(ReadingGraph, IngestGraph, ReflectionGraph, MaintenanceGraph, AnalystGraph, Protocol):
+class GraphStore(
+    ReadingGraph, IngestGraph, ReflectionGraph, MaintenanceGraph, AnalystGraph, Protocol
+):
     """The graph: source of truth for episodes, entities, decisions and sessions.
 
     Every read takes a namespace and returns only that namespace's records; "live" means not

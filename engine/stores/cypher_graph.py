@@ -15,6 +15,7 @@ from engine.models import Decision, Entity, Episode, Stats, session_node_id
 from engine.stores.base import SESSION_WINDOW, EntityLink, GraphBatch, WindowRow
 from engine.stores.cypher_admin import CypherAdmin
 from engine.stores.cypher_dialect import Dialect
+from engine.stores.cypher_digests import CypherDigests
 from engine.stores.cypher_parts import Statement
 from engine.stores.cypher_statements import GraphStatements
 from engine.stores.graph_rows import (
@@ -36,7 +37,7 @@ def _fact_row(fact: Fact) -> dict[str, Any]:
     return fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
 
 
-class CypherGraphStore(CypherAdmin):
+class CypherGraphStore(CypherAdmin, CypherDigests):
     """`GraphStore` over any connection that runs `GraphStatements` of one dialect."""
 
     def __init__(self, dialect: Dialect) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from engine.stores.base import SESSION_WINDOW
 from engine.stores.cypher_admin_statements import AdminStatements
 from engine.stores.cypher_dialect import Dialect
+from engine.stores.cypher_digests import DigestStatements
 from engine.stores.cypher_parts import (
     EPISODES_BY_ID,
     episode_columns,
@@ -53,7 +54,7 @@ def _session_windows() -> str:
     return " ".join(steps) + " RETURN " + ", ".join(columns)
 
 
-class GraphStatements(AdminStatements):
+class GraphStatements(AdminStatements, DigestStatements):
     """All statements of the graph protocol in one dialect (attributes, dicts of statements)."""
 
     def __init__(self, d: Dialect) -> None:

@@ -23,6 +23,7 @@ class OpenStores(NamedTuple):
     graph: GraphStore
     vectors: VectorStore  # the episodes' mirror
     facts: VectorStore  # the active facts' points (engine/fact_points.py), rebuildable
+    digests: VectorStore  # the session digests' points (engine/reflect/digests.py), rebuildable
 
 
 def open_stores(
@@ -33,7 +34,8 @@ def open_stores(
     multilingual: tuple[str, int] | None = None,
     vectors_aside: Path | None = None,
 ) -> OpenStores:
-    """Open the graph, the episodes' vector store and the facts' (creating them when missing).
+    """Open the graph, the episodes' vector store, the facts' and the digests' (creating them
+    when missing).
 
     The vector collection is named with the embedding model and dimension (and the
     multilingual model's, `(name, dimension)`, when CJK text gets a second vector), so
@@ -49,11 +51,11 @@ def open_stores(
         if vectors_aside is not None and settings.vectors_dir.exists():
             _set_aside(settings.vectors_dir, vectors_aside)
         name = f"{model}-{dimension}" + (f"+{multilingual[0]}-{multilingual[1]}" if multilingual else "")
-        vectors, facts = _open_vectors(settings, name, dimension, multilingual[1] if multilingual else None)
+        vectors, facts, digests = _open_vectors(settings, name, dimension, multilingual[1] if multilingual else None)
     except StoreUnavailable:
         graph.close()
         raise
-    return OpenStores(graph, vectors, facts)
+    return OpenStores(graph, vectors, facts, digests)
 
 
 def open_archive(settings: Settings) -> ArchiveStore:
@@ -99,8 +101,9 @@ def _on_edge(settings: Settings) -> bool:
 
 def _open_vectors(
     settings: Settings, name: str, dimension: int, multilingual: int | None
-) -> tuple[VectorStore, VectorStore]:
-    """The episodes' collection and the facts' beside it (`<name>-facts`)."""
+) -> tuple[VectorStore, VectorStore, VectorStore]:
+    """The episodes' collection, and the facts' and the digests' beside it (`<name>-facts`,
+    `<name>-digests`)."""
     if _on_edge(settings):
         from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 
@@ -113,13 +116,16 @@ def _open_vectors(
                 index_threshold_kb=settings.vector_index_threshold_kb,
             )
 
-        episodes = shard(name, settings.vector_search_threads)
+        opened = [shard(name, settings.vector_search_threads)]
         try:
-            # Facts are few beside episodes, and one search of them runs per recall.
-            return episodes, shard(f"{name}-facts", 1)
+            # Facts and digests are few beside episodes, and one search of each runs per recall.
+            opened.append(shard(f"{name}-facts", 1))
+            opened.append(shard(f"{name}-digests", 1))
         except StoreUnavailable:
-            episodes.close()
+            for store in opened:
+                store.close()
             raise
+        return opened[0], opened[1], opened[2]
     from qdrant_client import QdrantClient
 
     from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
@@ -140,4 +146,4 @@ def _open_vectors(
         return QdrantServerVectorStore(client, name, dimension, multilingual=multilingual,
                                        attempts=settings.connect_attempts)  # fmt: skip
 
-    return of(collection), of(f"{collection}-facts")
+    return of(collection), of(f"{collection}-facts"), of(f"{collection}-digests")

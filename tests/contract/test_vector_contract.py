@@ -365,8 +365,9 @@ def test_the_settings_index_threshold_decides_what_optimize_indexes(tmp_path: Pa
 
     def optimized(where: Path, threshold_kb: int, fill: bool) -> VectorStore:
         settings = Settings(data_dir=where, vector_index_threshold_kb=threshold_kb)
-        graph, vectors, facts = open_stores(settings, model="m", dimension=dimension)
+        graph, vectors, facts, digests = open_stores(settings, model="m", dimension=dimension)
         facts.close()
+        digests.close()
         graph.close()
         if fill:
             vectors.upsert(points)

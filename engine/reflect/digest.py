@@ -1,0 +1,266 @@
+"""A session's digest, pure: its time, its people, its topics, its decisions and the few
+sentences that say most of what the session said, within a word budget.
+
+The sentences are ranked over their vectors: a sentence near the centroid of the session's
+sentences says what much of the session says; each next pick is the one that adds most
+(maximal marginal relevance), so two sentences of one thread do not crowd out another.
+Questions and short replies rarely tell what a session was about and are weighed down.
+The digest is in the session's own language (English or Chinese).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences
+
+__all__ = [
+    "DigestDraft",
+    "SessionSentence",
+    "central_sentences",
+    "compose_digest",
+    "digest_words",
+    "session_sentences",
+    "session_topics",
+]
+
+_WORD = re.compile(r"[A-Za-z0-9][\w'’./+-]*|[\u3400-\u9fff]{1,2}")
+_LATIN_WORD = re.compile(r"[a-z][a-z'’-]{2,}")
+# Under this many words a sentence is a reply ("Thanks!", "Sounds great."), not content.
+_MIN_WORDS = 4
+_QUESTION = re.compile(r"[?？]\s*$|吗[。]?$|呢[。]?$")
+_SMALL_TALK = frozenset(
+    {"thanks", "thank", "great", "awesome", "cool", "nice", "wow", "hey", "hi", "hello", "bye",
+     "glad", "sounds", "good", "sure", "love", "amazing", "really", "totally", "absolutely"}  # fmt: skip
+)
+_FILLER = frozenset(EN_STOPWORDS) | _SMALL_TALK | {
+    "like", "know", "think", "get", "got", "one", "lot", "much", "well", "way", "thing", "things", "time",
+    "anything", "something", "everything", "nothing", "really", "pretty", "always", "never", "still",
+    "even", "make", "made", "going", "want", "feel", "felt", "look", "looks", "keep", "take", "tell",
+    "said", "been", "doing", "done", "these", "those", "that's", "it's", "i'm", "you're", "what's",
+    "there", "their", "them", "they", "this", "with", "have", "from", "your", "just", "such", "some",
+    "lately", "today", "yesterday", "week", "year", "years", "day", "days", "kind", "sort", "bit",
+    "stuff", "cool", "super", "happy", "hope", "glad", "wonderful", "fun", "exciting", "excited",
+}  # fmt: skip
+
+
+class SessionSentence(NamedTuple):
+    """One sentence of a session's episodes, in the session's order, with its vector."""
+
+    episode_id: str
+    speaker: str | None
+    text: str
+    vector: Sequence[float]
+
+
+class DigestDraft(NamedTuple):
+    """What `compose_digest` writes: the text and what it drew on."""
+
+    text: str
+    sentences: list[SessionSentence]  # the central sentences shown, in session order
+    topics: list[str]
+
+
+def digest_words(text: str) -> int:
+    """Words of a text, a CJK word counted as two characters.
+
+    >>> digest_words("Sam moved to Berlin in May."), digest_words("我们聊了搬家的事")
+    (6, 4)
+    """
+    return len(_WORD.findall(text))
+
+
+def session_sentences(
+    episodes: Sequence[tuple[str, str | None, str]],
+) -> list[tuple[str, str | None, str]]:
+    """The sentences of a session's episodes (id, speaker, content), in order, without a
+    speaker's name the content starts with ("Caroline: I went ..." is told by Caroline).
+
+    >>> session_sentences([("e1", "Caroline", "Caroline: Hi! I went to a support group.")])
+    [('e1', 'Caroline', 'Hi!'), ('e1', 'Caroline', 'I went to a support group.')]
+    """
+    found: list[tuple[str, str | None, str]] = []
+    for episode_id, speaker, content in episodes:
+        text = content
+        if speaker and text.startswith(f"{speaker}:"):
+            text = text[len(speaker) + 1 :]
+        found.extend((episode_id, speaker, s) for s in split_sentences(text))
+    return found
+
+
+def _weight(text: str) -> float:
+    """How much a sentence can tell about its session, before what it says: a question or
+    a short reply little, a sentence of content words fully."""
+    words = digest_words(text)
+    if words < _MIN_WORDS:
+        return 0.0
+    weight = 0.6 if _QUESTION.search(text) else 1.0
+    if has_cjk(text):
+        return weight
+    content = [w for w in _LATIN_WORD.findall(text.lower()) if w not in _FILLER]
+    return weight * min(1.0, len(content) / 3)
+
+
+def central_sentences(
+    vectors: Sequence[Sequence[float]], weights: Sequence[float], count: int, diversity: float
+) -> list[int]:
+    """The positions of the `count` sentences that best stand for all of them: each pick the
+    most central (cosine to the centroid, times its weight) less `diversity` times its
+    nearest cosine to those picked already. Returned in pick order.
+
+    >>> central_sentences([[1, 0], [0.9, 0.1], [0, 1], [0.95, 0.05]], [1, 1, 1, 1], 3, 0.0)
+    [1, 3, 0]
+    >>> central_sentences([[1, 0], [0.9, 0.1], [0, 1], [0.95, 0.05]], [1, 1, 1, 1], 2, 1.0)
+    [1, 2]
+    """
+    matrix = np.asarray(vectors, dtype=np.float64).reshape(len(vectors), -1)
+    norms = np.linalg.norm(matrix, axis=1)
+    usable = (np.asarray(weights, dtype=np.float64) > 0) & (norms > 0)
+    if not usable.any():
+        return []
+    units = matrix / np.where(norms > 0, norms, 1.0)[:, None]
+    centroid = units[usable].sum(axis=0)
+    centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+    central = units @ centroid * np.asarray(weights, dtype=np.float64)
+    similar = units @ units.T
+    nearest = np.zeros(len(vectors))
+    open_ = usable.copy()
+    picked: list[int] = []
+    while open_.any() and len(picked) < count:
+        gain = np.where(open_, central - diversity * nearest, -np.inf)
+        best = int(np.argmax(gain))  # the first of equal gains: the earlier sentence
+        picked.append(best)
+        open_[best] = False
+        nearest = np.maximum(nearest, similar[best])
+    return picked
+
+
+def session_topics(
+    mentions: Mapping[str, int],
+    texts: Sequence[str],
+    *,
+    exclude: Sequence[str],
+    background: Mapping[str, float] | None = None,
+    limit: int = 5,
+) -> list[str]:
+    """What a session was about: the entities its episodes mention, by how many episodes
+    mention each, then its content words said at least twice, weighed by how rare they are
+    in the `background` (a word's share of other sessions that hold it).
+
+    >>> session_topics({"Atlas": 3, "Sam": 1}, ["the launch of Atlas", "launch date", "launch party"],
+    ...                exclude=["Sam"])
+    ['Atlas', 'launch']
+    """
+    people = [name.casefold() for name in exclude]
+    # A participant's short name ("Mel" of Melanie) and a word read as a name ("Good") are
+    # no topic; an entity mentioned once ranks after the words said twice.
+    named = [
+        (name, count) for name, count in sorted(mentions.items(), key=lambda item: (-item[1], item[0]))
+        if not any(p.startswith(name.casefold()) for p in people) and name.casefold() not in _FILLER
+    ]  # fmt: skip
+    taken = {word.casefold() for name, _ in named for word in name.split()} | set(people)
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(_topic_words(text))
+    background = background or {}
+    words = sorted(
+        (word for word, count in counts.items() if count >= 2 and word not in taken),
+        key=lambda word: (-counts[word] * -math.log(max(background.get(word, 0.5), 1e-3)), word),
+    )
+    ranked = [name for name, count in named if count >= 2] + words + [name for name, count in named if count < 2]
+    chosen: list[str] = []
+    for topic in ranked:  # "郫县" beside "郫县豆瓣酱", "Atlas" beside "Atlas backend": one of them
+        key = topic.casefold()
+        if not any(key in other.casefold() or other.casefold() in key for other in chosen):
+            chosen.append(topic)
+    return chosen[:limit]
+
+
+def _topic_words(text: str) -> list[str]:
+    if has_cjk(text):
+        from engine.text import tokenize  # jieba, only for Chinese text
+
+        return [w for w in tokenize(text) if len(w) >= 2 and w not in ZH_STOPWORDS and not w.isdigit()]
+    return [w for w in _LATIN_WORD.findall(text.lower()) if w not in _FILLER and len(w) > 3 and "'" not in w
+            and "’" not in w]
+
+
+def compose_digest(
+    sentences: Sequence[SessionSentence],
+    *,
+    span: tuple[float, float],
+    participants: Sequence[str],
+    topics: Sequence[str],
+    decisions: Sequence[str],
+    max_words: int,
+    diversity: float,
+    lead: float,
+) -> DigestDraft:
+    """The digest of one session: "<when>, <who>: <topics>. Decided: <decisions>." then the
+    central sentences in session order, each after its speaker, while they fit `max_words`.
+
+    >>> s = [SessionSentence("e1", "Sam", "I moved to Berlin for a new job at Zalando.", [1.0, 0.0]),
+    ...      SessionSentence("e2", "Ana", "Thanks!", [0.0, 1.0])]
+    >>> compose_digest(s, span=(1683504000.0, 1683507600.0), participants=["Sam", "Ana"],
+    ...                topics=["Berlin", "Zalando"], decisions=[], max_words=80, diversity=0.5,
+    ...                lead=0.5).text
+    '8 May 2023, Sam and Ana: Berlin, Zalando. Sam: I moved to Berlin for a new job at Zalando.'
+    """
+    chinese = sum(has_cjk(s.text) for s in sentences) * 2 > len(sentences)
+    head = _head(span, participants, topics, decisions, chinese)
+    budget = max_words - digest_words(head)
+    # What is new is told first: a session opens with its news, and ends in goodbyes.
+    weights = [_weight(s.text) * (1 + lead * (1 - i / len(sentences))) for i, s in enumerate(sentences)]
+    order = central_sentences([s.vector for s in sentences], weights, count=len(sentences), diversity=diversity)
+    chosen: list[int] = []
+    told = {d.strip().casefold() for d in decisions}
+    for position in order:
+        if sentences[position].text.strip().casefold() in told:
+            continue  # the head says it already
+        size = digest_words(_line(sentences[position], chinese))
+        if size <= budget:
+            chosen.append(position)
+            budget -= size
+        if budget < _MIN_WORDS:
+            break
+    shown = [sentences[i] for i in sorted(chosen)]
+    body = ("" if chinese else " ").join(_line(s, chinese) for s in shown)
+    text = head + ("" if chinese or not body else " ") + body
+    return DigestDraft(text=text, sentences=shown, topics=list(topics))
+
+
+def _line(sentence: SessionSentence, chinese: bool) -> str:
+    if not sentence.speaker:
+        return sentence.text
+    return f"{sentence.speaker}：{sentence.text}" if chinese else f"{sentence.speaker}: {sentence.text}"
+
+
+def _head(
+    span: tuple[float, float], participants: Sequence[str], topics: Sequence[str],
+    decisions: Sequence[str], chinese: bool,
+) -> str:  # fmt: skip
+    start = datetime.fromtimestamp(span[0], UTC)
+    if chinese:
+        when = f"{start.year}年{start.month}月{start.day}日"
+        who = "和".join(participants)
+        head = f"{when}，{who}" + (f"聊了{'、'.join(topics)}" if topics else "") + "。"
+        return head + (f"决定：{'；'.join(decisions)}。" if decisions else "")
+    when = f"{start.day} {start:%B} {start.year}"
+    who = _listed(participants)
+    head = f"{when}, {who}" + (f": {', '.join(topics)}." if topics else ".")
+    if decisions:
+        head += " Decided: " + "; ".join(d.rstrip(".") for d in decisions) + "."
+    return head
+
+
+def _listed(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
