@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.models import Episode, from_epoch, session_node_id
 from engine.stores.base import SessionRow
@@ -27,9 +27,6 @@ from engine.stores.cypher_parts import (
 from engine.stores.graph_rows import episode_from_columns, properties
 from engine.views import Digest, DigestSentence
 from graph_schema.definitions import DIGEST
-
-if TYPE_CHECKING:  # GraphStatements holds these statements: imported for the type alone
-    from engine.stores.cypher_statements import GraphStatements
 
 __all__ = ["CypherDigests", "DigestStatements", "digest_row"]
 
@@ -104,7 +101,7 @@ def _digest_from(node: Mapping[str, Any]) -> Digest:
 class CypherDigests:
     """The `DigestGraph` role over `GraphStatements`."""
 
-    _q: GraphStatements
+    _q: DigestStatements
 
     def _run(self, statement: Statement, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         raise NotImplementedError

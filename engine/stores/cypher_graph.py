@@ -40,6 +40,8 @@ def _fact_row(fact: Fact) -> dict[str, Any]:
 class CypherGraphStore(CypherAdmin, CypherDigests):
     """`GraphStore` over any connection that runs `GraphStatements` of one dialect."""
 
+    _q: GraphStatements  # the statements of both mixins
+
     def __init__(self, dialect: Dialect) -> None:
         self._q = GraphStatements(dialect)
         q = self._q
