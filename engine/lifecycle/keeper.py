@@ -175,10 +175,13 @@ class Keeper:
                             namespace, wanted, now=time.time())  # fmt: skip
 
     def digest_stale(self, namespace: str, *, idle_seconds: float | None) -> None:
-        """Digest the sessions whose digest is missing or out of date (`stale_sessions`)."""
+        """Digest the sessions whose digest is missing or out of date (`stale_sessions`), at
+        most `reflection_batch_size` of them, the oldest first: a call is bounded, the next
+        goes on."""
         graph, now = self._core.graph, time.time()
-        self.redigest(namespace, stale_sessions(graph.sessions(namespace, now), graph.digests(namespace),
-                                                now=now, idle_seconds=idle_seconds))  # fmt: skip
+        stale = stale_sessions(graph.sessions(namespace, now), graph.digests(namespace), now=now,
+                               idle_seconds=idle_seconds)  # fmt: skip
+        self.redigest(namespace, stale[: self._core.settings.reflection_batch_size])
 
     def _sessions_of(self, namespace: str, ids: Iterable[str]) -> list[str]:
         """The sessions these episodes belong to (a chunk's too)."""

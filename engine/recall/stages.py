@@ -4,8 +4,9 @@ Each reads what it needs from the `RecallContext` of one recall: the request, th
 models and time, the entities it names, and what the channels before it found. The order of
 `CHANNEL_STAGES` is the order they run in: the ones that need only the query's words first
 (its embedding may be computed meanwhile), then the vector search, then graph expansion from
-the direct channels' best hits, then the two sides of a comparison, the sessions a question asks about. `Replies` runs after
-fusion, from the fused candidates (`engine.recall.pipeline`).
+the direct channels' best hits, then the two sides of a comparison, then the sessions a
+question asks about as wholes. `Replies` runs after fusion, from the fused candidates
+(`engine.recall.pipeline`).
 """
 
 from __future__ import annotations
@@ -211,7 +212,8 @@ class SessionEpisodes:
             digest = c.asked_digests.get(session_id)
             central = [s.episode_id for s in digest.sentences] if digest else []
             episodes = [e.id for e in c.graph.session_episodes(c.request.namespace, session_id, c.now)]
-            ordered = list(dict.fromkeys([i for i in central if i in set(episodes)] + episodes))
+            live = set(episodes)
+            ordered = list(dict.fromkeys([i for i in central if i in live] + episodes))
             # Every turn of the session is what was asked about: all score alike, central first.
             found += [Scored(id=i, score=1.0 - 0.01 * rank) for rank, i in enumerate(ordered)]
         return Hits(found)
