@@ -2,7 +2,8 @@
 
 hindsight needs no LLM. When `settings.llm_base_url` is set, `OpenAICompatibleExtractor` asks
 the endpoint for each episode's entities, decisions, todos and importance when it is stored,
-and for the statements it makes when reflection reads it, as JSON; whatever fails (network,
+for the statements it makes when reflection reads it, and for a session's digest, as JSON;
+whatever fails (network,
 timeout, a non-JSON answer, a wrong shape) returns None for that text and the rules are used
 instead. Nothing else in the engine knows an LLM exists.
 """
@@ -20,6 +21,7 @@ from engine.settings import Settings
 
 __all__ = [
     "Extractor",
+    "LLMDigest",
     "LLMExtraction",
     "LLMStatement",
     "LLMStatements",
@@ -49,6 +51,15 @@ Leave out questions, hypotheticals and what others are quoted saying.
 Answer with the JSON object only.
 
 Text:
+"""
+
+DIGEST_PROMPT = """Summarise the conversation below for someone who will be asked what it was
+about: what each person told, did, decided or plans, in at most {words} words, in the
+conversation's own language, using only what it says. As one JSON object with exactly these
+keys: "summary": str, "topics": [str] (at most five short noun phrases).
+Answer with the JSON object only.
+
+Conversation:
 """
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -82,6 +93,13 @@ class LLMStatements(BaseModel):
     statements: list[LLMStatement] = Field(default_factory=list, max_length=20)
 
 
+class LLMDigest(BaseModel):
+    """What the endpoint must answer for a session's digest; anything else is a failure."""
+
+    summary: str = Field(min_length=1, max_length=4000)
+    topics: list[str] = Field(default_factory=list, max_length=8)
+
+
 class Extractor(Protocol):
     def extract(self, texts: list[str]) -> list[LLMExtraction | None]:
         """One extraction per text, None where the endpoint failed for it."""
@@ -89,6 +107,10 @@ class Extractor(Protocol):
 
     def statements(self, texts: list[str]) -> list[LLMStatements | None]:
         """The statements of each text, None where the endpoint failed for it."""
+        ...
+
+    def digest(self, transcript: str, words: int) -> LLMDigest | None:
+        """A session's digest in at most about `words` words, None where the endpoint failed."""
         ...
 
     def close(self) -> None: ...
@@ -110,6 +132,9 @@ class OpenAICompatibleExtractor:
 
     def statements(self, texts: list[str]) -> list[LLMStatements | None]:
         return [self._ask(STATEMENTS_PROMPT, text, LLMStatements) for text in texts]
+
+    def digest(self, transcript: str, words: int) -> LLMDigest | None:
+        return self._ask(DIGEST_PROMPT.format(words=words), transcript, LLMDigest)
 
     def _ask(self, prompt: str, text: str, shape: type[_T]) -> _T | None:
         body = {

@@ -120,6 +120,8 @@ class Digest(BaseModel):
     episode_ids: list[str]
     language: Literal["en", "zh"]
     built_at: datetime
+    # "rules": the extractive digest; "llm": the configured LLM wrote the summary after the head.
+    written_by: Literal["rules", "llm"] = "rules"
 
 
 class SessionView(BaseModel):

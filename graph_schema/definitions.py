@@ -130,6 +130,7 @@ DIGEST = NodeType(
         ("sentences", "STRING"),  # JSON list of the central sentences: episode_id, speaker, text
         ("episode_ids", "STRING[]"),  # every live episode it was built from, in session order
         ("language", "STRING"),
+        ("written_by", "STRING"),  # rules or llm
     ),
 )
 

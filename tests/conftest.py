@@ -1,4 +1,5 @@
-"""Shared fixtures: a real Memory (Ladybug + Qdrant Edge) in a temporary directory."""
+"""Shared fixtures: a real Memory (Ladybug + Qdrant Edge) in a temporary directory, and a
+local OpenAI-compatible endpoint for the LLM hook (`tests/llm_stub.py`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from engine import Memory, Settings
+from tests.llm_stub import serving_stub
 
 
 @pytest.fixture
@@ -22,3 +24,9 @@ def settings(tmp_path: Path) -> Settings:
 def memory(settings: Settings) -> Iterator[Memory]:
     with Memory.open(settings=settings) as opened:
         yield opened
+
+
+@pytest.fixture
+def llm_stub() -> Iterator[str]:
+    with serving_stub() as base_url:
+        yield base_url

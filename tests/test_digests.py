@@ -16,6 +16,7 @@ from engine import Memory, Settings
 from engine.errors import InvalidInput, NotFound
 from engine.reflect.digests import digest_id
 from tests.backends import BACKENDS, open_settings
+from tests.llm_stub import _Stub
 
 DAY = datetime(2023, 11, 14, 9, tzinfo=UTC).timestamp()
 SESSIONS = {
@@ -217,3 +218,26 @@ def test_bad_session_arguments_are_clear_errors(memory: Memory) -> None:
     assert raised.value.field == "limit"
     with pytest.raises(NotFound):
         memory.session("never-stored")
+
+
+def test_an_llm_may_write_the_digest_and_the_rules_stand_in_when_it_slips(llm_stub: str, tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "d", llm_base_url=llm_stub, llm_model="stub-1")
+    with Memory.open(settings=settings) as memory:
+        _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.8}
+        _tell(memory)
+        _Stub.answer = {"statements": []}
+        memory.reflect()  # the stub answers statements for digests too: a wrong shape, so the rules
+        assert all(v.digest and v.digest.written_by == "rules" for v in memory.sessions())
+        _Stub.answer = {"summary": "The user moved to Berlin for a job at Zalando and found a flat in Kreuzberg.",
+                        "topics": ["moving to Berlin", "flat hunting"]}  # fmt: skip
+        memory.end_session("berlin")
+        digest = memory.session("berlin").digest
+        assert digest is not None and digest.written_by == "llm"
+        assert digest.text.endswith("found a flat in Kreuzberg.") and digest.topics == ["moving to Berlin", "flat hunting"]
+        prompt = _Stub.seen[-1]["body"]["messages"][0]["content"]
+        assert "User: I moved to Berlin" in prompt and "Assistant: Congratulations!" in prompt
+        # A number the session never said: the summary is refused, the central sentences stand in.
+        _Stub.answer = {"summary": "The user moved to Berlin in 2019.", "topics": []}
+        memory.end_session("berlin")
+        digest = memory.session("berlin").digest
+        assert digest is not None and digest.written_by == "rules" and "2019" not in digest.text

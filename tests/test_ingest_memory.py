@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine import InvalidInput, Memory, NotFound, Settings
+from tests.llm_stub import _Stub
 
 LONG = " ".join(
     f"Section {i} of the Atlas runbook says to check replica lag before step {i}." for i in range(40)
@@ -189,45 +187,6 @@ def test_merge_entities_and_add_alias(memory: Memory) -> None:
     assert memory.entity("atl").entity.id == aliased.id
     with pytest.raises(InvalidInput):
         memory.add_alias("Kestrel", "ATL")  # names Atlas already
-
-
-class _Stub(BaseHTTPRequestHandler):
-    """An OpenAI-compatible chat completions endpoint with canned answers."""
-
-    answer: Any = None
-    seen: list[dict[str, Any]] = []
-    delay = 0.0  # seconds before each answer: a slow endpoint
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        time.sleep(type(self).delay)
-        type(self).seen.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                                "body": body})  # fmt: skip
-        if type(self).answer is None:
-            self.send_response(500)
-            self.end_headers()
-            return
-        content = type(self).answer if isinstance(type(self).answer, str) else json.dumps(type(self).answer)
-        payload = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(payload.encode())
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def llm_stub() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Stub.seen, _Stub.delay = [], 0.0
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-    thread.join()
 
 
 def test_llm_hook_replaces_the_rules_and_falls_back(llm_stub: str, tmp_path: Path) -> None:

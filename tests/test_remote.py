@@ -29,7 +29,7 @@ NOW = datetime(2024, 3, 1, 12, tzinfo=UTC)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # Stamped by each store's clock at write or run time, not by the scenario.
 CLOCKED = {"created_at", "ran_at", "until", "at", "last_accessed_at", "deleted_at", "age_days",
-           "decay", "final", "score", "valid_from", "first_seen", "last_seen"}  # fmt: skip
+           "decay", "final", "score", "valid_from", "first_seen", "last_seen", "built_at"}  # fmt: skip
 
 TURNS = [
     ("kickoff", "user", "We decided to use PostgreSQL for Project Atlas.", "2024-02-01T09:00:00"),
@@ -96,6 +96,9 @@ def _scenario(memory: Memory | RemoteMemory, ns: str) -> list[Any]:
     summary = memory.reflect(namespace=ns, force=True)
     out.append((summary.episodes_seen, summary.facts_written, summary.status))
     out.append(memory.entity("Dana", namespace=ns).facts)
+    out.append(memory.sessions(namespace=ns))  # reflect digested every session
+    out.append(memory.session("weekly", namespace=ns))
+    out.append(memory.recall("What did we talk about last time?", namespace=ns, top_k=3, now=NOW))
     out.append(memory.stats(namespace=ns))
     out.append(memory.cypher(
         "MATCH (e:Entity) WHERE e.namespace = $namespace RETURN e.name AS name "
@@ -118,6 +121,8 @@ def _scenario(memory: Memory | RemoteMemory, ns: str) -> list[Any]:
         lambda: memory.cypher("MATCH (n) RETURN n", namespace=ns),
         lambda: memory.cypher("CREATE (n:Episode) RETURN n", namespace=ns),
         lambda: memory.list(namespace=ns, limit=0),
+        lambda: memory.session("never-stored", namespace=ns),
+        lambda: memory.sessions(namespace=ns, limit=0),
         lambda: memory.restore(ids[0], namespace=ns),
     ):  # fmt: skip
         out.append(_outcome(bad))

@@ -172,7 +172,7 @@ class Keeper:
         wanted = sorted(set(session_ids))
         if wanted:
             refresh_digests(self._core.graph, self._core.digests, self._core.embedder, self._core.settings,
-                            namespace, wanted, now=time.time())  # fmt: skip
+                            namespace, wanted, now=time.time(), extractor=self._core.extractor)  # fmt: skip
 
     def digest_stale(self, namespace: str, *, idle_seconds: float | None) -> None:
         """Digest the sessions whose digest is missing or out of date (`stale_sessions`), at

@@ -26,6 +26,8 @@ __all__ = [
     "SessionSentence",
     "central_sentences",
     "compose_digest",
+    "digest_head",
+    "written_summary_fits",
     "digest_words",
     "session_sentences",
     "session_topics",
@@ -36,6 +38,12 @@ _LATIN_WORD = re.compile(r"[a-z][a-z'’-]{2,}")
 # Under this many words a sentence is a reply ("Thanks!", "Sounds great."), not content.
 _MIN_WORDS = 4
 _QUESTION = re.compile(r"[?？]\s*$|吗[。]?$|呢[。]?$")
+_OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|we|our)\b|我")
+# Measured on LoCoMo's first three conversations against their written summaries and events
+# (bench.digest): a question counts 0.6 of a statement, a speaker's own statement 1.3 (events
+# ROUGE-1 35.4 -> 38.0 at the same summary recall).
+_QUESTION_WEIGHT = 0.6
+_OWN_NEWS_WEIGHT = 1.3
 _SMALL_TALK = frozenset(
     {"thanks", "thank", "great", "awesome", "cool", "nice", "wow", "hey", "hi", "hello", "bye",
      "glad", "sounds", "good", "sure", "love", "amazing", "really", "totally", "absolutely"}  # fmt: skip
@@ -97,11 +105,18 @@ def session_sentences(
 
 def _weight(text: str) -> float:
     """How much a sentence can tell about its session, before what it says: a question or
-    a short reply little, a sentence of content words fully."""
+    a short reply little, a sentence of content words fully, a speaker's statement about
+    themselves more (what they did or will do is the session's news).
+
+    >>> [round(_weight(t), 2) for t in ("Thanks a lot!", "How was the hike?", "The hike was long and steep.",
+    ...                                 "I ran a charity race last Saturday.", "我上周跑了一个慈善马拉松。")]
+    [0.0, 0.2, 1.0, 1.3, 1.3]
+    """
     words = digest_words(text)
     if words < _MIN_WORDS:
         return 0.0
-    weight = 0.6 if _QUESTION.search(text) else 1.0
+    asks = _QUESTION.search(text) is not None
+    weight = _QUESTION_WEIGHT if asks else _OWN_NEWS_WEIGHT if _OWN.search(text) else 1.0
     if has_cjk(text):
         return weight
     content = [w for w in _LATIN_WORD.findall(text.lower()) if w not in _FILLER]
@@ -214,7 +229,7 @@ def compose_digest(
     '8 May 2023, Sam and Ana: Berlin, Zalando. Sam: I moved to Berlin for a new job at Zalando.'
     """
     chinese = sum(has_cjk(s.text) for s in sentences) * 2 > len(sentences)
-    head = _head(span, participants, topics, decisions, chinese)
+    head = digest_head(span, participants, topics, decisions, chinese)
     budget = max_words - digest_words(head)
     # What is new is told first: a session opens with its news, and ends in goodbyes.
     weights = [_weight(s.text) * (1 + lead * (1 - i / len(sentences))) for i, s in enumerate(sentences)]
@@ -242,10 +257,11 @@ def _line(sentence: SessionSentence, chinese: bool) -> str:
     return f"{sentence.speaker}：{sentence.text}" if chinese else f"{sentence.speaker}: {sentence.text}"
 
 
-def _head(
+def digest_head(
     span: tuple[float, float], participants: Sequence[str], topics: Sequence[str],
     decisions: Sequence[str], chinese: bool,
 ) -> str:  # fmt: skip
+    """A digest's first sentence: its day, its people, its topics, then its decisions."""
     start = datetime.fromtimestamp(span[0], UTC)
     if chinese:
         when = f"{start.year}年{start.month}月{start.day}日"
@@ -264,3 +280,26 @@ def _listed(names: Sequence[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def written_summary_fits(summary: str, session_text: str, *, max_words: int, chinese: bool) -> bool:
+    """Whether a summary an LLM wrote may stand for the session: within the word budget (a
+    half more, for the model's own counting), in the session's language, and with no number
+    the session does not hold (an invented date or amount is the commonest slip).
+
+    >>> said = "I moved to Berlin in 2021 and pay 900 euros rent."
+    >>> written_summary_fits("User moved to Berlin in 2021; rent is 900 euros.", said, max_words=80, chinese=False)
+    True
+    >>> written_summary_fits("User moved to Berlin in 2019.", said, max_words=80, chinese=False)
+    False
+    >>> written_summary_fits("用户搬到了柏林。", said, max_words=80, chinese=False)
+    False
+    """
+    text = summary.strip()
+    if not text or digest_words(text) > max_words * 1.5 or has_cjk(text) != chinese:
+        return False
+    held = set(_NUMBER.findall(session_text))
+    return all(number in held for number in _NUMBER.findall(text))

@@ -19,8 +19,16 @@ from engine.embed import Embedder
 from engine.embed.multilingual import multilingual_vectors
 from engine.fact_text import relation
 from engine.keyword_keys import KEY_VERSION, own_key
+from engine.llm import Extractor
 from engine.models import Entity, Episode, from_epoch
-from engine.reflect.digest import SessionSentence, compose_digest, session_sentences, session_topics
+from engine.reflect.digest import (
+    SessionSentence,
+    compose_digest,
+    digest_head,
+    session_sentences,
+    session_topics,
+    written_summary_fits,
+)
 from engine.settings import Settings
 from engine.stores.base import DigestGraph, GraphLookup, SessionRow
 from engine.stores.vectors import VectorPayload, VectorPoint, VectorStore
@@ -67,16 +75,17 @@ def speaker_name(role: str | None, chinese: bool) -> str | None:
 
 def refresh_digests(
     graph: DigestReader, store: VectorStore, embedder: Embedder, settings: Settings,
-    namespace: str, session_ids: Sequence[str], *, now: float,
+    namespace: str, session_ids: Sequence[str], *, now: float, extractor: Extractor | None = None,
 ) -> list[Digest]:  # fmt: skip
     """Digest these sessions again from their live episodes: their nodes replaced in one
     transaction, then their points written; a session without a live episode loses both.
-    Returns the digests written."""
+    With an LLM `extractor`, it writes each digest's summary where its answer passes
+    `written_summary_fits`; the central sentences stand in otherwise. Returns the digests written."""
     sessions = sorted(set(session_ids))
     if not sessions:
         return []
     built = [
-        _digest(graph, embedder, settings, namespace, session_id, episodes, now)
+        _digest(graph, embedder, settings, namespace, session_id, episodes, now, extractor)
         for session_id in sessions
         if (episodes := graph.session_episodes(namespace, session_id, now))
     ]
@@ -111,7 +120,7 @@ def write_digest_points(store: VectorStore, embedder: Embedder, digests: Sequenc
 
 def _digest(
     graph: GraphLookup, embedder: Embedder, settings: Settings, namespace: str, session_id: str,
-    episodes: list[Episode], now: float,
+    episodes: list[Episode], now: float, extractor: Extractor | None,
 ) -> Digest:  # fmt: skip
     chinese = sum(has_cjk(e.content) for e in episodes) * 2 > len(episodes)
     ids = [e.id for e in episodes]
@@ -137,13 +146,32 @@ def _digest(
         sentences, span=span, participants=participants, topics=topics, decisions=decisions,
         max_words=settings.digest_words, diversity=settings.digest_diversity, lead=settings.digest_lead,
     )  # fmt: skip
+    text, topics, written_by = draft.text, draft.topics, "rules"
+    written = _written(extractor, episodes, speakers, settings.digest_words, chinese) if extractor else None
+    if written is not None:
+        summary, named = written
+        topics, written_by = named or topics, "llm"
+        text = digest_head(span, participants, topics, decisions, chinese) + ("" if chinese else " ") + summary
     return Digest(
-        id=digest_id(namespace, session_id), namespace=namespace, session_id=session_id, text=draft.text,
+        id=digest_id(namespace, session_id), namespace=namespace, session_id=session_id, text=text,
         started_at=from_epoch(span[0]), ended_at=from_epoch(span[1]), participants=participants,
-        topics=draft.topics, decisions=decisions, facts=_stated_facts(graph, namespace, entities, set(ids)),
+        topics=topics, written_by=written_by, decisions=decisions, facts=_stated_facts(graph, namespace, entities, set(ids)),
         sentences=[DigestSentence(episode_id=s.episode_id, speaker=s.speaker, text=s.text) for s in draft.sentences],
         episode_ids=ids, language="zh" if chinese else "en", built_at=from_epoch(now),
     )  # fmt: skip
+
+
+def _written(
+    extractor: Extractor, episodes: list[Episode], speakers: Mapping[str, str | None], words: int, chinese: bool,
+) -> tuple[str, list[str]] | None:  # fmt: skip
+    """The summary and topics the LLM wrote for the session, where they pass
+    `written_summary_fits`; None otherwise (the central sentences stand in)."""
+    said = session_sentences([(e.id, e.role, e.content) for e in episodes])
+    transcript = "\n".join(f"{speakers[i] or 'someone'}: {text}" for i, _, text in said)
+    answer = extractor.digest(transcript, words)
+    if answer is None or not written_summary_fits(answer.summary, transcript, max_words=words, chinese=chinese):
+        return None
+    return answer.summary.strip(), [t.strip() for t in answer.topics if t.strip()][:5]
 
 
 def _sentence_vectors(embedder: Embedder, texts: list[str], chinese: bool) -> list[list[float]]:

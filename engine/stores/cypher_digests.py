@@ -81,6 +81,7 @@ def digest_row(digest: Digest) -> dict[str, Any]:
         "started_at": digest.started_at.timestamp(), "ended_at": digest.ended_at.timestamp(),
         "participants": digest.participants, "topics": digest.topics, "decisions": digest.decisions,
         "facts": digest.facts, "episode_ids": digest.episode_ids, "language": digest.language,
+        "written_by": digest.written_by,
         "sentences": json.dumps([s.model_dump() for s in digest.sentences], ensure_ascii=False),
     }  # fmt: skip
 
@@ -94,7 +95,7 @@ def _digest_from(node: Mapping[str, Any]) -> Digest:
         decisions=found.get("decisions", []), facts=found.get("facts", []),
         sentences=[DigestSentence(**s) for s in json.loads(found.get("sentences") or "[]")],
         episode_ids=found.get("episode_ids", []), language=found.get("language", "en"),
-        built_at=from_epoch(found["created_at"]),
+        built_at=from_epoch(found["created_at"]), written_by=found.get("written_by", "rules"),
     )  # fmt: skip
 
 

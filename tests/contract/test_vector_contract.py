@@ -406,8 +406,9 @@ from pathlib import Path
 from engine.settings import Settings
 from engine.stores.factory import open_stores
 settings = Settings(data_dir=Path(sys.argv[1]), vector_search_threads=int(sys.argv[2]))
-graph, vectors, facts = open_stores(settings, model="m", dimension=4)
-facts.close()  # the facts' shard searches on one thread of its own: count the episodes'
+graph, vectors, facts, digests = open_stores(settings, model="m", dimension=4)
+facts.close()  # the facts' and digests' shards search on one thread each: count the episodes'
+digests.close()
 vectors.search_dense("n", [0.1, 0.2, 0.3, 0.4], 1)
 
 def count():
