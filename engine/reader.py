@@ -129,10 +129,7 @@ class Reader:
             InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
         """
         self._core.scope(namespace)
-        if not 1 <= limit <= 1000:
-            raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
-        if not 0 <= offset <= MAX_OFFSET:
-            raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")
+        _check_page(limit, offset)
         if layer not in (None, "working", "episodic", "semantic"):
             raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
         if layer == "semantic":
@@ -158,10 +155,7 @@ class Reader:
             InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
         """
         self._core.scope(namespace)
-        if not 1 <= limit <= 1000:
-            raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
-        if not 0 <= offset <= MAX_OFFSET:
-            raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")
+        _check_page(limit, offset)
         rows = sorted(self._core.graph.sessions(namespace, time.time()),
                       key=lambda r: (r.ended_at, r.session_id), reverse=True)[offset : offset + limit]  # fmt: skip
         digests = {d.session_id: d for d in self._core.graph.digests(namespace)} if rows else {}
@@ -195,3 +189,10 @@ def _session_view(row: SessionRow, digest: Digest | None) -> SessionView:
         episodes=row.episodes, digest=digest,
         stale=digest is None or digest.built_at.timestamp() < row.last_created_at,
     )  # fmt: skip
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if not 1 <= limit <= 1000:
+        raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")

@@ -5,7 +5,6 @@ points that doctor and import keep, and never seen from another namespace."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ import pytest
 from engine import Memory, Settings
 from engine.errors import InvalidInput, NotFound
 from engine.reflect.digests import digest_id
-from tests.backends import BACKENDS, open_settings
 from tests.llm_stub import _Stub
 
 DAY = datetime(2023, 11, 14, 9, tzinfo=UTC).timestamp()
@@ -30,7 +28,6 @@ SESSIONS = {
                  ("assistant", "Nice! What is your target time?"),
                  ("user", "Under two hours, if my knee holds up.")],
 }
-STORES = [*BACKENDS, "embedded+qdrant-local"]
 
 
 def _tell(memory: Memory, namespace: str = "default") -> dict[str, list[str]]:
@@ -41,14 +38,6 @@ def _tell(memory: Memory, namespace: str = "default") -> dict[str, list[str]]:
                                   occurred_at=DAY + day * 2 * 86_400 + n * 60, importance=0.8)  # fmt: skip
             ids.setdefault(session, []).append(stored.id)
     return ids
-
-
-@pytest.fixture(params=STORES)
-def on_each_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
-    backend, _, vectors = str(request.param).partition("+")
-    overrides: dict[str, Any] = {"vector_store": "qdrant"} if vectors else {}
-    with Memory.open(settings=open_settings(backend, tmp_path / "data", **overrides)) as opened:
-        yield opened
 
 
 def test_reflect_digests_every_session_and_sessions_lists_them(on_each_store: Memory) -> None:

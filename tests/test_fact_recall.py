@@ -5,16 +5,11 @@ and never leave their namespace."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from engine import Memory, Settings
 from engine.stores.vectors import SparseVector, VectorPoint
-from tests.backends import BACKENDS, open_settings
 
 DAY = datetime(2023, 5, 7, 12, tzinfo=UTC).timestamp()
 MELANIE = [
@@ -31,19 +26,6 @@ def _remember(memory: Memory, namespace: str = "default", speaker: str = "Melani
                      occurred_at=DAY + 60 * n, importance=0.8)  # fmt: skip
     while memory.reflect(namespace=namespace).status != "nothing_new":
         pass
-
-
-# Each graph backend with its vector stores; the embedded graph also with qdrant-client's local
-# mode, which runs the Qdrant server's API.
-STORES = [*BACKENDS, "embedded+qdrant-local"]
-
-
-@pytest.fixture(params=STORES)
-def on_each_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
-    backend, _, vectors = str(request.param).partition("+")
-    overrides: dict[str, Any] = {"vector_store": "qdrant"} if vectors else {}
-    with Memory.open(settings=open_settings(backend, tmp_path / "data", **overrides)) as opened:
-        yield opened
 
 
 def test_a_question_finds_the_fact_that_answers_it(on_each_store: Memory) -> None:

@@ -6,13 +6,12 @@ export and import. Mixed into `CypherGraphStore`, which provides `_run`, `_run_a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from engine.errors import StoreUnavailable
 from engine.models import Entity, session_node_id
 from engine.stores.base import LifecycleRow
-from engine.stores.cypher_parts import Statement
+from engine.stores.cypher_parts import CypherRunner, Statement
 from engine.stores.cypher_statements import GraphStatements
 from engine.stores.graph_rows import entity_from, properties
 from graph_schema import NODES, RELATIONSHIPS
@@ -50,17 +49,8 @@ def _id_of(key: tuple[float, float, str] | None) -> str | None:
     return None if key is None else key[2]
 
 
-class CypherAdmin:
+class CypherAdmin(CypherRunner):
     _q: GraphStatements
-
-    def _run(self, statement: Statement, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
-        raise NotImplementedError
-
-    def _run_all(self, plan: Sequence[tuple[Statement, Mapping[str, Any]]]) -> None:
-        raise NotImplementedError
-
-    def transaction(self) -> AbstractContextManager[None]:
-        raise NotImplementedError
 
     def restore(self, namespace: str, episode_id: str) -> bool:
         return bool(self._run(self._q.restore, {"id": episode_id, "ns": namespace}))

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from engine.models import Episode, from_epoch, session_node_id
 from engine.stores.base import SessionRow
 from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_parts import (
+    CypherRunner,
     Statement,
     StatementSet,
     episode_columns,
@@ -99,19 +99,10 @@ def _digest_from(node: Mapping[str, Any]) -> Digest:
     )  # fmt: skip
 
 
-class CypherDigests:
+class CypherDigests(CypherRunner):
     """The `DigestGraph` role over `GraphStatements`."""
 
     _q: DigestStatements
-
-    def _run(self, statement: Statement, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
-        raise NotImplementedError
-
-    def _run_all(self, plan: Sequence[tuple[Statement, Mapping[str, Any]]]) -> None:
-        raise NotImplementedError
-
-    def transaction(self) -> AbstractContextManager[None]:
-        raise NotImplementedError
 
     def sessions(self, namespace: str, now: float) -> list[SessionRow]:
         rows = self._run(self._q.session_rows, {"ns": namespace, "now": now})

@@ -4,9 +4,11 @@ filter, and `StatementSet`, whose statements are its attributes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from engine.analyst.guard import check_read_only
 from engine.errors import ReadOnlyViolation
@@ -14,7 +16,7 @@ from engine.stores.cypher_dialect import Dialect
 from graph_schema.definitions import EPISODE, RELATIONSHIPS, RelType
 
 __all__ = [
-    "EPISODES_BY_ID", "Statement", "StatementSet", "episode_columns", "from_episodes",
+    "EPISODES_BY_ID", "CypherRunner", "Statement", "StatementSet", "episode_columns", "from_episodes",
     "live_condition", "may_write", "relationship", "statement",
 ]  # fmt: skip
 
@@ -122,3 +124,17 @@ class StatementSet:
             elif isinstance(value, tuple):
                 for i, statement in enumerate(value):
                     yield f"{name}.{i}", statement
+
+
+class CypherRunner:
+    """What the Cypher store's mixins run their statements with; `CypherGraphStore` and its
+    backends provide it."""
+
+    def _run(self, statement: Statement, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        raise NotImplementedError
+
+    def _run_all(self, plan: Sequence[tuple[Statement, Mapping[str, Any]]]) -> None:
+        raise NotImplementedError
+
+    def transaction(self) -> AbstractContextManager[None]:
+        raise NotImplementedError
