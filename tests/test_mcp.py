@@ -27,8 +27,8 @@ from tests.serving import HINDSIGHT, free_port, served
 
 TOKEN = "test-token-0123456789"
 TOOLS = {
-    "store_memory", "retrieve_memory", "list_memories", "forget_memory", "reflect",
-    "explain_memory", "get_entity", "query_graph",
+    "store_memory", "retrieve_memory", "list_memories", "list_sessions", "get_session", "forget_memory",
+    "reflect", "explain_memory", "get_entity", "query_graph",
 }  # fmt: skip
 
 
@@ -158,6 +158,12 @@ def test_explain_entity_graph_and_reflect_over_http(server: str) -> None:
             assert reflected["status"] == "done" and reflected["episodes_seen"] == 2
             listed = _data(await client.call_tool("list_memories", {"session_id": "p", "limit": "1"}))
             assert [e["id"] for e in listed["episodes"]] == [second["id"]]
+            # Reflection digested the session: listed, shown, and its id is what get_session takes.
+            sessions = _data(await client.call_tool("list_sessions", {"limit": "5"}))
+            assert [v["session_id"] for v in sessions["sessions"]] == ["p"]
+            shown = _data(await client.call_tool("get_session", {"session_id": "p"}))
+            assert shown["digest"]["episode_ids"] == [first["id"], second["id"]]
+            assert "not found" in _error(await client.call_tool("get_session", {"session_id": "nope"}))
 
     _run(scenario)
 

@@ -78,6 +78,11 @@ class LadybugGraphStore(CypherGraphStore):
                 self._q.mark_accessed.text,
                 self._q.mark_accessed_rows.text,
                 self._q.touch.text,
+                # A session's digest: its node and its own edges, nothing an episode holds.
+                self._q.delete_digests.text,
+                self._q.create_digests.text,
+                self._q.digest_of.text,
+                self._q.draws_on.text,
             }
         )
         # Access marks not yet written, and the statements that run without writing them
