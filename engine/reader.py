@@ -171,9 +171,10 @@ class Reader:
         self._core.scope(namespace)
         if not is_unicode_text(session_id) or not session_id.strip():
             raise InvalidInput("session_id", "must be non-empty text")
-        row = next((r for r in self._core.graph.sessions(namespace, time.time()) if r.session_id == session_id), None)
-        if row is None:
+        found_rows = self._core.graph.sessions(namespace, time.time(), session_id)
+        if not found_rows:
             raise NotFound("session", session_id)
+        row = found_rows[0]
         found = self._core.graph.digests(namespace, session_id)
         return _session_view(row, found[0] if found else None)
 

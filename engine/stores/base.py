@@ -128,8 +128,9 @@ class SessionRow(BaseModel):
 class DigestGraph(Protocol):
     """The graph as session digests read and write it (`engine/reflect/digests.py`)."""
 
-    def sessions(self, namespace: str, now: float) -> list[SessionRow]:
-        """Every session that holds a live episode, oldest first (by its first episode)."""
+    def sessions(self, namespace: str, now: float, session_id: str | None = None) -> list[SessionRow]:
+        """Every session that holds a live episode (or only `session_id`), oldest first (by
+        its first episode)."""
         ...
 
     def session_episodes(self, namespace: str, session_id: str, now: float) -> list[Episode]:

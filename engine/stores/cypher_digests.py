@@ -39,9 +39,9 @@ class DigestStatements(StatementSet):
         live = live_condition("ep")
         members = "MATCH (ep:Episode)-[:IN_SESSION]->(s:Session) WHERE s.namespace = $ns AND ep.namespace = $ns"
         self.session_rows = statement(
-            f"{members} AND {live} RETURN s.name, min(ep.occurred_at), max(ep.occurred_at), count(ep), "
-            "max(ep.created_at)",
-            "ns", "now",
+            f"{members} AND ($sid = '' OR s.id = $sid) AND {live} RETURN s.name, min(ep.occurred_at), "
+            "max(ep.occurred_at), count(ep), max(ep.created_at)",
+            "ns", "sid", "now",
         )  # fmt: skip
         self.session_episodes = statement(
             f"{members} AND s.id = $sid AND {live} RETURN {episode_columns('ep')} "
@@ -104,8 +104,9 @@ class CypherDigests(CypherRunner):
 
     _q: DigestStatements
 
-    def sessions(self, namespace: str, now: float) -> list[SessionRow]:
-        rows = self._run(self._q.session_rows, {"ns": namespace, "now": now})
+    def sessions(self, namespace: str, now: float, session_id: str | None = None) -> list[SessionRow]:
+        sid = session_node_id(namespace, session_id) if session_id is not None else ""
+        rows = self._run(self._q.session_rows, {"ns": namespace, "sid": sid, "now": now})
         return sorted(
             (SessionRow(session_id=str(name), started_at=float(first), ended_at=float(last), episodes=int(count),
                         last_created_at=float(created))
