@@ -60,6 +60,22 @@ def test_stats_list_forget(tmp_path: Path) -> None:
         assert memory.stats().episodes == 0
 
 
+def test_sessions_show_each_session_with_its_digest(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    for text in ("We decided to use Redis for the session cache.", "Redis runs on the Atlas cluster."):
+        run("store", text, "--session", "s1", "--importance", "high", "--data-dir", data)
+    code, out, _ = run("sessions", "--data-dir", data)
+    assert code == 0 and "s1" in out and "no digest yet" in out
+    assert run("reflect", "--data-dir", data)[0] == 0
+    code, out, _ = run("sessions", "--data-dir", data, "--json")
+    [view] = json.loads(out)
+    assert view["session_id"] == "s1" and view["episodes"] == 2 and "Redis" in view["digest"]["text"]
+    code, out, _ = run("session", "s1", "--data-dir", data)
+    assert code == 0 and "Decided: We decided to use Redis for the session cache." in " ".join(out.split())
+    code, _, err = run("session", "s2", "--data-dir", data)
+    assert code == 3 and "session not found: s2" in err
+
+
 def test_bad_input_exits_2_naming_the_field(tmp_path: Path) -> None:
     data = str(tmp_path / "d")
     code, _, err = run("store", "x", "--importance", "7", "--data-dir", data)

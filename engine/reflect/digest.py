@@ -261,16 +261,23 @@ def digest_head(
     span: tuple[float, float], participants: Sequence[str], topics: Sequence[str],
     decisions: Sequence[str], chinese: bool,
 ) -> str:  # fmt: skip
-    """A digest's first sentence: its day, its people, its topics, then its decisions."""
+    """A digest's first sentence: its day, its people (where turns name them), its topics,
+    then its decisions.
+
+    >>> digest_head((1683504000.0, 0.0), [], ["Redis"], ["We use Redis."], chinese=False)
+    '8 May 2023: Redis. Decided: We use Redis.'
+    >>> digest_head((1683504000.0, 0.0), ["用户", "助手"], ["搬家"], [], chinese=True)
+    '2023年5月8日，用户和助手聊了搬家。'
+    """
     start = datetime.fromtimestamp(span[0], UTC)
     if chinese:
         when = f"{start.year}年{start.month}月{start.day}日"
-        who = "和".join(participants)
-        head = f"{when}，{who}" + (f"聊了{'、'.join(topics)}" if topics else "") + "。"
+        who = f"，{'和'.join(participants)}" if participants else ""
+        head = f"{when}{who}" + (f"聊了{'、'.join(topics)}" if topics else "") + "。"
         return head + (f"决定：{'；'.join(decisions)}。" if decisions else "")
     when = f"{start.day} {start:%B} {start.year}"
-    who = _listed(participants)
-    head = f"{when}, {who}" + (f": {', '.join(topics)}." if topics else ".")
+    who = f", {_listed(participants)}" if participants else ""
+    head = f"{when}{who}" + (f": {', '.join(topics)}." if topics else ".")
     if decisions:
         head += " Decided: " + "; ".join(d.rstrip(".") for d in decisions) + "."
     return head
