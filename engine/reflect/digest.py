@@ -39,9 +39,8 @@ _LATIN_WORD = re.compile(r"[a-z][a-z'’-]{2,}")
 _MIN_WORDS = 4
 _QUESTION = re.compile(r"[?？]\s*$|吗[。]?$|呢[。]?$")
 _OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|we|our)\b|我")
-# Measured on LoCoMo's first three conversations against their written summaries and events
-# (bench.digest): a question counts 0.6 of a statement, a speaker's own statement 1.3 (events
-# ROUGE-1 35.4 -> 38.0 at the same summary recall).
+# A question asks rather than tells; a speaker's statement about themselves tells what they
+# did or will do, which a written account of the session keeps (bench.digest measures both).
 _QUESTION_WEIGHT = 0.6
 _OWN_NEWS_WEIGHT = 1.3
 _SMALL_TALK = frozenset(
