@@ -25,6 +25,7 @@ from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, WriteFailed
 from engine.inputs import StoreRequest, invalid_input, is_unicode_text
 from engine.lifecycle.keeper import Keeper
+from engine.loading import warm_up
 from engine.models import StoreResult
 from engine.reader import Reader
 from engine.recall.recaller import Recaller
@@ -302,6 +303,13 @@ class Memory:
     add_alias = _forwarded(Keeper.add_alias, "_keeper")
 
     # -- lifecycle ------------------------------------------------------------------------
+    def warm(self) -> None:
+        """Load every model the first store, recall or reflection would otherwise wait for
+        (`engine.loading.warm_up`), so that the first call is as fast as the next.
+        `hindsight serve` calls it in the background as it starts; safe beside other calls."""
+        self._core.check_open()
+        warm_up(self._core.embedder)
+
     def close(self) -> None:
         """Keep what working memory holds worth keeping, then flush and close both stores.
         Safe to call twice."""

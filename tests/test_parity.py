@@ -16,17 +16,20 @@ from starlette.testclient import TestClient
 
 from engine import Memory, RemoteMemory, Settings
 from engine.cli import app
-from mcp_server.server import build_server, http_app
+from mcp_server.http import http_app
+from mcp_server.server import build_server
 
 # How a process gets a Memory and lets it go: not operations on a memory.
 LIFECYCLE = {"open": "constructs", "connect": "constructs a client", "close": "ends the object"}
 OPERATOR = "an operator's maintenance of the store, not a tenant's or an agent's"
+WARM = "a process's own start-up: `hindsight serve` warms its models as it starts"
 
 CLI_NAMES = {"store_many": "ingest", "entity": "entity show", "merge_entities": "entity merge",
              "add_alias": "entity alias", "archived": "archive list", "import_": "import"}  # fmt: skip
 CLI_ABSENT = {
     "end_session": "working memory lives in a process, and a command is a process of its own",
     "optimize": "store_many and doctor --repair build the index after large writes",
+    "warm": WARM,
 }
 MCP_TOOLS = {"store": "store_memory", "recall": "retrieve_memory", "list": "list_memories",
              "forget": "forget_memory", "reflect": "reflect", "explain": "explain_memory",
@@ -39,11 +42,13 @@ MCP_ABSENT = {
                     "(CLI, REST)"),
     **dict.fromkeys(("maintain", "purge", "archived", "doctor", "optimize", "export", "import_",
                      "merge_entities", "add_alias"), OPERATOR),
+    "warm": WARM,
 }  # fmt: skip
-REST_ABSENT = dict.fromkeys(
-    ("maintain", "purge", "archived", "doctor", "optimize", "import_", "merge_entities",
-     "add_alias"), OPERATOR,
-)  # fmt: skip
+REST_ABSENT = {
+    **dict.fromkeys(("maintain", "purge", "archived", "doctor", "optimize", "import_", "merge_entities",
+                     "add_alias"), OPERATOR),
+    "warm": WARM,
+}  # fmt: skip
 REMOTE_ABSENT = REST_ABSENT  # RemoteMemory is the REST API's client
 
 

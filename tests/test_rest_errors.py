@@ -15,7 +15,8 @@ from starlette.testclient import TestClient
 
 from engine import Memory, Settings
 from engine.inputs import MAX_METADATA_DEPTH
-from mcp_server.server import build_server, http_app
+from mcp_server.http import http_app
+from mcp_server.server import build_server
 
 PROBLEM = "application/problem+json"
 SECRET_PATH = "/srv/secret-internal-path/ladybug.db"

@@ -33,8 +33,6 @@ from engine.cli.read import register as register_reads
 from engine.cli.render import cards_table, tally
 from engine.demo import DEMO_FACT_QUERY, DEMO_PERSON, DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput, WriteFailed
-from engine.fact_text import relation
-from engine.inputs import check_namespace
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
@@ -206,6 +204,8 @@ def demo(
     as_json: AsJson = False,
 ) -> None:
     """Store a sample multi-session conversation and show recall with traces."""
+    from engine.fact_text import relation
+
     items = sample_episodes()
     with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as scratch:
         where = data_dir or Path(scratch)
@@ -265,6 +265,7 @@ def serve(
     data_dir: DataDir = None,
 ) -> None:
     """Run the server (MCP and, over HTTP, the REST API); print the MCP client configuration."""
+    from engine.inputs import check_namespace
     from mcp_server.server import Transport, run
     from mcp_server.snippet import client_config
 

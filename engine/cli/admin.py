@@ -21,7 +21,6 @@ from engine.cli.common import (
     progress_bar,
     short,
 )
-from engine.rebuild import rebuild_vectors as rebuild_all
 
 __all__ = ["register"]
 
@@ -148,6 +147,8 @@ def doctor(
     """Check that graph and vector store agree; exit 1 when they do not (and were not repaired)."""
     with progress_bar("re-embedding", None, (repair or rebuild_vectors) and not as_json) as advance:
         if rebuild_vectors:
+            from engine.rebuild import rebuild_vectors as rebuild_all
+
             with mapped_errors():
                 report = rebuild_all(data_dir, progress=advance, actor="cli")
         else:

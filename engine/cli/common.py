@@ -6,19 +6,21 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from engine.errors import HindsightError, InvalidInput, NotFound
-from engine.memory import Memory
-from engine.models import from_epoch
-from engine.settings import Settings
-from engine.settings.doc import env_names
+
+if TYPE_CHECKING:
+    from engine.memory import Memory
+
+# The engine (models, stores, settings) is imported by the commands that use it, not here:
+# `hindsight --help` and a bad argument answer before any of it loads.
 
 __all__ = [
     "AsJson",
@@ -54,12 +56,16 @@ def fail(message: str, code: int) -> NoReturn:
 def settings_problem(exc: ValidationError) -> str:
     """A settings error as one line per problem, naming the variable to fix and the rule.
 
+    >>> from engine.settings import Settings
     >>> try:
     ...     Settings(port=0)
     ... except ValidationError as exc:
     ...     print(settings_problem(exc))
     HINDSIGHT_PORT: Input should be greater than 0
     """
+    from engine.settings import Settings
+    from engine.settings.doc import env_names
+
     lines = []
     for error in exc.errors():
         named = str(error["loc"][0]) if error["loc"] else ""
@@ -77,7 +83,7 @@ def mapped_errors() -> Iterator[None]:
     try:
         yield
     except ValidationError as exc:
-        if exc.title != Settings.__name__:
+        if exc.title != "Settings":
             raise
         fail(settings_problem(exc), 2)
     except InvalidInput as exc:
@@ -92,6 +98,9 @@ def mapped_errors() -> Iterator[None]:
 def open_memory(data_dir: Path | None, *, serving: bool = False) -> Iterator[Memory]:
     """Open the memory, its errors mapped (`mapped_errors`). `serving`: for `serve`, the one
     command that lives long and recalls often."""
+    from engine.memory import Memory
+    from engine.settings import Settings
+
     with mapped_errors():
         settings = Settings()
         if not serving:
@@ -108,6 +117,8 @@ def open_memory(data_dir: Path | None, *, serving: bool = False) -> Iterator[Mem
 def progress_bar(label: str, total: int | None, visible: bool) -> Iterator[Callable[..., None]]:
     """A bar on stderr, gone when done (none when not `visible`, as with --json); yields
     `advance(done, total=None)`: a total learnt on the way replaces the one given."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err_console, disable=not visible, transient=True,
@@ -131,7 +142,7 @@ def print_json(value: BaseModel | list[Any]) -> None:
 
 
 def day(epoch: float) -> str:
-    return f"{from_epoch(epoch):%Y-%m-%d %H:%M}"
+    return f"{datetime.fromtimestamp(epoch, UTC):%Y-%m-%d %H:%M}"
 
 
 def short(text: str, limit: int = 80) -> str:

@@ -17,7 +17,6 @@ from engine.cli.common import (
     print_json,
     short,
 )
-from engine.fact_text import relation
 
 __all__ = ["register"]
 
@@ -33,6 +32,8 @@ def entity_show(
 ) -> None:
     """The entity, its aliases, a line of its facts, each fact (current, then closed),
     decisions and latest episodes."""
+    from engine.fact_text import relation
+
     with open_memory(data_dir) as memory:
         profile = memory.entity(name, namespace=namespace)
     if as_json:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +13,6 @@ import typer
 from rich.table import Table
 
 from engine.cli.common import AsJson, DataDir, Namespace, console, fail, open_memory
-from engine.models import from_epoch
 from graph_schema.definitions import TIME_PROPERTIES
 from graph_schema.saved import saved_queries
 
@@ -96,7 +96,7 @@ def _cell(value: Any, column: str) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False)[:120]
     if _is_moment(column) and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{from_epoch(value):%Y-%m-%dT%H:%M:%SZ}"
+        return f"{datetime.fromtimestamp(value, UTC):%Y-%m-%dT%H:%M:%SZ}"
     return "" if value is None else str(value)
 
 

@@ -4,7 +4,7 @@ Registered on the main app by `engine.cli`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,7 +18,9 @@ from engine.cli.common import (
     open_memory,
     print_json,
 )
-from engine.views import SessionView
+
+if TYPE_CHECKING:
+    from engine.views import SessionView
 
 __all__ = ["register"]
 

