@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine import Memory, Settings
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, NotFound, WriteFailed
 from engine.reflect.digests import digest_id
 from tests.llm_stub import _Stub
 
@@ -230,3 +230,23 @@ def test_an_llm_may_write_the_digest_and_the_rules_stand_in_when_it_slips(llm_st
         memory.end_session("berlin")
         digest = memory.session("berlin").digest
         assert digest is not None and digest.written_by == "rules" and "2019" not in digest.text
+
+
+def test_a_digest_that_cannot_be_rebuilt_after_a_forget_is_removed(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = _tell(memory)
+    memory.reflect()
+
+    def full_disk(points: object) -> None:
+        raise WriteFailed("disk full (simulated)")
+
+    monkeypatch.setattr(memory._core.digests, "upsert", full_disk)
+    forgotten = memory.forget(ids["berlin"][2])  # the forget itself succeeds
+    assert forgotten.deleted_at is not None
+    view = memory.session("berlin")
+    assert view.digest is None and view.stale  # nothing that still holds "Kreuzberg"
+    assert not [c for c in memory.recall("apartment in Kreuzberg", top_k=10)
+                if c.kind == "digest" and c.session_id == "berlin"]  # fmt: skip
+    monkeypatch.undo()
+    memory.reflect()  # the next reflection writes it again, without the forgotten turn
+    digest = memory.session("berlin").digest
+    assert digest is not None and "Kreuzberg" not in digest.text and memory.doctor().ok

@@ -6,6 +6,7 @@ into `engine/reflect/`, `engine/lifecycle/forget.py`, `doctor.py` or `backup.py`
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,12 +28,14 @@ from engine.lifecycle.forget import (
 )
 from engine.lookup import one_entity
 from engine.models import Entity, Episode
-from engine.reflect.digests import refresh_digests, stale_sessions, write_digest_points
+from engine.reflect.digests import digest_id, refresh_digests, stale_sessions, write_digest_points
 from engine.reflect.run import reflect_namespace
 from engine.text import canonical_name
 from engine.views import ReflectionSummary
 
 __all__ = ["Keeper"]
+
+log = logging.getLogger(__name__)
 
 
 class Keeper:
@@ -168,11 +171,19 @@ class Keeper:
         return report
 
     def redigest(self, namespace: str, session_ids: Iterable[str]) -> None:
-        """Digest these sessions again from their live episodes (under the writer's lock)."""
+        """Digest these sessions again from their live episodes (under the writer's lock).
+        Should that fail, their digests are removed instead (a stale one could keep what was
+        just forgotten); the next `reflect` writes them again."""
         wanted = sorted(set(session_ids))
-        if wanted:
+        if not wanted:
+            return
+        try:
             refresh_digests(self._core.graph, self._core.digests, self._core.embedder, self._core.settings,
                             namespace, wanted, now=time.time(), extractor=self._core.extractor)  # fmt: skip
+        except (StoreUnavailable, WriteFailed) as exc:
+            log.warning("digests of %d sessions removed, not rebuilt: %s", len(wanted), exc)
+            self._core.graph.replace_digests(namespace, wanted, [])
+            self._core.digests.delete([digest_id(namespace, s) for s in wanted])
 
     def digest_stale(self, namespace: str, *, idle_seconds: float | None) -> None:
         """Digest the sessions whose digest is missing or out of date (`stale_sessions`), at

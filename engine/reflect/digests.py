@@ -90,9 +90,9 @@ def refresh_digests(
         if (episodes := graph.session_episodes(namespace, session_id, now))
     ]
     graph.replace_digests(namespace, sessions, built)
-    kept = {d.session_id for d in built}
-    # Removed, not marked: a point's keyword vector is made of the forgotten words.
-    store.delete([digest_id(namespace, s) for s in sessions if s not in kept])
+    # Every old point goes first, removed rather than marked: its vectors are made of the old
+    # text's words. Should the new ones fail to write, doctor finds them missing and rebuilds.
+    store.delete([digest_id(namespace, s) for s in sessions])
     write_digest_points(store, embedder, built, settings)
     return built
 
