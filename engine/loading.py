@@ -1,17 +1,14 @@
-"""Models loaded once per process, whichever thread asks first: `loaded_once`, and `warm_up`,
-which loads every model a first store or recall would otherwise wait for."""
+"""Models loaded once per process, whichever thread asks first (`loaded_once`); the engine's
+loaders use it, and `engine.warm` calls them all at start."""
 
 from __future__ import annotations
 
 import functools
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
-if TYPE_CHECKING:
-    from engine.embed import Embedder
-
-__all__ = ["loaded_once", "warm_up"]
+__all__ = ["loaded_once"]
 
 T = TypeVar("T")
 
@@ -37,18 +34,3 @@ def loaded_once(load: Callable[[], T]) -> Callable[[], T]:
         return loaded[0]
 
     return get
-
-
-def warm_up(embedder: Embedder) -> None:
-    """Load what the first store, recall or reflection would wait for: the embedder's query
-    and batch paths (and the multilingual space), spaCy's NER and parser, jieba and LAC."""
-    from engine.nlp import find_entities, parse_english
-    from engine.text import tokenize
-
-    embedder.embed(["warming up"])
-    embedder.embed(["warming up", "the batch path"])
-    if embedder.multilingual is not None:
-        embedder.multilingual.embed(["预热"])
-    find_entities(["Dana met Sam in Berlin.", "王先生在北京工作。"])
-    parse_english(["I moved to Berlin last year."])
-    tokenize("预算改成50万")

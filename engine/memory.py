@@ -25,7 +25,6 @@ from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, WriteFailed
 from engine.inputs import StoreRequest, invalid_input, is_unicode_text
 from engine.lifecycle.keeper import Keeper
-from engine.loading import warm_up
 from engine.models import StoreResult
 from engine.reader import Reader
 from engine.recall.recaller import Recaller
@@ -33,6 +32,7 @@ from engine.reflect.run import failed_task_namespaces
 from engine.remote import RemoteMemory
 from engine.settings import Settings, settings_at
 from engine.stores import GraphStore, VectorStore, open_stores
+from engine.warm import warm_up
 
 __all__ = ["Memory"]
 
@@ -305,7 +305,7 @@ class Memory:
     # -- lifecycle ------------------------------------------------------------------------
     def warm(self) -> None:
         """Load every model the first store, recall or reflection would otherwise wait for
-        (`engine.loading.warm_up`), so that the first call is as fast as the next.
+        (`engine.warm.warm_up`), so that the first call is as fast as the next.
         `hindsight serve` calls it in the background as it starts; safe beside other calls."""
         self._core.check_open()
         warm_up(self._core.embedder)

@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.inputs import check_namespace
-from mcp_server.problems import Problem, problem_response
 
 # Paths that are no MCP endpoint (the same as auth's open ones).
 PUBLIC_PATHS = ("/health", "/openapi.json", "/docs", "/docs/oauth2-redirect")
@@ -89,6 +88,9 @@ class NamespaceParameters:
             try:
                 namespace_from_request(Request(scope))
             except UnclearNamespace as exc:
+                # Imported here: the stdio server, which has no HTTP requests, loads no FastAPI.
+                from mcp_server.problems import Problem, problem_response
+
                 problem = Problem(type="urn:hindsight:invalid-input", title="Invalid input",
                                   status=400, detail=f"{exc}", field=exc.parameter,
                                   reason=exc.reason)  # fmt: skip

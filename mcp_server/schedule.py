@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import TYPE_CHECKING
 
-from engine import HindsightError, Memory
+from engine import HindsightError
 from engine.lifecycle.audit import acting_as
+
+if TYPE_CHECKING:
+    from engine.memory import Memory
 
 __all__ = ["MaintenanceLoop"]
 

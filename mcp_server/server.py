@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from engine import HindsightError, Memory, __version__
-from engine.settings import Settings
+from engine import HindsightError, __version__
 from mcp_server.schedule import MaintenanceLoop
 from mcp_server.tools import memory_tools
+
+if TYPE_CHECKING:
+    from engine.memory import Memory
+    from engine.settings import Settings
 
 __all__ = ["MCP_PATH", "Transport", "build_server", "run"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,7 +19,6 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine import Memory
 from engine.errors import HindsightError, InvalidInput
 from engine.inputs import MAX_OFFSET
 from engine.models import Episode, MemoryCard, StoreResult
@@ -31,6 +30,9 @@ from engine.views import (
     SessionView,
 )
 from mcp_server.namespaces import namespace_of
+
+if TYPE_CHECKING:
+    from engine.memory import Memory
 
 __all__ = ["ForgetResult", "ListResult", "RecallResult", "SessionsResult", "memory_tools"]
 

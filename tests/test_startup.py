@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -84,3 +85,31 @@ def test_a_model_asked_for_by_many_threads_at_once_loads_once() -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert set(pool.map(lambda _: model(), range(16))) == {"model"}
     assert calls == [1]
+
+
+def test_a_memory_opening_in_the_background_takes_what_was_set_and_raises_what_failed(tmp_path: Path) -> None:
+    from engine import Memory, Settings, StoreUnavailable
+    from mcp_server.opening import OpeningMemory
+
+    gate = threading.Event()
+
+    def opening() -> Memory:
+        gate.wait(5)
+        return Memory.open(settings=Settings(data_dir=tmp_path / "d"))
+
+    memory = OpeningMemory(opening)
+    memory.actor = "mcp"  # set before it is open: answered at once, applied once it is
+    gate.set()
+    try:
+        assert memory.actor == "mcp" and memory.stats().episodes == 0
+    finally:
+        memory.close()
+
+    def locked() -> Memory:
+        raise StoreUnavailable("the data directory is locked by another process")
+
+    failed = OpeningMemory(locked)
+    failed.actor = "mcp"
+    with pytest.raises(StoreUnavailable, match="locked"):
+        failed.store("anything")
+    failed.close()  # nothing was opened: nothing to close

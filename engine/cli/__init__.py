@@ -8,7 +8,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.table import Table
@@ -22,6 +22,7 @@ from engine.cli.common import (
     day,
     err_console,
     fail,
+    mapped_errors,
     open_memory,
     print_json,
     progress_bar,
@@ -33,6 +34,10 @@ from engine.cli.read import register as register_reads
 from engine.cli.render import cards_table, tally
 from engine.demo import DEMO_FACT_QUERY, DEMO_PERSON, DEMO_QUERIES, sample_episodes
 from engine.errors import InvalidInput, WriteFailed
+
+if TYPE_CHECKING:
+    from engine.settings import Settings
+    from mcp_server.server import Transport
 
 app = typer.Typer(
     help="hindsight: memory for LLM agents that recalls with reasons.",
@@ -266,8 +271,10 @@ def serve(
 ) -> None:
     """Run the server (MCP and, over HTTP, the REST API); print the MCP client configuration."""
     from engine.inputs import check_namespace
+    from engine.memory import Memory
+    from engine.settings import settings_at
+    from mcp_server.opening import OpeningMemory
     from mcp_server.server import Transport, run
-    from mcp_server.snippet import client_config
 
     if transport not in ("streamable-http", "sse", "stdio"):
         fail(f"--transport: must be streamable-http, sse or stdio, got {transport!r}", 2)
@@ -277,18 +284,35 @@ def serve(
         fail(f"--namespace: {exc}", 2)
     chosen = cast(Transport, transport)
     overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    with open_memory(data_dir, serving=True) as memory:
-        settings = memory.settings.model_copy(update=overrides)
-        snippet = client_config(chosen, settings, namespace=namespace, data_dir=settings.data_dir)
-        # stdout carries the protocol on stdio: everything for humans goes to stderr there.
-        out = err_console if chosen == "stdio" else console
-        out.print("MCP client configuration:", style="bold")
-        out.print(snippet, markup=False, highlight=False, soft_wrap=True)
-        if chosen != "stdio":
-            host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
-            out.print(f"REST API: http://{host}:{settings.port}/v1 (docs at /docs)",
-                      markup=False, highlight=False)  # fmt: skip
-        run(memory, settings, transport=chosen, default_namespace=namespace)
+    if chosen == "stdio":
+        # A client spawns this for every chat: answer `initialize` while the engine opens.
+        with mapped_errors():
+            settings = settings_at(data_dir, None).model_copy(update=overrides)
+        memory = OpeningMemory(lambda: Memory.open(settings=settings))
+        try:
+            _announce(chosen, settings, namespace)
+            run(cast(Memory, memory), settings, transport=chosen, default_namespace=namespace)
+        finally:
+            memory.close()
+        return
+    with open_memory(data_dir, serving=True) as opened:
+        settings = opened.settings.model_copy(update=overrides)
+        _announce(chosen, settings, namespace)
+        run(opened, settings, transport=chosen, default_namespace=namespace)
+
+
+def _announce(transport: Transport, settings: Settings, namespace: str) -> None:
+    """Print the MCP client configuration (and the REST address over HTTP); on stdio, where
+    stdout carries the protocol, to stderr."""
+    from mcp_server.snippet import client_config
+
+    snippet = client_config(transport, settings, namespace=namespace, data_dir=settings.data_dir)
+    out = err_console if transport == "stdio" else console
+    out.print("MCP client configuration:", style="bold")
+    out.print(snippet, markup=False, highlight=False, soft_wrap=True)
+    if transport != "stdio":
+        host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+        out.print(f"REST API: http://{host}:{settings.port}/v1 (docs at /docs)", markup=False, highlight=False)
 
 
 def _number_or_level(value: str | None) -> float | str | None:
