@@ -192,3 +192,11 @@ def test_the_engine_says_what_a_knob_trades_not_what_a_run_measured() -> None:
              if pattern.search(line)]  # fmt: skip
     assert cited == []
     assert not pattern.search((ROOT / "docs" / "configuration.md").read_text(encoding="utf-8"))
+
+
+def test_the_readme_python_tour_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    block = re.search(r"\*\*Python\.\*\*\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+    assert block, "README.md shows the Python tour"
+    monkeypatch.chdir(tmp_path)  # it writes ./hindsight-data
+    exec(compile(block.group(1), "README.md", "exec"), {})  # noqa: S102 - our own documentation
+    assert (tmp_path / "hindsight-data").is_dir()
