@@ -37,30 +37,40 @@ def stdio_run(wait: float) -> dict[str, Any]:
     """One server: seconds to answer `initialize`, then the ten stores' seconds."""
     with tempfile.TemporaryDirectory(prefix="startup-") as data:
         start = time.perf_counter()
-        server = subprocess.Popen(
+        with subprocess.Popen(
             [str(HINDSIGHT), "serve", "--transport", "stdio", "--data-dir", data], env=ENV, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        assert server.stdin is not None and server.stdout is not None
-        try:
-            _send(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})  # fmt: skip
-            server.stdout.readline()
-            initialize = time.perf_counter() - start
-            _send(server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-            time.sleep(wait)
-            stores = []
-            for n in range(10):
-                started = time.perf_counter()
-                _send(server, {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {
-                    "name": "store_memory",
-                    "arguments": {"content": f"We decided to move the Atlas launch to day {n} of the sprint."}}})  # fmt: skip
-                server.stdout.readline()
-                stores.append(time.perf_counter() - started)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+        ) as server:  # fmt: skip
+            try:
+                initialize = _initialize(server, start)
+                time.sleep(wait)
+                stores = [_store(server, n) for n in range(10)]
+            finally:
+                server.terminate()
+                server.wait(timeout=30)
     return {"initialize": initialize, "stores": stores}
+
+
+def _initialize(server: subprocess.Popen[str], start: float) -> float:
+    """Seconds from `start` until the server answered MCP `initialize`."""
+    assert server.stdout is not None
+    _send(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})  # fmt: skip
+    server.stdout.readline()
+    answered = time.perf_counter() - start
+    _send(server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return answered
+
+
+def _store(server: subprocess.Popen[str], n: int) -> float:
+    """Seconds for one `store_memory` call to be answered."""
+    assert server.stdout is not None
+    started = time.perf_counter()
+    _send(server, {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {
+        "name": "store_memory",
+        "arguments": {"content": f"We decided to move the Atlas launch to day {n} of the sprint."}}})  # fmt: skip
+    server.stdout.readline()
+    return time.perf_counter() - started
 
 
 def _send(server: subprocess.Popen[str], message: dict[str, Any]) -> None:

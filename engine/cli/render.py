@@ -19,6 +19,7 @@ __all__ = ["cards_table", "tally"]
 def tally(results: list[StoreResult]) -> str:
     """What became of a batch, by status, in a person's words.
 
+    >>> from engine.models import StoreResult
     >>> tally([StoreResult(id="a", namespace="n", importance=0.5),
     ...        StoreResult(id="a", namespace="n", importance=0.5, status="duplicate")])
     '1 stored, 1 duplicate (seen before), 0 kept in working memory only, 0 failed'
