@@ -14,6 +14,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.inputs import MAX_OFFSET, is_unicode_text
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.models import Episode, Stats, from_epoch
+from engine.reflect.digests import digest_id
 from engine.stores.base import SessionRow
 from engine.views import (
     CypherResult,
@@ -158,7 +159,8 @@ class Reader:
         _check_page(limit, offset)
         rows = sorted(self._core.graph.sessions(namespace, time.time()),
                       key=lambda r: (r.ended_at, r.session_id), reverse=True)[offset : offset + limit]  # fmt: skip
-        digests = {d.session_id: d for d in self._core.graph.digests(namespace)} if rows else {}
+        wanted = [digest_id(namespace, row.session_id) for row in rows]
+        digests = {d.session_id: d for d in self._core.graph.digests_by_id(namespace, wanted)} if rows else {}
         return [_session_view(row, digests.get(row.session_id)) for row in rows]
 
     def session(self, session_id: str, *, namespace: str = "default") -> SessionView:

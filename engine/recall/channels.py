@@ -107,6 +107,18 @@ def keyword_channel(
     return [Scored(id=h.id, score=h.score) for h in vectors.search_sparse(namespace, sparse, limit, within=within)]
 
 
+def point_hits(
+    store: VectorStore, namespace: str, embedding: Sequence[float], space: DenseSpace, tokens: list[str],
+    limit: int,
+) -> dict[str, list[Scored]]:  # fmt: skip
+    """A side store's points (facts, digests) nearest the question's `embedding` and matching
+    its `tokens`, under the channels' names."""
+    return {
+        "vector": vector_channel(store, namespace, embedding, limit, space),
+        "keyword": keyword_channel(store, namespace, tokens, limit),
+    }
+
+
 def recency_channel(latest: Sequence[str]) -> list[Scored]:
     """The latest episodes, newest first, scored 1/rank (newest = 1).
 

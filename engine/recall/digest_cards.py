@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from engine.models import ChannelHit, MemoryCard, Trace
 from engine.recall.analysis import QueryAnalysis
-from engine.recall.channels import keyword_channel, vector_channel
+from engine.recall.channels import point_hits
 from engine.recall.stages import RecallContext, fuse_for
 from engine.stores.base import SessionRow
 from engine.views import Digest
@@ -29,7 +29,6 @@ __all__ = ["asked_sessions", "digest_cards"]
 
 # A question about a day's talk reaches at most this many of its sessions.
 _MOST_SESSIONS = 3
-_DIGEST_SOURCES = ("vector", "keyword")
 
 
 def asked_sessions(
@@ -79,11 +78,8 @@ def digest_cards(c: RecallContext, best: float) -> list[MemoryCard]:
     weight, limit = c.settings.digest_card_weight, c.settings.fact_candidates
     if weight <= 0 or limit == 0:
         return cards
-    found = {
-        "vector": vector_channel(c.digests, namespace, c.models.search_vector, limit, c.models.space),
-        "keyword": keyword_channel(c.digests, namespace, c.models.analysis.tokens, limit),
-    }
-    fused = fuse_for(found, {s: c.weights[s] for s in _DIGEST_SOURCES}, c.settings)
+    found = point_hits(c.digests, namespace, c.models.search_vector, c.models.space, c.models.analysis.tokens, limit)
+    fused = fuse_for(found, {s: c.weights[s] for s in found}, c.settings)
     shown = {card.id for card in cards}
     wanted = [i for i in fused if i not in shown]
     for digest in c.graph.digests_by_id(namespace, wanted) if wanted else []:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engine.fact_text import fact_text
 from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, from_epoch
-from engine.recall.channels import keyword_channel, vector_channel
+from engine.recall.channels import point_hits
 from engine.recall.fusion import Scored
 from engine.recall.stages import RecallContext, fuse_for
 from engine.views import Fact
@@ -42,8 +42,7 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
         if closed.valid_to is not None and closed.invalidated_by:
             replaced.setdefault(closed.invalidated_by, []).extend(closed.source_episode_ids)
     found = {
-        "vector": vector_channel(c.facts, namespace, c.models.search_vector, limit, c.models.space),
-        "keyword": keyword_channel(c.facts, namespace, c.models.analysis.tokens, limit),
+        **point_hits(c.facts, namespace, c.models.search_vector, c.models.space, c.models.analysis.tokens, limit),
         "entity": [Scored(id=f.id, score=f.confidence) for f in named[:limit]],
     }
     weights = {source: c.weights[source] for source in FACT_SOURCES}

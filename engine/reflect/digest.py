@@ -10,7 +10,6 @@ The digest is in the session's own language (English or Chinese).
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences
+from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences, tokenize
 
 __all__ = [
     "DigestDraft",
@@ -51,10 +50,9 @@ _FILLER = frozenset(EN_STOPWORDS) | _SMALL_TALK | {
     "like", "know", "think", "get", "got", "one", "lot", "much", "well", "way", "thing", "things", "time",
     "anything", "something", "everything", "nothing", "really", "pretty", "always", "never", "still",
     "even", "make", "made", "going", "want", "feel", "felt", "look", "looks", "keep", "take", "tell",
-    "said", "been", "doing", "done", "these", "those", "that's", "it's", "i'm", "you're", "what's",
-    "there", "their", "them", "they", "this", "with", "have", "from", "your", "just", "such", "some",
-    "lately", "today", "yesterday", "week", "year", "years", "day", "days", "kind", "sort", "bit",
-    "stuff", "cool", "super", "happy", "hope", "glad", "wonderful", "fun", "exciting", "excited",
+    "said", "been", "done", "that's", "it's", "i'm", "you're", "what's", "lately", "today",
+    "yesterday", "week", "year", "years", "day", "days", "kind", "sort", "bit", "stuff", "super",
+    "happy", "hope", "wonderful", "fun", "exciting", "excited",
 }  # fmt: skip
 
 
@@ -68,11 +66,10 @@ class SessionSentence(NamedTuple):
 
 
 class DigestDraft(NamedTuple):
-    """What `compose_digest` writes: the text and what it drew on."""
+    """What `compose_digest` writes: the text and the central sentences it shows."""
 
     text: str
-    sentences: list[SessionSentence]  # the central sentences shown, in session order
-    topics: list[str]
+    sentences: list[SessionSentence]  # in session order
 
 
 def digest_words(text: str) -> int:
@@ -161,12 +158,10 @@ def session_topics(
     texts: Sequence[str],
     *,
     exclude: Sequence[str],
-    background: Mapping[str, float] | None = None,
     limit: int = 5,
 ) -> list[str]:
     """What a session was about: the entities its episodes mention, by how many episodes
-    mention each, then its content words said at least twice, weighed by how rare they are
-    in the `background` (a word's share of other sessions that hold it).
+    mention each, then its content words said at least twice, the most said first.
 
     >>> session_topics({"Atlas": 3, "Sam": 1}, ["the launch of Atlas", "launch date", "launch party"],
     ...                exclude=["Sam"])
@@ -183,11 +178,8 @@ def session_topics(
     counts: Counter[str] = Counter()
     for text in texts:
         counts.update(_topic_words(text))
-    background = background or {}
-    words = sorted(
-        (word for word, count in counts.items() if count >= 2 and word not in taken),
-        key=lambda word: (-counts[word] * -math.log(max(background.get(word, 0.5), 1e-3)), word),
-    )
+    words = sorted((word for word, count in counts.items() if count >= 2 and word not in taken),
+                   key=lambda word: (-counts[word], word))  # fmt: skip
     ranked = [name for name, count in named if count >= 2] + words + [name for name, count in named if count < 2]
     chosen: list[str] = []
     for topic in ranked:  # "郫县" beside "郫县豆瓣酱", "Atlas" beside "Atlas backend": one of them
@@ -199,8 +191,6 @@ def session_topics(
 
 def _topic_words(text: str) -> list[str]:
     if has_cjk(text):
-        from engine.text import tokenize  # jieba, only for Chinese text
-
         return [w for w in tokenize(text) if len(w) >= 2 and w not in ZH_STOPWORDS and not w.isdigit()]
     return [w for w in _LATIN_WORD.findall(text.lower()) if w not in _FILLER and len(w) > 3 and "'" not in w
             and "’" not in w]
@@ -247,7 +237,7 @@ def compose_digest(
     shown = [sentences[i] for i in sorted(chosen)]
     body = ("" if chinese else " ").join(_line(s, chinese) for s in shown)
     text = head + ("" if chinese or not body else " ") + body
-    return DigestDraft(text=text, sentences=shown, topics=list(topics))
+    return DigestDraft(text=text, sentences=shown)
 
 
 def _line(sentence: SessionSentence, chinese: bool) -> str:

@@ -29,6 +29,7 @@ from engine.reflect.digest import (
     session_topics,
     written_summary_fits,
 )
+from engine.reflect.roles import is_assistant, is_user
 from engine.settings import Settings
 from engine.stores.base import DigestGraph, GraphLookup, SessionRow
 from engine.stores.vectors import VectorPayload, VectorPoint, VectorStore
@@ -40,8 +41,6 @@ __all__ = [
 ]
 
 _DIGEST_IDS = uuid.UUID("6c1b5c52-6a39-4a8e-9d0a-1f1f0d9e7a10")
-_USER_ROLES = frozenset({"user", "human"})
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "system", "agent", "model"})
 
 
 class DigestReader(DigestGraph, GraphLookup, Protocol):
@@ -66,9 +65,9 @@ def speaker_name(role: str | None, chinese: bool) -> str | None:
     """
     if role is None or not role.strip():
         return None
-    if role.lower() in _USER_ROLES:
+    if is_user(role):
         return "用户" if chinese else "User"
-    if role.lower() in _ASSISTANT_ROLES:
+    if is_assistant(role):
         return "助手" if chinese else "Assistant"
     return role
 
@@ -146,8 +145,8 @@ def _digest(
         sentences, span=span, participants=participants, topics=topics, decisions=decisions,
         max_words=settings.digest_words, diversity=settings.digest_diversity, lead=settings.digest_lead,
     )  # fmt: skip
-    text, topics, written_by = draft.text, draft.topics, "rules"
-    written = _written(extractor, episodes, speakers, settings.digest_words, chinese) if extractor else None
+    text, written_by = draft.text, "rules"
+    written = _written(extractor, found, speakers, settings.digest_words, chinese) if extractor else None
     if written is not None:
         summary, named = written
         topics, written_by = named or topics, "llm"
@@ -162,11 +161,11 @@ def _digest(
 
 
 def _written(
-    extractor: Extractor, episodes: list[Episode], speakers: Mapping[str, str | None], words: int, chinese: bool,
+    extractor: Extractor, said: Sequence[tuple[str, str | None, str]], speakers: Mapping[str, str | None],
+    words: int, chinese: bool,
 ) -> tuple[str, list[str]] | None:  # fmt: skip
-    """The summary and topics the LLM wrote for the session, where they pass
-    `written_summary_fits`; None otherwise (the central sentences stand in)."""
-    said = session_sentences([(e.id, e.role, e.content) for e in episodes])
+    """The summary and topics the LLM wrote for the session (its sentences `said`), where
+    they pass `written_summary_fits`; None otherwise (the central sentences stand in)."""
     transcript = "\n".join(f"{speakers[i] or 'someone'}: {text}" for i, _, text in said)
     answer = extractor.digest(transcript, words)
     if answer is None or not written_summary_fits(answer.summary, transcript, max_words=words, chinese=chinese):

@@ -29,6 +29,7 @@ from engine.reflect.derive import (
     merge_paraphrases,
 )
 from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, object_words, reconcile
+from engine.reflect.roles import is_assistant, is_user
 from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
@@ -193,10 +194,6 @@ def _without_role(text: str, role: str | None) -> str:
     return text
 
 
-_USER_ROLES = frozenset({"user", "human"})
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "agent", "model", "system"})
-
-
 def party(role: str | None, user_name: str) -> str | None:
     """The name a role stands for as the subject of facts: a person's role is their name,
     `user` is `user_name`, an assistant is nobody.
@@ -204,9 +201,9 @@ def party(role: str | None, user_name: str) -> str | None:
     >>> party("Caroline", "the user"), party("user", "the user"), party("assistant", "Dana")
     ('Caroline', 'the user', None)
     """
-    if role is None or role.casefold() in _ASSISTANT_ROLES:
+    if role is None or is_assistant(role):
         return None
-    return user_name if role.casefold() in _USER_ROLES else role
+    return user_name if is_user(role) else role
 
 
 def _session_parties(episodes: list[Episode]) -> dict[str, tuple[str, ...]]:
