@@ -194,6 +194,9 @@ class Trace(BaseModel):
     time_factor: float = 1.0
     # A question that gathers ("how many times ..."): a later card of the same session.
     session_factor: float = 1.0
+    # A fact card of the one-valued predicate the question asks of the entity it names
+    # ("where does Sam work?": Sam's works_at), recall/facts.py.
+    answer_factor: float = 1.0
     final: float
     # A knowledge update (recall/updates.py): the older cards this one replaces, or the newer
     # card that replaced this one.

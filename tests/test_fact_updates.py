@@ -70,6 +70,9 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I love jazz music.", "I don't like jazz anymore.", ("likes", "jazz music")),
         ("I really enjoy horror movies.", "I can't stand horror movies anymore.", ("likes", "horror movies")),
         ("I'm working at Stripe as a designer.", "I left Stripe last month.", ("works_at", "Stripe")),
+        # The small parser reads "like" as a preposition here, and "brew" as a verb below.
+        ("I like running in the morning.", "I no longer like running.", ("likes", "running")),
+        ("I like cold brew.", "Actually I don't like cold brew anymore, it is too bitter.", ("likes", "cold brew")),
         ("我喜欢爵士乐。", "我不喜欢爵士乐了。", ("likes", "爵士乐")),
         ("我很喜欢恐怖片。", "我受不了恐怖片了。", ("likes", "恐怖片")),
     ],
@@ -109,6 +112,28 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
     facts = memory.recall("Where does Sam work?", layer="semantic", now=_at("2025-06-21"))
     assert facts and facts[0].metadata["object"] == "Microsoft"
     assert all(card.metadata["object"] != "Google" for card in facts)  # closed: never shown
+
+
+@pytest.mark.parametrize(
+    ("own", "others", "question", "value"),
+    [
+        ("I work at Google.", "My sister Ana works at Microsoft.", "Where does Sam work?", "Google"),
+        ("我在阿里巴巴工作。", "我妹妹在腾讯工作。", "Sam在哪里工作？", "阿里巴巴"),
+        ("My favorite food is ramen.", "My brother loves pizza, it's his favorite food.",
+         "What is Sam's favorite food?", "ramen"),
+    ],
+)  # fmt: skip
+def test_the_fact_a_question_asks_of_whom_it_names_comes_first(
+    memory: Memory, own: str, others: str, question: str, value: str
+) -> None:
+    """A newer turn about someone else's job is nearer the question in words and time; the
+    fact of the asked predicate about the person named answers it."""
+    _told(memory, "Sam", ("2025-03-03", own), ("2025-06-06", others))
+    first = memory.recall(question, now=_at("2025-06-07"))[0]
+    assert first.layer == "semantic" and first.metadata["object"] == value
+    assert first.trace is not None and first.trace.answer_factor > 1
+    plain = memory.recall("What did Sam say?", layer="semantic", now=_at("2025-06-07"))
+    assert all(card.trace is not None and card.trace.answer_factor == 1 for card in plain)
 
 
 def test_an_event_told_of_again_is_one_fact_and_another_time_is_another(memory: Memory) -> None:

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.recall.asked import asked_predicates
 from engine.recall.comparison import sides
 from engine.recall.query import analyze
 from engine.recall.sessions import gathers
@@ -74,6 +75,7 @@ class QueryAnalysis(BaseModel):
     gathers: bool  # "how many times", "一共": evidence from many sessions, not one fact
     sides: tuple[str, str] | None  # the two events of "which came first, X or Y?"
     session: SessionReference | None  # "our first conversation", "上次"
+    asks: frozenset[str]  # the one-valued predicates it asks of whom it names ("where does X work")
 
 
 def analyse(query: str, now: float) -> QueryAnalysis:
@@ -92,4 +94,5 @@ def analyse(query: str, now: float) -> QueryAnalysis:
         gathers=gathers(query),
         sides=sides(query),
         session=session_reference(query),
+        asks=asked_predicates(query),
     )

@@ -4,7 +4,10 @@ Three sources, fused as the episodes' channels are (`engine.recall.fusion`): the
 nearest the question's embedding and its keywords (`engine/fact_points.py`), and the facts
 about the entities the question names, most confident first. A fact card scores
 
-    final = fused x fact_card_weight x (fact_confidence_floor + (1 - floor) x confidence)
+    final = fused x fact_card_weight x (fact_confidence_floor + (1 - floor) x confidence) x answer
+
+where `answer` is `fact_answer_boost` for a fact of the one-valued predicate the question asks
+of an entity it names ("where does Sam work?" and Sam's works_at), else 1;
 
 cites the episodes its fact was drawn from (`related_ids`), shows the time the fact refers
 to (or when it was first stated), and its trace names the sources that found it and the
@@ -21,7 +24,7 @@ from engine.recall.fusion import Scored
 from engine.recall.stages import RecallContext, fuse_for
 from engine.views import Fact
 
-__all__ = ["FACT_SOURCES", "fact_cards"]
+__all__ = ["FACT_SOURCES", "answer_factor", "fact_cards"]
 
 SECONDS_PER_DAY = 86_400.0
 FACT_SOURCES = ("vector", "keyword", "entity")
@@ -51,19 +54,29 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
     missing = [i for i, _ in fused if i not in known]
     known.update((f.id, f) for f in c.graph.facts_by_id(namespace, missing, include_closed=False))
     floor = c.settings.fact_confidence_floor
+    named_ids = {e.id for e in c.known}
     cards = []
     for fact_id, (score, hits) in fused:
         fact = known.get(fact_id)
         if fact is None:
             continue  # a point whose fact was closed or removed since: the graph decides
-        final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence)
+        answers = answer_factor(fact, c.models.analysis.asks, named_ids, c.settings.fact_answer_boost)
+        final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence) * answers
         if c.request.min_score is None or final >= c.request.min_score:
             # The sources that found it, under their channels' names, ranked among the facts.
-            cards.append(_card(fact, namespace, score, final, [h.channel_hit() for h in hits], c.now))
+            cards.append(_card(fact, namespace, score, final, [h.channel_hit() for h in hits], c.now, answers))
     return cards, {card.id: replaced[card.id] for card in cards if card.id in replaced}
 
 
-def _card(fact: Fact, namespace: str, fused: float, final: float, channels: list[ChannelHit], now: float) -> MemoryCard:
+def answer_factor(fact: Fact, asks: frozenset[str], named: set[str], boost: float) -> float:
+    """`boost` for a fact that answers the question outright: the one-valued predicate it asks
+    (`engine.recall.asked`) of an entity it names, stated, not denied; else 1."""
+    return boost if fact.predicate in asks and fact.subject_id in named and not fact.negated else 1.0
+
+
+def _card(
+    fact: Fact, namespace: str, fused: float, final: float, channels: list[ChannelHit], now: float, answers: float
+) -> MemoryCard:
     at = fact.refers_to if fact.refers_to is not None else fact.valid_from
     trace = Trace(
         channels=channels,
@@ -78,6 +91,7 @@ def _card(fact: Fact, namespace: str, fused: float, final: float, channels: list
         decay=1.0,
         age_days=round(max(0.0, now - fact.valid_from) / SECONDS_PER_DAY, 3),
         importance=fact.confidence,
+        answer_factor=answers,
         final=round(final, 6),
     )
     return MemoryCard(

@@ -17,7 +17,9 @@ from engine.text import canonical_name, has_cjk, normalize, tokenize
 __all__ = ["QueryTerms", "analyze", "entity_candidates"]
 
 _MAX_NGRAM = 3
-_WORDS = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*")
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# A run of Han characters is a word apart from the Latin beside it: "Sam在哪里工作" names Sam.
+_WORDS = re.compile(rf"[^\W_{_HAN}]+(?:[.\-][^\W_{_HAN}]+)*|[{_HAN}]+")
 
 
 class QueryTerms(BaseModel):
@@ -35,6 +37,8 @@ def entity_candidates(query: str, found: Sequence[RawEntity]) -> list[str]:
 
     >>> entity_candidates("Project Atlas 的预算", [])
     ['project', 'atlas', '的预算', 'project atlas', 'atlas 的预算', 'project atlas 的预算', '预算']
+    >>> entity_candidates("Sam在哪里工作？", [])[:2]
+    ['sam', '在哪里工作']
     """
     names: list[str] = [canonical_name(e.name) for e in found]
     words = _WORDS.findall(normalize(query))

@@ -7,7 +7,8 @@ else ("it", "they", "my sister") is dropped. Questions, conditionals and reporte
 nothing; hedged statements ("maybe", "I think", "might") are kept and marked. Predicates are
 lemmas mapped onto `engine.reflect.vocabulary` where one fits. Noun phrases are read by
 `engine.reflect.phrases`; what the speaker likes, has or values without a verb saying so ("X is
-my favorite", "your support means a lot") by `engine.reflect.stances`.
+my favorite", "your support means a lot") by `engine.reflect.stances`; a taste that has ended
+("I no longer like running") by `engine.reflect.reversals`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from engine.reflect.phrases import (
     what_is_meant,
     with_conjuncts,
 )
+from engine.reflect.reversals import reversals
 from engine.reflect.stances import stances
 from engine.reflect.statement_cues import (
     ADVERB_PARTICLES,
@@ -384,10 +386,11 @@ def english_statements(doc: Any) -> list[Statement]:
     for sentence in doc.sents:
         if _is_question(sentence):
             continue
-        found += stances(sentence)
+        said = stances(sentence)
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted:
-                found += _said_with(verb, sentence, quoted)
+                said += _said_with(verb, sentence, quoted)
+        found += said + reversals(sentence, said)
     return found
 
 

@@ -344,6 +344,13 @@ class BehaviourSettings(StoreSettings):
         description="How much of a fact card's score stays for a fact of no confidence: 1 ranks "
         "facts by relevance alone, 0 by relevance times confidence.",
     )
+    fact_answer_boost: float = Field(
+        2.5, ge=1, le=10, json_schema_extra=_REFLECTION,
+        description="A fact card's score is multiplied by this when the question asks the one-"
+        "valued predicate it holds of the entity it names (\"where does Sam work?\" and Sam's "
+        "works_at, a favourite, a city): higher puts the current value above the turns that "
+        "mention it, 1 treats it as any other fact.",
+    )
     fact_candidates: int = Field(
         10, ge=0, le=200, json_schema_extra=_REFLECTION,
         description="Facts each source (vector, keyword, named entities) offers a recall, and "
