@@ -128,23 +128,21 @@ def test_the_episodes_on_a_shown_path_are_read_when_recall_did_not_read_them(tmp
     graph.write(GraphBatch(episodes=list(made.values())))
     assert graph.soft_delete("ns", "gone", at + 1)
     reads: list[list[str]] = []
-    live_episodes = graph.live_episodes
 
-    def counted(namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
+    def counted(ids: Sequence[str]) -> list[Episode]:
         reads.append(list(ids))
-        return live_episodes(namespace, ids, now)
+        return graph.live_episodes("ns", ids, at + 2)
 
-    graph.live_episodes = counted  # type: ignore[method-assign]
     path = GraphPath(
         nodes=[PathNode(id=i, label="Episode") for i in ("gone", "seed")]
         + [PathNode(id="e1", label="Entity", name="Atlas"), PathNode(id="card", label="Episode")],
         relationships=["MENTIONS", "MENTIONS", "MENTIONS"],
     )
     held = {"card": made["card"]}
-    named = _path_episodes(graph, "ns", [path, None], held, at + 2)
+    named = _path_episodes(counted, [path, None], held)
     assert sorted(named) == ["card", "seed"] and named["seed"].summary == "summary of seed"
     assert reads == [["gone", "seed"]] and held == {"card": made["card"]}  # the caller's kept
     reads.clear()
-    assert _path_episodes(graph, "ns", [path], {**held, "seed": made["seed"], "gone": made["gone"]}, at + 2)
+    assert _path_episodes(counted, [path], {**held, "seed": made["seed"], "gone": made["gone"]})
     assert reads == []
     graph.close()

@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.models import Entity, GraphPath, PathNode
+from engine.models import GraphPath, PathNode
 from engine.recall.fusion import Scored, top_in_order
 from engine.settings import Settings
 from engine.stores.base import EntityLink, RecallGraph
 from engine.stores.vectors import DenseSpace, SparseVector, VectorStore
 from engine.text import bm25_query
+from engine.views import Fact
 
 __all__ = [
     "Seed",
@@ -147,18 +148,9 @@ def hub_degree(episodes: int, settings: Settings) -> int:
     return min(settings.graph_max_entity_degree, share)
 
 
-def entity_channel(
-    graph: RecallGraph,
-    namespace: str,
-    entities: Sequence[Entity],
-    now: float,
-    limit: int,
-    max_degree: int,
-) -> tuple[list[Scored], dict[str, GraphPath]]:
-    """Episodes that mention the query's entities (hubs left out), scored by the sum of their
-    specificity."""
-    named = [e.id for e in entities if e.mention_count <= max_degree]
-    links = graph.episodes_mentioning(namespace, named, now, limit)
+def entity_channel(links: Sequence[EntityLink]) -> tuple[list[Scored], dict[str, GraphPath]]:
+    """Episodes that mention the query's entities (hubs left out: `NamedRows.mentions`),
+    scored by the sum of their specificity."""
     scores: dict[str, float] = {}
     counted: set[tuple[str, str]] = set()
     paths: dict[str, GraphPath] = {}
@@ -174,15 +166,13 @@ def entity_channel(
     return [Scored(id=i, score=s) for i, s in scores.items()], paths
 
 
-def _across_facts(
-    graph: RecallGraph, namespace: str, via: Mapping[str, list[Seed]], settings: Settings
-) -> dict[str, list[Seed]]:
+def _across_facts(facts: Sequence[Fact], via: Mapping[str, list[Seed]], settings: Settings) -> dict[str, list[Seed]]:
     """Entities one active FACT edge away from the reached ones: the fact is a path too.
 
     The far entity scores  near score x confidence x hop_decay.
     """
     found: dict[str, list[Seed]] = {}
-    for fact in graph.facts_about(namespace, list(via), include_closed=False):
+    for fact in facts:
         for near, far, far_name in (
             (fact.subject_id, fact.object_id, fact.object),
             (fact.object_id, fact.subject_id, fact.subject),
@@ -277,7 +267,11 @@ def graph_channel(
         # Per entity, every origin path of the best score: which tied path is kept must not
         # decide what can be reached (a path may not walk back to its own start).
         via: dict[str, list[Seed]] = {}
-        for link in graph.entity_links(namespace, list(frontier), now, max_degree):
+        # The hop's links, facts and mentions in one read (`HopRows`): the store reaches the
+        # same entities as below, every link but one onto its own path.
+        rows = graph.hop_rows(namespace, {i: seed.ids for i, seed in frontier.items()}, now, max_degree,
+                              settings.channel_candidates * 4)  # fmt: skip
+        for link in rows.links:
             parent = frontier[link.episode_id]
             if link.entity_id in parent.ids:  # an entity's id is never an episode's
                 continue
@@ -290,14 +284,12 @@ def graph_channel(
             _keep_best(via, link.entity_id, out)
         if not via:
             break
-        for entity_id, seeds_across in _across_facts(graph, namespace, via, settings).items():
+        for entity_id, seeds_across in _across_facts(rows.facts, via, settings).items():
             for seed in seeds_across:
                 _keep_best(via, entity_id, seed)
         reached: dict[str, Seed] = {}  # as `found`, this hop
-        # One query serves every entity of the hop, so it takes more rows than a channel keeps.
-        for link in graph.episodes_mentioning(
-            namespace, list(via), now, settings.channel_candidates * 4
-        ):
+        # One read serves every entity of the hop, so it takes more rows than a channel keeps.
+        for link in rows.mentions:
             # The origins of an entity are tied: check the score before their paths.
             current = reached.get(link.episode_id)
             origins = via[link.entity_id]

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 from engine.models import ChannelHit, MemoryCard, Trace
 from engine.recall.analysis import QueryAnalysis
-from engine.recall.channels import point_hits
 from engine.recall.stages import RecallContext, fuse_for
 from engine.stores.base import SessionRow
 from engine.views import Digest
@@ -68,7 +67,6 @@ def asked_sessions(
 def digest_cards(c: RecallContext, best: float) -> list[MemoryCard]:
     """The digest cards of one recall: the asked sessions' first, scored just above `best`
     (the best other card's score) in session order; then digests found by the question."""
-    namespace = c.request.namespace
     # Found as the session asked about: by the session channel when it ran, else by the plan.
     asked = [ChannelHit(channel="session", rank=1, score=1.0)] if c.plan.runs("session") else []
     cards = [
@@ -78,11 +76,11 @@ def digest_cards(c: RecallContext, best: float) -> list[MemoryCard]:
     weight, limit = c.settings.digest_card_weight, c.settings.fact_candidates
     if weight <= 0 or limit == 0:
         return cards
-    found = point_hits(c.digests, namespace, c.models.search_vector, c.models.space, c.models.analysis.tokens, limit)
+    found = c.digest_points
     fused = fuse_for(found, {s: c.weights[s] for s in found}, c.settings)
     shown = {card.id for card in cards}
     wanted = [i for i in fused if i not in shown]
-    for digest in c.graph.digests_by_id(namespace, wanted) if wanted else []:
+    for digest in c.reads.digests(wanted) if wanted else []:
         score, hits = fused[digest.id]
         final = score * weight
         if c.request.min_score is None or final >= c.request.min_score:

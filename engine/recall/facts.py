@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from engine.fact_text import fact_text
 from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, from_epoch
-from engine.recall.channels import point_hits
 from engine.recall.fusion import Scored
 from engine.recall.stages import RecallContext, fuse_for
 from engine.views import Fact
@@ -38,21 +37,18 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
     limit = c.settings.fact_candidates
     if limit == 0:
         return [], {}
-    about = c.graph.facts_about(namespace, [e.id for e in c.known], include_closed=True) if c.known else []
+    about = c.named.facts
     named = [f for f in about if f.valid_to is None]
     replaced: dict[str, list[str]] = {}
     for closed in about:
         if closed.valid_to is not None and closed.invalidated_by:
             replaced.setdefault(closed.invalidated_by, []).extend(closed.source_episode_ids)
-    found = {
-        **point_hits(c.facts, namespace, c.models.search_vector, c.models.space, c.models.analysis.tokens, limit),
-        "entity": [Scored(id=f.id, score=f.confidence) for f in named[:limit]],
-    }
+    found = {**c.fact_points, "entity": [Scored(id=f.id, score=f.confidence) for f in named[:limit]]}
     weights = {source: c.weights[source] for source in FACT_SOURCES}
     fused = sorted(fuse_for(found, weights, c.settings).items(), key=lambda item: (-item[1][0], item[0]))[:limit]
     known = {f.id: f for f in named}
     missing = [i for i, _ in fused if i not in known]
-    known.update((f.id, f) for f in c.graph.facts_by_id(namespace, missing, include_closed=False))
+    known.update((f.id, f) for f in c.reads.active_facts(missing))
     floor = c.settings.fact_confidence_floor
     named_ids = {e.id for e in c.known}
     cards = []

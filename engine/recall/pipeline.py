@@ -16,6 +16,7 @@ from engine.recall.facts import fact_cards
 from engine.recall.fusion import fused_with
 from engine.recall.plan import CHANNELS, RecallPlan
 from engine.recall.query_models import QueryModels
+from engine.recall.reads import RecallReads
 from engine.recall.rerank import (
     Candidate,
     Factors,
@@ -24,7 +25,7 @@ from engine.recall.rerank import (
     reranker_for,
 )
 from engine.recall.sessions import spread_by_session
-from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for
+from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for, side_points
 from engine.recall.time_query import searched_window
 from engine.recall.updates import mark_replaced_by_facts, mark_updates
 from engine.settings import Settings
@@ -36,7 +37,6 @@ __all__ = ["card_order", "run_recall", "within_budget"]
 
 Ranked = tuple[float, Candidate, Factors]
 # A `max_degree` no entity reaches: every entity of an episode, hubs too.
-EVERY_DEGREE = 2**62
 # Two products of the same factors, multiplied in another order, differ in the last bits.
 _ROUNDING = 1e-9
 
@@ -65,6 +65,7 @@ def run_recall(
         {name: context.found[name].found for name in plan.channels if name in context.found},
         context.weights, settings,
     )  # fmt: skip
+    _read_ahead(context)
     if plan.runs("reply"):
         replies = Replies().run(context).found
         if replies:
@@ -98,12 +99,37 @@ def _context(
     # A question about a named time also searches that time alone: what happened then is a
     # candidate even where other times' turns match its words better.
     span = searched_window(time, settings.time_window_slack_days) if plan.applies("time_window") else None
+    max_degree = hub_degree(vectors.count(namespace, exact=False), settings)
+    named = graph.named_rows(namespace, models.analysis.entity_names, now, max_degree, settings.channel_candidates)
     return RecallContext(
         request=request, now=now, graph=graph, vectors=vectors, facts=facts, digests=digests, models=models,
-        settings=settings, plan=plan, time=time, known=graph.find_entities(namespace, models.analysis.entity_names),
-        max_degree=hub_degree(vectors.count(namespace, exact=False), settings), span=span,
+        settings=settings, plan=plan, time=time, named=named, max_degree=max_degree, span=span,
         weights=weights, asked=asked,
         asked_digests={d.session_id: d for s in asked for d in graph.digests(namespace, s)},
+        reads=RecallReads(graph, namespace, now),
+    )  # fmt: skip
+
+
+def _read_ahead(context: RecallContext) -> None:
+    """Name to the store what the rest of the recall reads, for one statement where a read
+    is a round trip (`engine.recall.reads`): every fused candidate, the episodes on their
+    graph paths, and the facts and digests the question's points find."""
+    if context.plan.applies("facts") and context.request.layer in (None, "semantic"):
+        context.fact_points = side_points(context, context.facts)
+    if context.plan.applies("digests") and context.request.layer in (None, "episodic") and (
+        context.settings.digest_card_weight > 0
+    ):
+        context.digest_points = side_points(context, context.digests)
+    reached = context.found["graph"].reached if "graph" in context.found else {}
+    on_paths = [step.id for seed in reached.values() for step in seed.nodes if step.label == "Episode"]
+    entity_paths = context.found["entity"].entity_paths if "entity" in context.found else {}
+    on_paths += [n.id for path in entity_paths.values() for n in path.nodes if n.label == "Episode"]
+    named_facts = {f.id for f in context.named.facts}
+    asked = {d.id for d in context.asked_digests.values()}
+    context.reads.read_ahead(
+        [*context.fused, *on_paths],
+        [i for hits in context.fact_points.values() for i in (h.id for h in hits) if i not in named_facts],
+        [i for hits in context.digest_points.values() for i in (h.id for h in hits) if i not in asked],
     )  # fmt: skip
 
 
@@ -139,7 +165,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     # across sessions may need the others).
     prune = request.layer is None and not diverse and not gathering
     episodes = _read_live(
-        lambda ids: context.graph.live_episodes(request.namespace, ids, context.now),
+        context.reads.live_episodes,
         {i: f for i, (f, _) in fused.items()},
         top_k=request.top_k if prune else None, ceiling=factor_ceiling(rerank, settings),
         final=final_score,
@@ -163,12 +189,11 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
 def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Episode]) -> list[MemoryCard]:
     """Cards of the episodes shown, with their traces and graph paths, and of the active
     facts that answer (`engine.recall.facts`); the memories that update others marked."""
-    request, now, graph = context.request, context.now, context.graph
-    namespace = request.namespace
+    request, now = context.request, context.now
     entity_paths = context.found["entity"].entity_paths if "entity" in context.found else {}
     reached = context.found["graph"].reached if "graph" in context.found else {}
     paths = {c.episode.id: _path(c.episode.id, reached, entity_paths) for _, c, _ in shown}
-    named = _path_episodes(graph, namespace, paths.values(), episodes, now)
+    named = _path_episodes(context.reads.live_episodes, paths.values(), episodes)
     top = [
         (final, candidate.episode,
          _trace(final, candidate, factors, now, paths[candidate.episode.id], named, context.time.window))
@@ -176,7 +201,7 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     ]  # fmt: skip
     wants_facts = context.plan.applies("facts") and request.layer in (None, "semantic")
     semantic, replaced = fact_cards(context) if wants_facts else ([], {})
-    names = _entity_names(graph, namespace, [episode.id for _, episode, _ in top], now)
+    names = context.reads.entity_names([episode.id for _, episode, _ in top])
     episodic = [
         MemoryCard(
             id=episode.id,
@@ -203,15 +228,6 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     if context.plan.applies("digests") and request.layer in (None, "episodic"):
         cards += digest_cards(context, max((card.score for card in cards), default=0.0))
     return sorted(cards, key=card_order)[: request.top_k]
-
-
-def _entity_names(graph: RecallGraph, namespace: str, ids: list[str], now: float) -> dict[str, list[str]]:
-    """The names of the entities each (live) episode mentions, in name order. Through
-    `entity_links`, which the embedded store answers from memory."""
-    names: dict[str, list[str]] = {}
-    for link in graph.entity_links(namespace, ids, now, max_degree=EVERY_DEGREE):
-        names.setdefault(link.episode_id, []).append(link.entity_name)
-    return {episode_id: sorted(set(found)) for episode_id, found in names.items()}
 
 
 def _read_live(
@@ -253,11 +269,7 @@ def _read_live(
 
 
 def _path_episodes(
-    graph: RecallGraph,
-    namespace: str,
-    paths: Iterable[GraphPath | None],
-    episodes: dict[str, Episode],
-    now: float,
+    live: Callable[[list[str]], list[Episode]], paths: Iterable[GraphPath | None], episodes: dict[str, Episode]
 ) -> dict[str, Episode]:
     """`episodes` and the live ones on the paths shown that recall did not read (a seed of
     graph expansion that could not reach the top itself), to name them in the traces."""
@@ -265,7 +277,7 @@ def _path_episodes(
     missing = sorted(wanted - episodes.keys())
     if not missing:
         return episodes
-    return episodes | {e.id: e for e in graph.live_episodes(namespace, missing, now)}
+    return episodes | {e.id: e for e in live(missing)}
 
 
 def _trace(

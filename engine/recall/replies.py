@@ -9,10 +9,10 @@ question's fused score.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
+from engine.models import Episode
 from engine.recall.fusion import Scored
-from engine.stores.base import RecallGraph
 
 __all__ = ["is_question", "reply_channel"]
 
@@ -40,18 +40,19 @@ def is_question(text: str) -> bool:
 
 
 def reply_channel(
-    graph: RecallGraph, namespace: str, fused: Mapping[str, float], count: int, now: float
-) -> list[Scored]:
+    live: Callable[[Sequence[str]], list[Episode]], next_turns: Callable[[Sequence[str]], dict[str, str]],
+    fused: Mapping[str, float], count: int,
+) -> list[Scored]:  # fmt: skip
     """The next live turn after each question among the `count` best fused candidates, at the
     question's fused score; the best question's score where two lead to one turn. The
-    candidates are read from the episode cache; the graph is asked only for the questions'
-    next turns."""
+    candidates are read by `live`, the questions' next turns by `next_turns`
+    (`engine.recall.reads`: what the recall has read already is not read again)."""
     if count <= 0 or not fused:
         return []
     best = sorted(fused, key=lambda i: (-fused[i], i))[:count]
-    asking = [e.id for e in graph.live_episodes(namespace, best, now) if is_question(e.content)]
+    asking = [e.id for e in live(best) if is_question(e.content)]
     replies: dict[str, float] = {}
-    for question, reply in graph.next_turns(namespace, asking).items():
+    for question, reply in next_turns(asking).items():
         if fused[question] > replies.get(reply, 0.0):
             replies[reply] = fused[question]
     return [Scored(id=i, score=s) for i, s in replies.items()]

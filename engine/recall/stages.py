@@ -22,6 +22,7 @@ from engine.recall.channels import (
     entity_channel,
     graph_channel,
     keyword_channel,
+    point_hits,
     recency_channel,
     vector_channel,
 )
@@ -29,14 +30,18 @@ from engine.recall.comparison import side_channel
 from engine.recall.fusion import RankedHit, Scored, competition_ranks, fuse, with_hits
 from engine.recall.plan import RecallPlan
 from engine.recall.query_models import QueryModels
+from engine.recall.reads import RecallReads
 from engine.recall.replies import reply_channel
 from engine.recall.time_query import TimeQuery
 from engine.settings import Settings
-from engine.stores.base import RecallGraph
+from engine.stores.base import NamedRows, RecallGraph
 from engine.stores.vectors import VectorStore
 from engine.views import Digest
 
-__all__ = ["CHANNEL_STAGES", "Channel", "Fused", "Hits", "RecallContext", "Replies", "SessionEpisodes", "fuse_for"]
+__all__ = [
+    "CHANNEL_STAGES", "Channel", "Fused", "Hits", "RecallContext", "Replies", "SessionEpisodes", "fuse_for",
+    "side_points",
+]  # fmt: skip
 
 Fused = dict[str, tuple[float, list[RankedHit]]]
 
@@ -66,20 +71,31 @@ class RecallContext:
     settings: Settings
     plan: RecallPlan
     time: TimeQuery
-    known: list[Entity]  # the entities the query names, as the graph knows them
+    # The entities the query names as the graph knows them, the episodes that mention them
+    # (hubs left out) and their facts, closed ones too: one read (`RecallGraph.named_rows`).
+    named: NamedRows
     max_degree: int  # the mention count above which an entity is a hub
     span: tuple[float, float] | None  # the named date's window searched on its own, if any
     weights: dict[str, float]
+    reads: RecallReads  # what it reads after the channels, each thing once
     # The sessions asked about as wholes (`engine.recall.digest_cards.asked_sessions`), and
     # those of their digests that are built, by session id.
     asked: list[str] = field(default_factory=list)
     asked_digests: dict[str, Digest] = field(default_factory=dict)
     found: dict[str, Hits] = field(default_factory=dict)
     fused: Fused = field(default_factory=dict)
+    # The fact and digest points the question finds (`side_points`), when it will show them.
+    fact_points: dict[str, list[Scored]] = field(default_factory=dict)
+    digest_points: dict[str, list[Scored]] = field(default_factory=dict)
+
+    @property
+    def known(self) -> list[Entity]:
+        return self.named.entities
 
     def hits(self, channel: str) -> list[Scored]:
         """A channel's hits so far; none when it did not run."""
         return self.found[channel].found if channel in self.found else []
+
 
 
 class Channel(Protocol):
@@ -88,6 +104,15 @@ class Channel(Protocol):
     name: str
 
     def run(self, context: RecallContext) -> Hits: ...
+
+
+def side_points(c: RecallContext, store: VectorStore) -> dict[str, list[Scored]]:
+    """The points of a side store (facts, digests) nearest the question and matching its
+    words, `fact_candidates` of each."""
+    limit = c.settings.fact_candidates
+    if limit == 0:
+        return {}
+    return point_hits(store, c.request.namespace, c.models.search_vector, c.models.space, c.models.analysis.tokens, limit)
 
 
 def fuse_for(channels: Mapping[str, Sequence[Scored]], weights: Mapping[str, float], settings: Settings) -> Fused:
@@ -120,8 +145,7 @@ class EntityLinks:
     name = "entity"
 
     def run(self, c: RecallContext) -> Hits:
-        found, paths = entity_channel(c.graph, c.request.namespace, c.known, c.now,
-                                      c.settings.channel_candidates, c.max_degree)  # fmt: skip
+        found, paths = entity_channel(c.named.mentions)
         return Hits(found, entity_paths=paths)
 
 
@@ -196,7 +220,7 @@ class Replies:
         if c.weights["reply"] <= 0:
             return Hits([])
         fused = {i: score for i, (score, _) in c.fused.items()}
-        return Hits(reply_channel(c.graph, c.request.namespace, fused, c.settings.reply_candidates, c.now))
+        return Hits(reply_channel(c.reads.live_episodes, c.reads.next_turns, fused, c.settings.reply_candidates))
 
 
 class SessionEpisodes:

@@ -28,8 +28,11 @@ __all__ = [
     "GraphLookup",
     "GraphStore",
     "GraphWrites",
+    "HopRows",
     "IngestGraph",
     "MaintenanceGraph",
+    "NamedRows",
+    "ReadAhead",
     "ReadingGraph",
     "RecallGraph",
     "ReflectionGraph",
@@ -74,6 +77,44 @@ class EntityLink(NamedTuple):
     entity_id: str
     entity_name: str
     degree: int
+
+
+class NamedRows(NamedTuple):
+    """What recall reads of the entities a question names, in one read: the entities, the
+    live episodes that mention those of them not hubs (newest first, at most the limit), and
+    every fact about them, closed ones too."""
+
+    entities: list[Entity]
+    mentions: list[EntityLink]
+    facts: list[Fact]
+
+
+class ReadAhead(NamedTuple):
+    """What a recall will read after its channels, read in one statement:
+    - `episodes`: each id asked, and each next turn, as its live episode or None;
+    - `names`: the names of the entities each live one mentions, in name order;
+    - `next_turns`: each id asked, to the next turn of its session not deleted, or None;
+    - `facts`: the active facts among the fact ids asked; `digests`: the digests among theirs."""
+
+    episodes: dict[str, Episode | None]
+    names: dict[str, list[str]]
+    next_turns: dict[str, str | None]
+    facts: list[Fact]
+    digests: list[Digest]
+
+
+class HopRows(NamedTuple):
+    """One hop of graph expansion, in one read, from a frontier of episodes each with the
+    ids its path already holds (`skip`):
+    - `links`: the entities each live frontier episode mentions, hubs left out;
+    - `facts`: the active facts about the entities reached, those a frontier episode links
+      to other than through its own `skip`;
+    - `mentions`: the live episodes that mention a reached entity or one an active fact
+      away from one, newest first, at most the limit."""
+
+    links: list[EntityLink]
+    facts: list[Fact]
+    mentions: list[EntityLink]
 
 
 # How far along a session's NEXT chain `session_windows` looks, each way (fixed in the query).
@@ -232,6 +273,28 @@ class RecallGraph(GraphLookup, DigestGraph, Protocol):
     def next_turns(self, namespace: str, episode_ids: Sequence[str]) -> dict[str, str]:
         """The id of the episode after each of these in its session (NEXT edge), where that
         one is not deleted."""
+        ...
+
+    def named_rows(
+        self, namespace: str, canonicals: Sequence[str], now: float, max_degree: int, limit: int
+    ) -> NamedRows:
+        """`find_entities`, then `episodes_mentioning` of those of degree at most
+        `max_degree` and `facts_about` them all (closed ones too), as one read."""
+        ...
+
+    def hop_rows(
+        self, namespace: str, frontier: Mapping[str, Sequence[str]], now: float, max_degree: int, limit: int
+    ) -> HopRows:
+        """One hop of expansion from `frontier` (episode id -> the ids on its path), as one
+        read: see `HopRows`."""
+        ...
+
+    def read_ahead(
+        self, namespace: str, episode_ids: Sequence[str], fact_ids: Sequence[str], digest_ids: Sequence[str],
+        now: float,
+    ) -> ReadAhead | None:  # fmt: skip
+        """All of `ReadAhead` in one statement, where a read is a round trip to a server; None
+        where the store answers each read in process (recall then reads as it goes)."""
         ...
 
 

@@ -28,7 +28,7 @@ from engine.stores.graph_rows import episode_from_columns, properties
 from engine.views import Digest, DigestSentence
 from graph_schema.definitions import DIGEST
 
-__all__ = ["CypherDigests", "DigestStatements", "digest_row"]
+__all__ = ["CypherDigests", "DigestStatements", "digest_from", "digest_row"]
 
 
 class DigestStatements(StatementSet):
@@ -86,7 +86,7 @@ def digest_row(digest: Digest) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _digest_from(node: Mapping[str, Any]) -> Digest:
+def digest_from(node: Mapping[str, Any]) -> Digest:
     found = properties(node)
     return Digest(
         id=found["id"], namespace=found["namespace"], session_id=found["session_id"], text=found["text"],
@@ -120,11 +120,11 @@ class CypherDigests(CypherRunner):
 
     def digests(self, namespace: str, session_id: str | None = None) -> list[Digest]:
         rows = self._run(self._q.digests, {"ns": namespace, "sid": session_id or ""})
-        return sorted((_digest_from(node) for (node,) in rows), key=lambda d: (d.started_at, d.session_id))
+        return sorted((digest_from(node) for (node,) in rows), key=lambda d: (d.started_at, d.session_id))
 
     def digests_by_id(self, namespace: str, ids: Sequence[str]) -> list[Digest]:
         rows = self._run(self._q.digests_by_id, {"ns": namespace, "ids": sorted(set(ids))})
-        return [_digest_from(node) for (node,) in rows]
+        return [digest_from(node) for (node,) in rows]
 
     def replace_digests(self, namespace: str, session_ids: Sequence[str], digests: Sequence[Digest]) -> None:
         plan: list[tuple[Statement, Mapping[str, Any]]] = []

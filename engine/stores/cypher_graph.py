@@ -12,7 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from engine.models import Decision, Entity, Episode, Stats, session_node_id
-from engine.stores.base import SESSION_WINDOW, EntityLink, GraphBatch, WindowRow
+from engine.stores.base import (
+    SESSION_WINDOW,
+    EntityLink,
+    GraphBatch,
+    HopRows,
+    NamedRows,
+    ReadAhead,
+    WindowRow,
+)
 from engine.stores.cypher_admin import CypherAdmin
 from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_digests import CypherDigests
@@ -23,11 +31,12 @@ from engine.stores.graph_rows import (
     entity_from,
     episode_from_columns,
     episode_row,
-    properties,
+    facts_from,
+    link_from,
 )
 from engine.views import Fact
 
-__all__ = ["CypherGraphStore"]
+__all__ = ["CypherGraphStore", "one_fact_away", "reached"]
 
 _Record = TypeVar("_Record", Entity, Decision)
 Plan = list[tuple[Statement, Mapping[str, Any]]]
@@ -263,7 +272,7 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         if not entity_ids:
             return []
         params = {"ids": list(entity_ids), "ns": namespace, "now": now, "limit": limit}
-        return [_link(row) for row in self._run(self._q.paths_to_entities, params)]
+        return [link_from(row) for row in self._run(self._q.paths_to_entities, params)]
 
     def entity_links(
         self, namespace: str, episode_ids: Sequence[str], now: float, max_degree: int
@@ -271,7 +280,7 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         if not episode_ids:
             return []
         params = {"ids": _distinct(episode_ids), "ns": namespace, "now": now, "max_degree": max_degree}
-        return [_link(row) for row in self._run(self._q.paths_from_episodes, params)]
+        return [link_from(row) for row in self._run(self._q.paths_from_episodes, params)]
 
     def facts_about(
         self, namespace: str, entity_ids: Sequence[str], include_closed: bool
@@ -279,16 +288,44 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         if not entity_ids:
             return []
         params = {"ids": list(entity_ids), "ns": namespace, "include_closed": include_closed}
-        return _facts(self._run(self._q.facts_about, params))
+        return facts_from(self._run(self._q.facts_about, params))
+
+    def named_rows(
+        self, namespace: str, canonicals: Sequence[str], now: float, max_degree: int, limit: int
+    ) -> NamedRows:
+        entities = self.find_entities(namespace, canonicals)
+        named = [e.id for e in entities if e.mention_count <= max_degree]
+        return NamedRows(
+            entities=entities,
+            mentions=self.episodes_mentioning(namespace, named, now, limit),
+            facts=self.facts_about(namespace, [e.id for e in entities], include_closed=True),
+        )
+
+    def hop_rows(
+        self, namespace: str, frontier: Mapping[str, Sequence[str]], now: float, max_degree: int, limit: int
+    ) -> HopRows:
+        links = self.entity_links(namespace, list(frontier), now, max_degree)
+        via = reached(links, frontier)
+        if not via:
+            return HopRows(links=links, facts=[], mentions=[])
+        facts = self.facts_about(namespace, via, include_closed=False)
+        mentions = self.episodes_mentioning(namespace, via + one_fact_away(facts, via), now, limit)
+        return HopRows(links=links, facts=facts, mentions=mentions)
+
+    def read_ahead(
+        self, namespace: str, episode_ids: Sequence[str], fact_ids: Sequence[str], digest_ids: Sequence[str],
+        now: float,
+    ) -> ReadAhead | None:  # fmt: skip
+        return None  # in process: recall reads only what it comes to need
 
     def facts_by_id(self, namespace: str, ids: Sequence[str], include_closed: bool) -> list[Fact]:
         if not ids:
             return []
         params = {"ids": _distinct(ids), "ns": namespace, "include_closed": include_closed}
-        return _facts(self._run(self._q.facts_by_id, params))
+        return facts_from(self._run(self._q.facts_by_id, params))
 
     def active_facts(self, namespace: str) -> list[Fact]:
-        return _facts(self._run(self._q.active_facts, {"ns": namespace}))
+        return facts_from(self._run(self._q.active_facts, {"ns": namespace}))
 
     def stats(self, namespace: str | None, now: float) -> Stats:
         ns = namespace or ""
@@ -305,26 +342,26 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         )
 
 
+def reached(links: Sequence[EntityLink], frontier: Mapping[str, Sequence[str]]) -> list[str]:
+    """The entities a hop reaches: each that a frontier episode links to, other than one on
+    that episode's own path (a path never walks back), once each in the order linked.
+
+    >>> link = lambda episode, entity: EntityLink(episode, entity, entity, 1)
+    >>> reached([link("e1", "a"), link("e1", "b"), link("e2", "a")], {"e1": ["a"], "e2": []})
+    ['b', 'a']
+    """
+    return list(dict.fromkeys(
+        link.entity_id for link in links if link.entity_id not in frontier.get(link.episode_id, ())
+    ))  # fmt: skip
+
+
+def one_fact_away(facts: Sequence[Fact], via: Sequence[str]) -> list[str]:
+    """The entities at the other end of an active fact from one in `via`, not in it."""
+    inside = set(via)
+    far = [f.object_id if f.subject_id in inside else f.subject_id for f in facts]
+    return list(dict.fromkeys(e for e in far if e not in inside))
+
+
 def _distinct(ids: Sequence[str]) -> list[str]:
     """Ids once each: statements that UNWIND them would return (or update) a repeat twice."""
     return list(dict.fromkeys(ids))
-
-
-def _link(row: Sequence[Any]) -> EntityLink:
-    return EntityLink(
-        episode_id=str(row[0]),
-        entity_id=str(row[1]),
-        entity_name=str(row[2]),
-        degree=int(row[3] or 0),
-    )
-
-
-def _facts(rows: list[list[Any]]) -> list[Fact]:
-    """FACT rows (subject name, object name, edge, subject id, object id) as facts."""
-    return [
-        Fact.model_validate(
-            {"subject": subject, "object": obj, "subject_id": subject_id,
-             "object_id": object_id, **properties(edge)}
-        )  # fmt: skip
-        for subject, obj, edge, subject_id, object_id in rows
-    ]

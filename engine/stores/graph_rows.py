@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.models import Decision, Entity, Episode
+from engine.stores.base import EntityLink
+from engine.views import Fact
 from graph_schema.definitions import EPISODE
 
 __all__ = [
@@ -15,6 +17,8 @@ __all__ = [
     "episode_from",
     "episode_from_columns",
     "episode_row",
+    "facts_from",
+    "link_from",
     "plain",
     "properties",
 ]
@@ -99,3 +103,24 @@ def plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)  # dates, decimals, uuids: their text
+
+
+def link_from(row: Sequence[Any]) -> EntityLink:
+    """A MENTIONS row (episode id, entity id, entity name, its mention count) as a link."""
+    return EntityLink(
+        episode_id=str(row[0]),
+        entity_id=str(row[1]),
+        entity_name=str(row[2]),
+        degree=int(row[3] or 0),
+    )
+
+
+def facts_from(rows: Sequence[Sequence[Any]]) -> list[Fact]:
+    """FACT rows (subject name, object name, edge, subject id, object id) as facts."""
+    return [
+        Fact.model_validate(
+            {"subject": subject, "object": obj, "subject_id": subject_id,
+             "object_id": object_id, **properties(edge)}
+        )  # fmt: skip
+        for subject, obj, edge, subject_id, object_id in rows
+    ]

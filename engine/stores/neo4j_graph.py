@@ -7,8 +7,8 @@ transient errors and lost connections; work inside `transaction()` shares one ex
 transaction per thread and is not retried (its caller's block cannot be replayed), so a
 failure there rolls back and surfaces as `WriteFailed`.
 
-Statements that change nothing run in READ-mode transactions, so that a routing `neo4j://`
-URI sends them to a cluster's followers. Recall's access marks are held in process and
+Statements that change nothing run as auto-commit queries in READ-mode sessions: one round
+trip each rather than three, and a routing `neo4j://` URI sends them to a cluster's followers. Recall's access marks are held in process and
 written by a background thread after the answer, so that recall neither waits on a write nor
 goes to the leader; any other read writes the held marks first, and reads what they say.
 """
@@ -27,10 +27,19 @@ from neo4j.graph import Node, Path, Relationship
 from engine.errors import StoreUnavailable, WriteFailed
 from engine.models import Episode
 from engine.stores.access_log import AccessLog
-from engine.stores.base import CypherRows
+from engine.stores.base import CypherRows, HopRows, NamedRows, ReadAhead
 from engine.stores.cypher_dialect import NEO4J
 from engine.stores.cypher_graph import CypherGraphStore
 from engine.stores.cypher_parts import Statement
+from engine.stores.neo4j_recall import (
+    HOP_ROWS,
+    NAMED_ROWS,
+    READ_AHEAD,
+    frontier_rows,
+    hop_rows_from,
+    named_rows_from,
+    read_ahead_from,
+)
 from engine.stores.retry import Retry
 from graph_schema.neo4j import apply as apply_schema
 
@@ -66,6 +75,7 @@ class Neo4jGraphStore(CypherGraphStore):
         max_wait: float = 8.0,
     ) -> None:
         super().__init__(NEO4J)
+        self._recall_reads |= {NAMED_ROWS.text, HOP_ROWS.text, READ_AHEAD.text}
         self._database = database
         self._retry = Retry(_RETRYABLE, attempts, max_wait)
         self._local = threading.local()
@@ -122,6 +132,20 @@ class Neo4jGraphStore(CypherGraphStore):
         except _DRIVER_ERRORS as exc:
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
 
+    def _auto_commit_read(self, query: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        """One statement that changes nothing, as an auto-commit query in a READ session:
+        one round trip (RUN and PULL pipelined), where an explicit transaction takes three
+        (BEGIN, RUN+PULL, COMMIT). Still routed to a follower, and retried as a whole."""
+
+        def attempt() -> list[list[Any]]:
+            with self._session(neo4j.READ_ACCESS) as session:
+                return _rows(session.run(query, dict(params)))
+
+        try:
+            return self._retry(attempt, "Neo4j")
+        except _DRIVER_ERRORS as exc:
+            raise StoreUnavailable(f"graph query failed: {exc}") from exc
+
     def _execute(
         self, query: str, params: Mapping[str, Any], *, write: bool = True
     ) -> list[list[Any]]:
@@ -129,6 +153,8 @@ class Neo4jGraphStore(CypherGraphStore):
         if tx is None and query not in self._recall_reads:
             # Not inside a caller's transaction: its locks would make the marks' own wait.
             self._write_marks()
+        if tx is None and not write:
+            return self._auto_commit_read(query, params)
         if tx is None:
             return self._in_own_transaction(lambda own: _rows(own.run(query, dict(params))), write)
         try:
@@ -205,6 +231,33 @@ class Neo4jGraphStore(CypherGraphStore):
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
         return CypherRows(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
 
+    # -- recall's reads, one statement each ------------------------------------------------
+    def named_rows(
+        self, namespace: str, canonicals: Sequence[str], now: float, max_degree: int, limit: int
+    ) -> NamedRows:
+        if not canonicals:
+            return NamedRows(entities=[], mentions=[], facts=[])
+        params = {"ns": namespace, "names": list(canonicals), "now": now, "max_degree": max_degree, "limit": limit}
+        return named_rows_from(self._run(NAMED_ROWS, params)[0])
+
+    def hop_rows(
+        self, namespace: str, frontier: Mapping[str, Sequence[str]], now: float, max_degree: int, limit: int
+    ) -> HopRows:
+        if not frontier:
+            return HopRows(links=[], facts=[], mentions=[])
+        params = {"ns": namespace, "frontier": frontier_rows(frontier), "now": now, "max_degree": max_degree,
+                  "limit": limit}  # fmt: skip
+        return hop_rows_from(self._run(HOP_ROWS, params)[0])
+
+    def read_ahead(
+        self, namespace: str, episode_ids: Sequence[str], fact_ids: Sequence[str], digest_ids: Sequence[str],
+        now: float,
+    ) -> ReadAhead | None:  # fmt: skip
+        ids = list(dict.fromkeys(episode_ids))
+        params = {"ns": namespace, "ids": ids, "now": now, "fact_ids": list(dict.fromkeys(fact_ids)),
+                  "digest_ids": list(dict.fromkeys(digest_ids))}  # fmt: skip
+        return read_ahead_from(self._run(READ_AHEAD, params)[0], ids)
+
     # -- access marks --------------------------------------------------------------------
     def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:
         with self._access_held:
@@ -257,6 +310,8 @@ def _rows(result: neo4j.Result) -> list[list[Any]]:
 def _properties(value: Any) -> Any:
     if isinstance(value, (Node, Relationship)):
         return dict(value.items())
+    if isinstance(value, list):  # collected rows (`engine/stores/neo4j_recall.py`)
+        return [_properties(v) for v in value]
     return value
 
 
