@@ -112,22 +112,27 @@ def _context(
 
 def _read_ahead(context: RecallContext) -> None:
     """Name to the store what the rest of the recall reads, for one statement where a read
-    is a round trip (`engine.recall.reads`): every fused candidate, the episodes on their
-    graph paths, and the facts and digests the question's points find."""
+    is a round trip (`engine.recall.reads`): the best fused candidates and the episodes on
+    their graph paths, the next turns the reply channel looks at, and the facts and digests
+    the question's points find. What the ranking reaches beyond them is read when it does."""
     if context.plan.applies("facts") and context.request.layer in (None, "semantic"):
         context.fact_points = side_points(context, context.facts)
     if context.plan.applies("digests") and context.request.layer in (None, "episodic") and (
         context.settings.digest_card_weight > 0
     ):
         context.digest_points = side_points(context, context.digests)
+    fused, settings = context.fused, context.settings
+    best = sorted(fused, key=lambda i: (-fused[i][0], i))
+    ahead = best[: settings.read_ahead_candidates]
     reached = context.found["graph"].reached if "graph" in context.found else {}
-    on_paths = [step.id for seed in reached.values() for step in seed.nodes if step.label == "Episode"]
     entity_paths = context.found["entity"].entity_paths if "entity" in context.found else {}
-    on_paths += [n.id for path in entity_paths.values() for n in path.nodes if n.label == "Episode"]
+    paths = [reached[i].nodes for i in ahead if i in reached] + [entity_paths[i].nodes for i in ahead if i in entity_paths]
+    on_paths = [node.id for nodes in paths for node in nodes if node.label == "Episode"]
     named_facts = {f.id for f in context.named.facts}
     asked = {d.id for d in context.asked_digests.values()}
     context.reads.read_ahead(
-        [*context.fused, *on_paths],
+        [*ahead, *on_paths],
+        best[: settings.reply_candidates] if context.plan.runs("reply") else [],
         [i for hits in context.fact_points.values() for i in (h.id for h in hits) if i not in named_facts],
         [i for hits in context.digest_points.values() for i in (h.id for h in hits) if i not in asked],
     )  # fmt: skip

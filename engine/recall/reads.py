@@ -32,12 +32,16 @@ class RecallReads:
         self._facts: dict[str, Fact | None] = {}  # None: closed or gone
         self._digests: dict[str, Digest | None] = {}
 
-    def read_ahead(self, episode_ids: Iterable[str], fact_ids: Iterable[str], digest_ids: Iterable[str]) -> None:
-        """Read what recall will ask for in one statement, where the store can."""
+    def read_ahead(
+        self, episode_ids: Iterable[str], next_of: Iterable[str], fact_ids: Iterable[str], digest_ids: Iterable[str]
+    ) -> None:
+        """Read what recall will ask for in one statement, where the store can: episodes (with
+        their entities' names), the next turns of `next_of`, facts and digests."""
         episodes = [i for i in dict.fromkeys(episode_ids) if i not in self._episodes]
+        asking = [i for i in dict.fromkeys(next_of) if i not in self._next]
         facts = [i for i in dict.fromkeys(fact_ids) if i not in self._facts]
         digests = [i for i in dict.fromkeys(digest_ids) if i not in self._digests]
-        rows = self._graph.read_ahead(self._namespace, episodes, facts, digests, self._now)
+        rows = self._graph.read_ahead(self._namespace, episodes, asking, facts, digests, self._now)
         if rows is None:
             return
         self._episodes.update(rows.episodes)

@@ -146,6 +146,13 @@ class BehaviourSettings(StoreSettings):
         "them?\" / \"I've had them for 3 years\"): more finds more answers until the replies"
         " of weak matches crowd the top; costs one session read; 0 turns it off.",
     )
+    read_ahead_candidates: int = Field(
+        40, ge=0, le=1000, json_schema_extra=_RECALL,
+        description="On a graph server (Neo4j), how many of the best fused candidates recall reads"
+        " in one statement with everything its cards need: more saves a second round trip "
+        "when the ranking reaches further down, at more episodes read each recall. The "
+        "embedded store reads as it goes.",
+    )
     side_candidates: int = Field(
         10, ge=0, le=1000, json_schema_extra=_RECALL,
         description="For a question comparing two events, how many of each event's own best "

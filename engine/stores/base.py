@@ -91,9 +91,9 @@ class NamedRows(NamedTuple):
 
 class ReadAhead(NamedTuple):
     """What a recall will read after its channels, read in one statement:
-    - `episodes`: each id asked, and each next turn, as its live episode or None;
+    - `episodes`: each episode id asked, and each next turn, as its live episode or None;
     - `names`: the names of the entities each live one mentions, in name order;
-    - `next_turns`: each id asked, to the next turn of its session not deleted, or None;
+    - `next_turns`: each id asked it of, to the next turn of its session not deleted, or None;
     - `facts`: the active facts among the fact ids asked; `digests`: the digests among theirs."""
 
     episodes: dict[str, Episode | None]
@@ -290,11 +290,12 @@ class RecallGraph(GraphLookup, DigestGraph, Protocol):
         ...
 
     def read_ahead(
-        self, namespace: str, episode_ids: Sequence[str], fact_ids: Sequence[str], digest_ids: Sequence[str],
-        now: float,
+        self, namespace: str, episode_ids: Sequence[str], next_of: Sequence[str], fact_ids: Sequence[str],
+        digest_ids: Sequence[str], now: float,
     ) -> ReadAhead | None:  # fmt: skip
-        """All of `ReadAhead` in one statement, where a read is a round trip to a server; None
-        where the store answers each read in process (recall then reads as it goes)."""
+        """All of `ReadAhead` in one statement (the next turns of `next_of`), where a read is a
+        round trip to a server; None where the store answers each read in process (recall
+        then reads as it goes)."""
         ...
 
 

@@ -313,8 +313,8 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         return HopRows(links=links, facts=facts, mentions=mentions)
 
     def read_ahead(
-        self, namespace: str, episode_ids: Sequence[str], fact_ids: Sequence[str], digest_ids: Sequence[str],
-        now: float,
+        self, namespace: str, episode_ids: Sequence[str], next_of: Sequence[str], fact_ids: Sequence[str],
+        digest_ids: Sequence[str], now: float,
     ) -> ReadAhead | None:  # fmt: skip
         return None  # in process: recall reads only what it comes to need
 

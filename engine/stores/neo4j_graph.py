@@ -250,13 +250,13 @@ class Neo4jGraphStore(CypherGraphStore):
         return hop_rows_from(self._run(HOP_ROWS, params)[0])
 
     def read_ahead(
-        self, namespace: str, episode_ids: Sequence[str], fact_ids: Sequence[str], digest_ids: Sequence[str],
-        now: float,
+        self, namespace: str, episode_ids: Sequence[str], next_of: Sequence[str], fact_ids: Sequence[str],
+        digest_ids: Sequence[str], now: float,
     ) -> ReadAhead | None:  # fmt: skip
-        ids = list(dict.fromkeys(episode_ids))
-        params = {"ns": namespace, "ids": ids, "now": now, "fact_ids": list(dict.fromkeys(fact_ids)),
-                  "digest_ids": list(dict.fromkeys(digest_ids))}  # fmt: skip
-        return read_ahead_from(self._run(READ_AHEAD, params)[0], ids)
+        ids, asking = list(dict.fromkeys(episode_ids)), list(dict.fromkeys(next_of))
+        params = {"ns": namespace, "ids": ids, "next_of": asking, "now": now,
+                  "fact_ids": list(dict.fromkeys(fact_ids)), "digest_ids": list(dict.fromkeys(digest_ids))}  # fmt: skip
+        return read_ahead_from(self._run(READ_AHEAD, params)[0], ids, asking)
 
     # -- access marks --------------------------------------------------------------------
     def mark_accessed(self, namespace: str, ids: Sequence[str], at: float) -> None:

@@ -99,7 +99,7 @@ _EPISODE = "[" + ", ".join(f"ep.{name}" for name, _ in EPISODE.properties) + "]"
 
 READ_AHEAD: Statement = statement(
     # Each id's next turn not deleted, as `next_turns` reads it.
-    "CALL () { UNWIND $ids AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns "
+    "CALL () { UNWIND $next_of AS i MATCH (ep:Episode {id: i}) WHERE ep.namespace = $ns "
     "OPTIONAL MATCH (ep)-[:NEXT]->(nxt:Episode) WHERE nxt.namespace = $ns AND nxt.deleted_at IS NULL "
     "RETURN collect([ep.id, nxt.id]) AS next } "
     # The live ones of the ids and of those next turns, with every entity they mention.
@@ -112,13 +112,13 @@ READ_AHEAD: Statement = statement(
     "CALL () { UNWIND $digest_ids AS i MATCH (n:Digest {id: i}) WHERE n.namespace = $ns "
     "RETURN collect(n) AS digests } "
     "RETURN next, episodes, facts, digests",
-    "ns", "ids", "now", "fact_ids", "digest_ids",
+    "ns", "ids", "next_of", "now", "fact_ids", "digest_ids",
 )
 
 
-def read_ahead_from(row: Sequence[Any], asked: Sequence[str]) -> ReadAhead:
+def read_ahead_from(row: Sequence[Any], asked: Sequence[str], next_of: Sequence[str]) -> ReadAhead:
     next_rows, episode_rows, facts, digests = row
-    next_turns: dict[str, str | None] = dict.fromkeys(asked)
+    next_turns: dict[str, str | None] = dict.fromkeys(next_of)
     next_turns.update((str(i), None if n is None else str(n)) for i, n in next_rows)
     episodes = {str(columns[0]): episode_from_columns(columns) for columns, _ in episode_rows}
     names = {str(columns[0]): sorted(set(found)) for columns, found in episode_rows}
