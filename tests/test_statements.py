@@ -94,6 +94,16 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I just got back from the coolest Harry Potter party.",  # "from" hangs on "back"
          [("speaker", "attended", "harry potter party", False)]),
         ("I've always felt a strong connection to art.", [("speaker", "feel_connection_to", "art", False)]),
+        # an obligation or a temptation is a plan, not the thing done
+        ("I need to go on a hike with them.", [("speaker", "plans_to", "hike", False)]),
+        ("I'm tempted to try dairy-free flavors!", [("speaker", "plans_to", "dairy-free flavor", False)]),
+        # a gerund's own object is the statement, not the gerund
+        ('I recently finished rereading "The Alchemist".', [("speaker", "reread", "The Alchemist", False)]),
+        ("They asked me to join the board.", [("speaker", "join", "board", False)]),
+        ("I'm dying to create a strategy game.", [("speaker", "plans_to", "strategy game", False)]),
+        # a generic word joined to the object is not a second object
+        ("I am still working on the dance studio and things are looking up!",
+         [("speaker", "work_on", "dance studio", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -134,6 +144,15 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "I also want to make a difference away from the court.",  # "away from" is no visit
         # the failure: stems ("data_pipelin_use") and relations the text does not state
         "the Orders API at Northwind rate-limits bulk calls; retrying with backoff fixed it",
+        "Yoga helps me relax and increase my flexibility.",  # what yoga does, not the speaker
+        "It makes me think of the conversations we used to have.",  # nor "used to" a use
+        "I love the color and texture.",  # of something the sentence does not name
+        "I love their design and engineering.",  # theirs, both of them
+        "Yeah, I love this genre.",  # which one?
+        "They encourage us to listen to our bodies.",  # what they have us do
+        "There are a couple of poses I really enjoy.",  # which ones?
+        "We raised a decent amount for the shelter.",
+        "The sooner I start, the sooner I will see the rewards.",
     ],
 )
 def test_sentences_that_state_nothing(text: str) -> None:

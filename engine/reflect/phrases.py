@@ -23,7 +23,7 @@ _EMPTY_HEADS = frozenset({
     "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",
     "weekend", "night", "morning", "evening", "afternoon", "hang", "week", "month", "year",
     "weekends", "nights", "mornings", "evenings", "afternoons", "ones", "moments", "stuff",
-    "views", "occasions", "adventure", "adventures", "bunch",
+    "views", "occasions", "adventure", "adventures", "bunch", "couple", "amount", "error",
     "things", "words", "good", "ok", "okay", "fine", "bummer", "eachother", "each",
     # what the chat shows rather than what the speaker did: "here's a pic I took"
     "pic", "pics", "photo", "photos", "picture", "pictures", "video", "videos", "snap",
@@ -43,6 +43,9 @@ _VAGUE_BARE = frozenset({
     "struggle", "love", "passion", "place", "spot", "potential", "mood", "heart", "chat", "tip",
     "mistake", "buzz", "surge", "turnout", "surprise", "accomplishment", "world", "step",
     "energy", "joy", "happiness", "help", "game", "freedom", "ending", "learning",
+    # what something unnamed is like: "I love the color and texture" (of what?)
+    "color", "colour", "colors", "colours", "texture", "textures", "smell", "taste", "scent",
+    "flavor", "flavour", "flavors", "flavours", "reward", "rewards",
 })  # fmt: skip
 # "some of my favorite treats", "all kinds of games": the quantity is not the thing
 _QUANTITIES = frozenset({
@@ -146,6 +149,6 @@ def with_conjuncts(token: Any) -> list[Any]:
     """The object and the objects coordinated with it: "the kids & work" -> kids, work."""
     found = [token]
     for child in token.children:
-        if child.dep_ == "conj" and (child.pos_ in NOUNS or _capitalised_object(child)):
-            found += with_conjuncts(child)
+        if child.dep_ == "conj" and (child.pos_ in NOUNS or _capitalised_object(child)) and child.lower_ not in _EMPTY_HEADS:
+            found += with_conjuncts(child)  # not "the studio and things (are looking up)"
     return found

@@ -20,6 +20,7 @@ __all__ = [
     "GROUPS",
     "HEDGE_AUX",
     "HEDGE_WORDS",
+    "CAUSATIVE",
     "INTENT",
     "INTERJECTIONS",
     "IRREGULAR_PAST",
@@ -86,7 +87,10 @@ EVENTS = frozenset({
 })  # fmt: skip
 LIKING = frozenset({"like", "love", "enjoy", "hate", "prefer"})
 # "determined to find", "eager to start": what the speaker means to do
-INTENT = frozenset({"determined", "eager", "keen", "set", "resolved", "committed"})
+# Verbs that make someone do something: "it helps me relax", "makes me think of", "allows me to
+# express": what they do then is the cause's doing, not a fact of them.
+CAUSATIVE = frozenset({"make", "help", "let", "allow", "remind", "enable", "force", "get", "encourage"})
+INTENT = frozenset({"determined", "eager", "keen", "set", "resolved", "committed", "need", "tempt", "die"})
 # People one works with, not tools one uses: "I work with awesome mechanics".
 COLLEAGUES = frozenset({
     "mechanic", "people", "colleague", "coworker", "friend", "kid", "child", "student", "client",

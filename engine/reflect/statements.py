@@ -30,6 +30,7 @@ from engine.reflect.statement_cues import (
     ADVERB_PARTICLES,
     AMOUNTS,
     ASPECT,
+    CAUSATIVE,
     CHANGES,
     COLLEAGUES,
     CONDITIONS,
@@ -90,12 +91,22 @@ def _quotation(token: Any) -> str:
 
 
 def _of_the_other(thing: Any) -> bool:
-    """"your painting", "a painting of yours", "their work": someone else's."""
+    """"your painting", "a painting of yours", "their work": someone else's; "their design and
+    engineering": both."""
+    if thing.dep_ == "conj" and _of_the_other(thing.head):
+        return True
     return any(
         (c.dep_ == "poss" and c.lower_ in ("your", "their", "his", "her"))
         or (c.dep_ == "prep" and c.lower_ == "of" and any(o.lower_ == "yours" for o in c.children))
         for c in thing.children
     )  # fmt: skip
+
+
+def _pointed_at(thing: Any) -> bool:
+    """"this genre", "that mix": a common noun named only by pointing at it."""
+    return thing.pos_ == "NOUN" and not modifiers(thing) and any(
+        c.dep_ == "det" and c.lower_ in ("this", "that", "these", "those") for c in thing.children
+    )
 
 
 def _is_question(sentence: Any) -> bool:
@@ -423,6 +434,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []  # read through its control verb
     if verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD":
         return []  # "I used to love jazz": no longer so
+    if verb.lemma_ == "use" and verb.tag_ == "VBD" and any(c.dep_ == "xcomp" for c in verb.children):
+        return []  # "the conversations we used to have": a habit of the past, not a tool
     subject = _subject_of(verb)
     if subject is None:
         who = ("speaker", "I") if _says_i_without_saying_it(verb) else None
@@ -432,11 +445,15 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
         return []  # "we all make mistakes": said of everyone
+    if subject is not None and subject.lower_ in ("me", "us") and CAUSATIVE & {subject.head.lemma_, subject.head.head.lemma_}:
+        return []  # "it helps me relax", "makes me think of": what something does to the speaker
     if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
         return []  # "I wish you all the best on your exams": about the other, not a fact
     content, control = _content_verb(verb)
-    if verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT:
-        control = "plan"  # "I'm determined to find the right dog": a plan, not a find
+    if (verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT) or (
+        verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
+    ):
+        control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
     if content.lemma_ == "be" and verb.dep_ == "advcl":
         return []  # "since I was a kid": when, not what
     if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
@@ -462,6 +479,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
         if _of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
             continue  # "I'd love to see another painting of yours", "I love their work": theirs
+        if obj.tag_ == "VBG" and obj.pos_ == "VERB" and any(c.dep_ == "dobj" and is_thing(c) for c in obj.children):
+            continue  # "finished rereading "The Alchemist"": the rereading states its own object
         text, key = phrase(obj) if obj.pos_ in NOUNS or obj.text[:1].isupper() else (obj.lower_, obj.lemma_.lower())
         if obj.i in quoted:  # "Just finished "A Dance with Dragons"": the title, whole
             text = key = _quotation(obj)
@@ -486,6 +505,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue
         if predicate == "is" and obj.pos_ not in NOUNS:
             continue  # "we're all striving": what they do is not what they are
+        if predicate == "likes" and _pointed_at(obj):
+            continue  # "I love this genre": which one, the sentence does not say
         negated = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
         if negated and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
             predicate, negated = NEGATED_MEANS[predicate], False

@@ -33,6 +33,10 @@ __all__ = ["worth_keeping"]
 _LEANINGS = frozenset({"likes", "wants", "plans_to", "considers", "prefers", "dislikes", "uses"})
 
 
+# Past forms a predicate keeps for an event, judged as their verb.
+_PAST = {"took": "take", "went": "go", "made": "make", "got": "get", "had": "have", "did": "do"}
+
+
 def _verb_forms(word: str) -> set[str]:
     """A word and, for one in -ing, the verbs it may come from: "hiking" hike, "running" run."""
     if not word.endswith("ing") or len(word) < 5:
@@ -64,6 +68,7 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
     if predicate in VOCABULARY or predicate.startswith("favorite_") or named:
         return True
     verb = predicate.split("_")[0]
+    verb = _PAST.get(verb, verb)  # "took trial and error" is a take
     if negated and verb not in DOINGS:
         return False  # "didn't approach her", "don't underestimate the difficulties"
     if verb in LINKED and predicate != verb and predicate not in LINKED[verb]:
