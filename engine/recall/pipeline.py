@@ -36,7 +36,6 @@ from engine.text import count_tokens
 __all__ = ["card_order", "run_recall", "within_budget"]
 
 Ranked = tuple[float, Candidate, Factors]
-# A `max_degree` no entity reaches: every entity of an episode, hubs too.
 # Two products of the same factors, multiplied in another order, differ in the last bits.
 _ROUNDING = 1e-9
 
