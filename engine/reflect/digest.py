@@ -30,6 +30,7 @@ __all__ = [
     "digest_words",
     "session_sentences",
     "session_topics",
+    "worth_a_vector",
 ]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'’./+-]*|[\u3400-\u9fff]{1,2}")
@@ -97,6 +98,16 @@ def session_sentences(
             text = text[len(speaker) + 1 :]
         found.extend((episode_id, speaker, s) for s in split_sentences(text))
     return found
+
+
+def worth_a_vector(text: str) -> bool:
+    """Whether a sentence can be picked or count toward its session's centroid (its weight
+    is not 0): only those are embedded.
+
+    >>> worth_a_vector("Thanks a lot!"), worth_a_vector("I ran a charity race last Saturday.")
+    (False, True)
+    """
+    return _weight(text) > 0
 
 
 def _weight(text: str) -> float:

@@ -27,6 +27,7 @@ from engine.reflect.digest import (
     digest_head,
     session_sentences,
     session_topics,
+    worth_a_vector,
     written_summary_fits,
 )
 from engine.reflect.roles import is_assistant, is_user
@@ -174,11 +175,16 @@ def _written(
 
 
 def _sentence_vectors(embedder: Embedder, texts: list[str], chinese: bool) -> list[list[float]]:
-    """Sentence vectors in the space that reads the session's language."""
-    if not texts:
-        return []
+    """Sentence vectors in the space that reads the session's language; a zero vector for a
+    sentence of no weight (`worth_a_vector`), which is neither picked nor counted, so that
+    embedding spends itself on the ones that can be."""
+    wanted = [i for i, text in enumerate(texts) if worth_a_vector(text)]
+    if not wanted:
+        return [[] for _ in texts]
     model = embedder.multilingual if chinese and embedder.multilingual is not None else embedder
-    return model.embed(texts)
+    found = dict(zip(wanted, model.embed([texts[i] for i in wanted]), strict=True))
+    empty = [0.0] * len(next(iter(found.values())))
+    return [found.get(i, empty) for i in range(len(texts))]
 
 
 def _stated_facts(graph: GraphLookup, namespace: str, entities: Mapping[str, list[Entity]], ids: set[str]) -> list[str]:
