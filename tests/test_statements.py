@@ -101,6 +101,9 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ('I recently finished rereading "The Alchemist".', [("speaker", "reread", "The Alchemist", False)]),
         ("They asked me to join the board.", [("speaker", "join", "board", False)]),
         ("I'm dying to create a strategy game.", [("speaker", "plans_to", "strategy game", False)]),
+        # a name "X of the Y" kept whole
+        ("I'm a huge fan of Lord of the Rings!", [("speaker", "likes", "lord of the rings", False)]),
+        ("I love Game of Thrones.", [("speaker", "likes", "game of thrones", False)]),
         # a generic word joined to the object is not a second object
         ("I am still working on the dance studio and things are looking up!",
          [("speaker", "work_on", "dance studio", False)]),

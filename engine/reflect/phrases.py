@@ -69,12 +69,28 @@ NOUNS = frozenset({"NOUN", "PROPN"})
 def phrase(head: Any) -> tuple[str, str]:
     """(text, lemma key) of a noun phrase: compounds and descriptive adjectives before the head,
     without determiners, possessives or counts ("my two kids" -> "kids", "kid")."""
-    kept = sorted({t.i: t for t in [*modifiers(head), head, *_glued(head)]}.values(), key=lambda t: t.i)
+    kept = sorted({t.i: t for t in [*modifiers(head), head, *_glued(head), *_title_rest(head)]}.values(),
+                  key=lambda t: t.i)  # fmt: skip
     text = "".join(t.text + _space_after(t, kept) for t in kept).strip()
     # Names keep their spelling: the small model lemmatises "Postgres" to "postgre" as a noun.
     key = "".join((t.lower_ if t.pos_ == "PROPN" or t.text[:1].isupper() else t.lemma_.lower())
                   + _space_after(t, kept) for t in kept).strip()  # fmt: skip
     return text, key
+
+
+def _title_rest(head: Any) -> list[Any]:
+    """The rest of a name of the form "X of (the) Y": "of the Rings" of "Lord", "of Thrones"
+    of "Game" when capitalised; nothing for "Paris of the north"."""
+    prep = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "of" and c.i == head.i + 1), None)
+    if prep is None or not head.text[:1].isupper():
+        return []
+    name = next((c for c in prep.children if c.dep_ == "pobj"), None)
+    if name is None or name.pos_ != "PROPN" or not name.text[:1].isupper():
+        return []
+    between = list(head.doc[prep.i + 1 : name.i])
+    if any(t.dep_ not in ("det", "compound", "amod") for t in between):
+        return []
+    return [prep, *between, name]
 
 
 def _glued(head: Any) -> list[Any]:
@@ -117,7 +133,7 @@ def is_thing(token: Any) -> bool:
     return (
         named
         and token.lower_ not in _EMPTY_HEADS
-        and not (token.lemma_.lower() in _VAGUE_BARE and not modifiers(token))
+        and not (token.lemma_.lower() in _VAGUE_BARE and not modifiers(token) and not _title_rest(token))
         and token.ent_type_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL", "PERCENT")
         and token.is_alpha
         and (len(token.text) > 2 or token.text.isupper())
