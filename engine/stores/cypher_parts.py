@@ -16,7 +16,8 @@ from engine.stores.cypher_dialect import Dialect
 from graph_schema.definitions import EPISODE, RELATIONSHIPS, RelType
 
 __all__ = [
-    "EPISODES_BY_ID", "CypherRunner", "Statement", "StatementSet", "episode_columns", "from_episodes",
+    "EPISODES_BY_ID", "FACT_COLUMNS", "FACT_ORDER", "CypherRunner", "Statement", "StatementSet", "episode_columns",
+    "from_episodes",
     "live_condition", "may_write", "relationship", "statement",
 ]  # fmt: skip
 
@@ -80,6 +81,12 @@ def from_episodes(pattern: str, last: str, *, where: str = "", keep: str = "") -
     extra = f" AND {where}" if where else ""
     matched = f"{last} IS NOT NULL" + (f" AND {keep}" if keep else "")
     return f"{EPISODES_BY_ID}{extra} OPTIONAL MATCH {pattern} WITH * WHERE {matched}"
+
+
+# A FACT row as every fact read returns it (`graph_rows.facts_from`), and their order: ties
+# (one episode, two facts) by content, so every backend lists them alike.
+FACT_COLUMNS = "a.name, b.name, f, a.id, b.id"
+FACT_ORDER = "f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name"
 
 
 def live_condition(var: str) -> str:

@@ -16,6 +16,8 @@ from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_digests import DigestStatements
 from engine.stores.cypher_parts import (
     EPISODES_BY_ID,
+    FACT_COLUMNS,
+    FACT_ORDER,
     episode_columns,
     from_episodes,
     live_condition,
@@ -276,17 +278,11 @@ class GraphStatements(AdminStatements, DigestStatements):
             "RETURN d.id, en.id",
             "ids", "ns",
         )
+        fact_rows = f"RETURN {FACT_COLUMNS} ORDER BY {FACT_ORDER}"
         self.facts_about = statement(
             "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
-            "(a.id IN $ids OR b.id IN $ids) AND ($include_closed OR f.valid_to IS NULL) "
-            # Ties (one episode, two facts) by content, so every backend lists them alike.
-            "RETURN a.name, b.name, f, a.id, b.id "
-            "ORDER BY f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name",
+            f"(a.id IN $ids OR b.id IN $ids) AND ($include_closed OR f.valid_to IS NULL) {fact_rows}",
             "ids", "ns", "include_closed",
-        )
-        fact_rows = (
-            "RETURN a.name, b.name, f, a.id, b.id "
-            "ORDER BY f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name"
         )
         self.facts_by_id = statement(
             "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND f.id IN $ids "

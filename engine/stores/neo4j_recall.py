@@ -17,7 +17,13 @@ from typing import Any
 
 from engine.stores.base import HopRows, NamedRows, ReadAhead
 from engine.stores.cypher_digests import digest_from
-from engine.stores.cypher_parts import Statement, live_condition, statement
+from engine.stores.cypher_parts import (
+    FACT_COLUMNS,
+    FACT_ORDER,
+    Statement,
+    live_condition,
+    statement,
+)
 from engine.stores.graph_rows import entity_from, episode_from_columns, facts_from, link_from
 from graph_schema.definitions import EPISODE
 
@@ -26,8 +32,7 @@ __all__ = [
 ]  # fmt: skip
 
 _LINK = "[ep.id, en.id, en.name, en.mention_count]"
-_FACT = "[a.name, b.name, f, a.id, b.id]"
-_FACT_ORDER = "f.confidence DESC, f.valid_from DESC, f.predicate, b.name, a.name"
+_FACT = f"[{FACT_COLUMNS}]"
 
 
 def _mentioning(ids: str) -> str:
@@ -44,7 +49,7 @@ def _facts(ids: str, closed: str) -> str:
     return (
         f"CALL ({ids}) {{ MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns "
         f"AND (a.id IN {ids} OR b.id IN {ids}) AND ({closed} OR f.valid_to IS NULL) "
-        f"WITH a, f, b ORDER BY {_FACT_ORDER} RETURN collect({_FACT}) AS facts }}"
+        f"WITH a, f, b ORDER BY {FACT_ORDER} RETURN collect({_FACT}) AS facts }}"
     )
 
 
