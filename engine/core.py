@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.embed import Embedder
+from engine.embed import Embedder, SharedEmbedder
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable
 from engine.ingest.writer import Writer
 from engine.inputs import check_namespace, is_unicode_text
@@ -44,6 +44,8 @@ class Core:
         # One thread runs the embedder beside other work: a query's embedding while recall
         # reads the stores (if it leaves a core free: `QueryModels`), a batch's beside NER.
         self.model_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindsight-embed")
+        # Reflection's, digests' and repairs' batches, on that thread and the caller's.
+        self.batch_embedder = SharedEmbedder(embedder, self.model_pool, settings.embed_part_size)
         self.closed = False
         # Who is acting, for the audit log: the CLI and the MCP server set their own name.
         self.actor = "api"

@@ -9,11 +9,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from engine import Memory, Settings
+from engine.embed import Embedder
 from engine.errors import InvalidInput, NotFound, WriteFailed
+from engine.ingest.sentences import as_embedded
+from engine.reflect.digest import session_sentences, worth_a_vector
 from engine.reflect.digests import digest_id
+from engine.reflect.sentence_vectors import sentence_vectors
 from tests.llm_stub import _Stub
 
 DAY = datetime(2023, 11, 14, 9, tzinfo=UTC).timestamp()
@@ -65,6 +70,35 @@ def test_reflect_digests_every_session_and_sessions_lists_them(on_each_store: Me
     ).rows
     assert rows == [["atlas", 3], ["berlin", 3], ["marathon", 3]]
     assert memory.doctor().ok
+
+
+class _Asked:
+    """The real embedder, keeping what it was asked to embed."""
+
+    def __init__(self, real: Embedder) -> None:
+        self.real, self.asked, self.multilingual = real, list[str](), None
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.asked += texts
+        return self.real.embed(texts)
+
+
+def test_digests_take_the_sentence_vectors_ingest_stored_and_embed_only_the_rest(on_each_store: Memory) -> None:
+    memory, core = on_each_store, on_each_store._core
+    _tell(memory)
+    # The digest's splitter ends a sentence at ";", ingest's does not: those two it embeds itself.
+    memory.store("Dave: We shipped the new parser on Monday;the whole team celebrated with pizza.",
+                 session_id="atlas", role="Dave", occurred_at=DAY + 3 * 86_400, importance=0.8)  # fmt: skip
+    episodes = core.graph.session_episodes("default", "atlas", DAY + 10 * 86_400)
+    found = session_sentences([(e.id, e.role, e.content) for e in episodes])
+    embedder = _Asked(core.embedder)
+    vectors = sentence_vectors(embedder, core.vectors, episodes, found, chinese=False)  # type: ignore[arg-type]
+    assert embedder.asked == ["Dave: We shipped the new parser on Monday;", "Dave: the whole team celebrated with pizza."]
+    # Each vector is the sentence's own, made as ingest makes it (with its speaker label).
+    content = {e.id: e.content for e in episodes}
+    expected = core.embedder.embed([as_embedded(content[episode_id], text) for episode_id, _, text in found])
+    cosines = [float(np.dot(got, want)) for got, want in zip(vectors, expected, strict=True) if any(got)]
+    assert len(cosines) == sum(worth_a_vector(text) for _, _, text in found) == 5 and min(cosines) > 0.995
 
 
 def test_end_session_digests_it_and_a_new_episode_makes_it_stale(memory: Memory) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,7 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.embed import Embedder, MiniLMEmbedder, SharedBatch, bf16, embedder_for, onnx
+from engine.embed import (
+    Embedder,
+    MiniLMEmbedder,
+    SharedBatch,
+    SharedEmbedder,
+    bf16,
+    embedder_for,
+    onnx,
+)
 from engine.embed.minilm import minilm
 from engine.embed.onnx import cache_file
 from engine.settings import Settings
@@ -238,6 +247,33 @@ def test_a_shared_batch_gives_each_text_its_own_vector_whoever_embeds_it() -> No
         shared.work()
         helper.result()
     assert np.allclose(shared.vectors(), embedder.embed(texts), atol=1e-5)
+
+
+def test_a_shared_embedder_takes_the_pool_thread_when_free_and_never_waits_for_it() -> None:
+    embedder = MiniLMEmbedder("float32")
+    texts = [f"{text} (note {i})" for i, text in enumerate(TEXTS * 6)]
+    threads: set[str] = set()
+
+    class Recording:
+        """The real embedder, noting which thread embeds each part."""
+
+        name, dimension, multilingual = embedder.name, embedder.dimension, None
+
+        def embed(self, part: Sequence[str]) -> list[list[float]]:
+            threads.add(threading.current_thread().name)
+            return embedder.embed(part)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="pool") as pool:
+        shared = SharedEmbedder(Recording(), pool, part_size=2)
+        assert np.allclose(shared.embed(texts), embedder.embed(texts), atol=1e-5)
+        assert len(threads) == 2  # the caller and the pool's thread shared the parts
+        # The pool's thread busy with other work: the caller embeds every part alone.
+        release = threading.Event()
+        blocker = pool.submit(release.wait, 60)
+        threads.clear()
+        assert np.allclose(shared.embed(texts), embedder.embed(texts), atol=1e-5)
+        assert threads == {threading.current_thread().name} and not blocker.done()
+        release.set()
 
 
 def test_a_failed_part_fails_the_shared_batch_and_stops_the_others() -> None:

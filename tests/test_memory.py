@@ -331,6 +331,9 @@ class FailingVectors:
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
         return self.real.dense(ids)
 
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        return self.real.sentence_vectors(ids)
+
     def all_payloads(self) -> dict[str, VectorPayload]:
         return self.real.all_payloads()
 

@@ -11,6 +11,8 @@ import functools
 import threading
 from collections import deque
 from collections.abc import Sequence
+from concurrent import futures
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -19,7 +21,7 @@ from engine.embed.multilingual import UseEmbedder
 from engine.embed.onnx import DIMENSION, OnnxMiniLM
 from engine.settings.stores import default_model_cache
 
-__all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "cpu_has_bf16", "embedder_for"]
+__all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "SharedEmbedder", "cpu_has_bf16", "embedder_for"]
 
 
 class Embedder(Protocol):
@@ -147,3 +149,41 @@ class SharedBatch:
         if missing:
             raise RuntimeError(f"{len(missing)} texts of the batch were not embedded")
         return self._rows  # type: ignore[return-value]  # no None left, checked above
+
+
+class SharedEmbedder:
+    """An embedder whose batches the caller shares with a pool's thread (`SharedBatch`), as
+    store_many's are: reflection, digests and repairs embed on two cores where a batch
+    computes on one (`embedder_threads`). The pool's thread joins only if it is free in
+    time: a batch never waits for other work queued on it."""
+
+    def __init__(self, embedder: Embedder, pool: Executor, part_size: int) -> None:
+        self._embedder = embedder
+        self._pool = pool
+        self._part_size = part_size
+
+    @property
+    def name(self) -> str:
+        return self._embedder.name
+
+    @property
+    def dimension(self) -> int:
+        return self._embedder.dimension
+
+    @property
+    def multilingual(self) -> Embedder | None:
+        return self._embedder.multilingual
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if len(texts) <= self._part_size:
+            return self._embedder.embed(texts)
+        batch = SharedBatch(self._embedder, texts, self._part_size)
+        helper = self._pool.submit(batch.work)
+        try:
+            batch.work()
+        finally:
+            if not helper.cancel():  # it has begun: its part is ours, wait for it
+                futures.wait([helper])
+        if not helper.cancelled():
+            helper.result()  # its failure, if it had one
+        return batch.vectors()

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from engine.embed.multilingual import needs_multilingual
 
-__all__ = ["by_text", "sentences_to_embed"]
+__all__ = ["as_embedded", "by_text", "sentences_to_embed", "stored_by_sentence"]
 
 _Row = TypeVar("_Row")
 
@@ -41,13 +41,52 @@ def sentences_to_embed(content: str, max_sentences: int) -> list[str]:
     """
     if max_sentences < 2 or needs_multilingual(content):
         return []
-    label_match = _LABEL.match(content)
-    label = label_match.group(0) if label_match else ""
-    body = content[len(label) :]
-    parts = [part.strip() for part in _END.split(body) if part and part.strip()]
+    label, parts = _labelled(content)
     if not 2 <= len(parts) <= max_sentences:
         return []
     return [label + part for part in parts]
+
+
+def stored_by_sentence(content: str, stored: Sequence[Sequence[float]]) -> dict[str, Sequence[float]]:
+    """The vectors a point of `content` holds for its sentences, by their text with the
+    label or without it (each was embedded with it): `stored` is its "sentences" multivector
+    (its own vector, then its sentences'). One sentence is the content itself; several are
+    read only when the point has a vector for each (content stored with sentence vectors off
+    has its own vector alone).
+
+    >>> stored_by_sentence("Calvin: Hi! Nobody was hurt.", [[1.0], [2.0], [3.0]])
+    {'Hi!': [2.0], 'Nobody was hurt.': [3.0], 'Calvin: Hi!': [2.0]}
+    >>> stored_by_sentence("Nobody was hurt.", [[1.0]]), stored_by_sentence("Hi! Bye.", [[1.0]])
+    ({'Nobody was hurt.': [1.0]}, {})
+    """
+    label, parts = _labelled(content)
+    if len(parts) == 1 and stored:
+        found = {parts[0]: stored[0]}
+    elif len(parts) >= 2 and len(stored) == 1 + len(parts):
+        found = dict(zip(parts, stored[1:], strict=True))
+    else:
+        return {}
+    if label:
+        found[label + parts[0]] = found[parts[0]]
+    return found
+
+
+def as_embedded(content: str, sentence: str) -> str:
+    """A sentence of `content` as ingest embeds it: with the speaker label the content
+    starts with, unless it holds it already.
+
+    >>> as_embedded("Calvin: Hi! Bye.", "Bye."), as_embedded("Calvin: Hi! Bye.", "Calvin: Hi!")
+    ('Calvin: Bye.', 'Calvin: Hi!')
+    """
+    label = _labelled(content)[0]
+    return sentence if sentence.startswith(label) else label + sentence
+
+
+def _labelled(content: str) -> tuple[str, list[str]]:
+    label_match = _LABEL.match(content)
+    label = label_match.group(0) if label_match else ""
+    body = content[len(label) :]
+    return label, [part.strip() for part in _END.split(body) if part and part.strip()]
 
 
 def by_text(rows: Sequence[_Row], counts: Sequence[int]) -> list[list[_Row]]:

@@ -64,7 +64,7 @@ class Keeper:
                 namespace,
                 now=time.time(),
                 facts=self._core.facts,
-                embedder=self._core.embedder,
+                embedder=self._core.batch_embedder,
                 from_start=force,
                 extractor=self._core.extractor,
             )
@@ -141,7 +141,7 @@ class Keeper:
                 refresh_around(self._core.graph, self._core.vectors, namespace, [id], self._core.settings)
                 action = "restore"
             else:
-                back = unarchive(self._core.graph, self._core.vectors, self._core.embedder, self._core.archive,
+                back = unarchive(self._core.graph, self._core.vectors, self._core.batch_embedder, self._core.archive,
                                  namespace, id, settings=self._core.settings)  # fmt: skip
                 if back is None:
                     raise NotFound("forgotten or archived episode", id)
@@ -178,8 +178,9 @@ class Keeper:
         if not wanted:
             return
         try:
-            refresh_digests(self._core.graph, self._core.digests, self._core.embedder, self._core.settings,
-                            namespace, wanted, now=time.time(), extractor=self._core.extractor)  # fmt: skip
+            refresh_digests(self._core.graph, self._core.digests, self._core.batch_embedder, self._core.settings,
+                            namespace, wanted, episode_vectors=self._core.vectors, now=time.time(),
+                            extractor=self._core.extractor)  # fmt: skip
         except (StoreUnavailable, WriteFailed) as exc:
             log.warning("digests of %d sessions removed, not rebuilt: %s", len(wanted), exc)
             self._core.graph.replace_digests(namespace, wanted, [])
@@ -234,7 +235,7 @@ class Keeper:
         self._core.check_open()
         with self._core.writer.lock:
             report = check_and_repair(self._core.graph, self._core.vectors, self._core.facts, self._core.digests,
-                                      self._core.embedder, self._core.settings, repair=repair,
+                                      self._core.batch_embedder, self._core.settings, repair=repair,
                                       progress=progress)  # fmt: skip
         if report.repaired:
             self._core.log("repair", None, report.missing_vectors + report.orphan_vectors
@@ -269,20 +270,20 @@ class Keeper:
         self._core.check_open()
         chosen = _namespaces(namespaces)
         with self._core.writer.lock:
-            summary = import_memory(self._core.graph, self._core.vectors, self._core.embedder, self._core.archive,
+            summary = import_memory(self._core.graph, self._core.vectors, self._core.batch_embedder, self._core.archive,
                                     Path(path), settings=self._core.settings, namespaces=chosen)  # fmt: skip
             # Fact and digest points are derived: an export carries the facts and digests, not
             # their points.
             for namespace in sorted(chosen or self._core.graph.namespaces()):
                 self._rebuild_fact_points(namespace)
-                write_digest_points(self._core.digests, self._core.embedder, self._core.graph.digests(namespace),
+                write_digest_points(self._core.digests, self._core.batch_embedder, self._core.graph.digests(namespace),
                                     self._core.settings)  # fmt: skip
         self._core.log("import", None, [], f"{summary.nodes} nodes from {path}")
         return summary
 
     def _rebuild_fact_points(self, namespace: str) -> None:
         try:
-            rebuild_fact_points(self._core.graph, self._core.facts, self._core.embedder, namespace,
+            rebuild_fact_points(self._core.graph, self._core.facts, self._core.batch_embedder, namespace,
                                 self._core.settings)  # fmt: skip
         except (StoreUnavailable, WriteFailed):
             pass  # the graph holds the facts; `doctor` finds the points missing and rebuilds them

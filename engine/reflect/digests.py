@@ -27,10 +27,10 @@ from engine.reflect.digest import (
     digest_head,
     session_sentences,
     session_topics,
-    worth_a_vector,
     written_summary_fits,
 )
 from engine.reflect.roles import is_assistant, is_user
+from engine.reflect.sentence_vectors import sentence_vectors
 from engine.settings import Settings
 from engine.stores.base import DigestGraph, GraphLookup, SessionRow
 from engine.stores.vectors import VectorPayload, VectorPoint, VectorStore
@@ -75,17 +75,19 @@ def speaker_name(role: str | None, chinese: bool) -> str | None:
 
 def refresh_digests(
     graph: DigestReader, store: VectorStore, embedder: Embedder, settings: Settings,
-    namespace: str, session_ids: Sequence[str], *, now: float, extractor: Extractor | None = None,
+    namespace: str, session_ids: Sequence[str], *, episode_vectors: VectorStore, now: float,
+    extractor: Extractor | None = None,
 ) -> list[Digest]:  # fmt: skip
     """Digest these sessions again from their live episodes: their nodes replaced in one
-    transaction, then their points written; a session without a live episode loses both.
+    transaction, then their points written to `store`; a session without a live episode loses
+    both. The episodes' sentence vectors are read from their points in `episode_vectors`.
     With an LLM `extractor`, it writes each digest's summary where its answer passes
     `written_summary_fits`; the central sentences stand in otherwise. Returns the digests written."""
     sessions = sorted(set(session_ids))
     if not sessions:
         return []
     built = [
-        _digest(graph, embedder, settings, namespace, session_id, episodes, now, extractor)
+        _digest(graph, embedder, episode_vectors, settings, namespace, session_id, episodes, now, extractor)
         for session_id in sessions
         if (episodes := graph.session_episodes(namespace, session_id, now))
     ]
@@ -119,7 +121,7 @@ def write_digest_points(store: VectorStore, embedder: Embedder, digests: Sequenc
 
 
 def _digest(
-    graph: GraphLookup, embedder: Embedder, settings: Settings, namespace: str, session_id: str,
+    graph: GraphLookup, embedder: Embedder, store: VectorStore, settings: Settings, namespace: str, session_id: str,
     episodes: list[Episode], now: float, extractor: Extractor | None,
 ) -> Digest:  # fmt: skip
     chinese = sum(has_cjk(e.content) for e in episodes) * 2 > len(episodes)
@@ -127,7 +129,7 @@ def _digest(
     speakers = {e.id: speaker_name(e.role, chinese) for e in episodes}
     participants = list(dict.fromkeys(name for name in speakers.values() if name))
     found = session_sentences([(e.id, e.role, e.content) for e in episodes])
-    vectors = _sentence_vectors(embedder, [text for _, _, text in found], chinese)
+    vectors = sentence_vectors(embedder, store, episodes, found, chinese)
     sentences = [
         SessionSentence(episode_id, speakers[episode_id], text, vector)
         for (episode_id, _, text), vector in zip(found, vectors, strict=True)
@@ -172,19 +174,6 @@ def _written(
     if answer is None or not written_summary_fits(answer.summary, transcript, max_words=words, chinese=chinese):
         return None
     return answer.summary.strip(), [t.strip() for t in answer.topics if t.strip()][:5]
-
-
-def _sentence_vectors(embedder: Embedder, texts: list[str], chinese: bool) -> list[list[float]]:
-    """Sentence vectors in the space that reads the session's language; a zero vector for a
-    sentence of no weight (`worth_a_vector`), which is neither picked nor counted, so that
-    embedding spends itself on the ones that can be."""
-    wanted = [i for i, text in enumerate(texts) if worth_a_vector(text)]
-    if not wanted:
-        return [[] for _ in texts]
-    model = embedder.multilingual if chinese and embedder.multilingual is not None else embedder
-    found = dict(zip(wanted, model.embed([texts[i] for i in wanted]), strict=True))
-    empty = [0.0] * len(next(iter(found.values())))
-    return [found.get(i, empty) for i in range(len(texts))]
 
 
 def _stated_facts(graph: GraphLookup, namespace: str, entities: Mapping[str, list[Entity]], ids: set[str]) -> list[str]:

@@ -161,7 +161,7 @@ class QdrantEdgeVectorStore:
             self._update(qe.UpdateOperation.set_payload(list(ids), {"deleted": 0}))
 
     def set_keyword(self, keys: Mapping[str, SparseVector], key_version: int) -> None:
-        present: list[Any] = [str(p.id) for p in self._retrieve(list(keys), payload=False, vector=False)]
+        present: list[Any] = [str(p.id) for p in self._retrieve(list(keys), payload=False)]
         if not present:
             return
         self._update(
@@ -244,18 +244,19 @@ class QdrantEdgeVectorStore:
                 raise StoreUnavailable(f"vector scroll failed: {exc}") from exc
         return [str(record.id) for record in records]
 
-    def _retrieve(self, ids: Sequence[str], *, payload: bool, vector: bool) -> list[Any]:
+    def _retrieve(self, ids: Sequence[str], *, payload: bool, space: str | None = None) -> list[Any]:
+        """The points of `ids`, with their payloads or not, and their vectors in one `space`
+        (none: no vectors): a point's sentence vectors are several times its size."""
         if not ids:
             return []
         with self._lock:
             try:
-                # The dense vector alone: a point's sentence vectors are several times its size.
-                return list(self._shard.retrieve(list(ids), with_payload=payload, with_vector=[DENSE] if vector else False))
+                return list(self._shard.retrieve(list(ids), with_payload=payload, with_vector=[space] if space else False))
             except Exception as exc:
                 raise StoreUnavailable(f"vector retrieve failed: {exc}") from exc
 
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
-        points = self._retrieve(ids, payload=True, vector=False)
+        points = self._retrieve(ids, payload=True)
         return {str(p.id): VectorPayload.model_validate(p.payload) for p in points}
 
     def all_payloads(self) -> dict[str, VectorPayload]:
@@ -275,12 +276,22 @@ class QdrantEdgeVectorStore:
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
         found: dict[str, list[float]] = {}
-        for point in self._retrieve(ids, payload=False, vector=True):
+        for point in self._retrieve(ids, payload=False, space=DENSE):
             vector = point.vector
             if isinstance(vector, dict):
                 values = vector.get(DENSE)
                 if isinstance(values, list):
                     found[str(point.id)] = [float(x) for x in values]
+        return found
+
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        if SENTENCES not in self._spaces:
+            return {point_id: [vector] for point_id, vector in self.dense(ids).items()}
+        found: dict[str, list[list[float]]] = {}
+        for point in self._retrieve(ids, payload=False, space=SENTENCES):
+            vector = point.vector
+            if isinstance(vector, dict) and isinstance(rows := vector.get(SENTENCES), list):
+                found[str(point.id)] = [[float(x) for x in row] for row in rows]
         return found
 
     def optimize(self) -> None:

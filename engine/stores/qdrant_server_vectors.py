@@ -239,26 +239,36 @@ class QdrantServerVectorStore:
         )  # fmt: skip
         return [str(record.id) for record in records]
 
-    def _retrieve(self, ids: Sequence[str], *, vector: bool) -> list[qm.Record]:
+    def _retrieve(self, ids: Sequence[str], *, space: str | None = None) -> list[qm.Record]:
+        """The points of `ids`: their payloads, or (given a `space`) their vectors in it alone."""
         if not ids:
             return []
         return self._call(
             "retrieve",
             lambda: self._client.retrieve(
-                self._collection, list(ids), with_payload=not vector, with_vectors=[DENSE] if vector else False
+                self._collection, list(ids), with_payload=space is None, with_vectors=[space] if space else False
             ),
         )
 
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
         return {
-            str(p.id): VectorPayload.model_validate(p.payload) for p in self._retrieve(ids, vector=False)
+            str(p.id): VectorPayload.model_validate(p.payload) for p in self._retrieve(ids)
         }
 
     def dense(self, ids: Sequence[str]) -> dict[str, list[float]]:
         found: dict[str, list[float]] = {}
-        for point in self._retrieve(ids, vector=True):
+        for point in self._retrieve(ids, space=DENSE):
             if isinstance(point.vector, dict) and isinstance(values := point.vector.get(DENSE), list):
                 found[str(point.id)] = [float(x) for x in values]  # type: ignore[arg-type]
+        return found
+
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        if SENTENCES not in self._spaces:
+            return {point_id: [vector] for point_id, vector in self.dense(ids).items()}
+        found: dict[str, list[list[float]]] = {}
+        for point in self._retrieve(ids, space=SENTENCES):
+            if isinstance(point.vector, dict) and isinstance(rows := point.vector.get(SENTENCES), list):
+                found[str(point.id)] = [[float(x) for x in row] for row in rows]  # type: ignore[union-attr]
         return found
 
     def all_payloads(self) -> dict[str, VectorPayload]:

@@ -135,6 +135,12 @@ class VectorStore(Protocol):
         """The dense vectors of these points (missing ids are left out)."""
         ...
 
+    def sentence_vectors(self, ids: Sequence[str]) -> dict[str, list[list[float]]]:
+        """Each point's vectors in the "sentences" space: its own dense vector, then its
+        sentences' in order (`VectorPoint.sentence_space`); the dense vector alone in a store
+        made before that space. Missing ids are left out."""
+        ...
+
     def payloads(self, ids: Sequence[str]) -> dict[str, VectorPayload]:
         """The stored payloads of these points (missing ids are left out), for checks and repair."""
         ...

@@ -86,6 +86,9 @@ def test_a_point_scores_the_nearest_of_its_vector_and_its_sentences(vectors: Vec
     assert nearest([0, 1, 0, 0])[0] == (IDS[0], 1.0)
     assert nearest([0, 1, 0, 0], "dense")[0][1] == 0.0  # its own vector alone
     assert [round(x, 5) for x in vectors.dense([IDS[0]])[IDS[0]]] == [1, 0, 0, 0]
+    # Its own vector, then its sentences' (as unit vectors, as cosine stores them).
+    stored = {i: [[round(x, 5) for x in row] for row in rows] for i, rows in vectors.sentence_vectors(IDS[:3]).items()}
+    assert stored == {IDS[0]: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0.6, 0.8]], IDS[1]: [[0, 0, 1, 0]]}
     assert nearest([0, 1, 0, 0], within=(T + 1, T + 9)) == [(IDS[1], 0.0)]
     vectors.mark_deleted([IDS[0]])
     assert [i for i, _ in nearest([0, 1, 0, 0])] == [IDS[1]]
@@ -111,6 +114,9 @@ def test_a_shard_made_before_the_sentences_space_opens_and_works_without_it(tmp_
             found = store.search_dense("ns", [0, 1, 0, 0], 10, space="sentences")
             assert [(h.id, round(h.score, 5)) for h in found] == [(IDS[0], 0.0)]
             assert [h.id for h in store.search_dense("ns", [1, 0, 0, 0], 10)] == [IDS[0]]
+            assert {i: [[round(x, 5) for x in row] for row in rows] for i, rows in store.sentence_vectors(IDS[:2]).items()} == {
+                IDS[0]: [[1, 0, 0, 0]]
+            }
         finally:
             store.close()
 
