@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo bilingual multilingual semantic answers updates clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo bilingual ingest multilingual semantic answers updates clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -86,6 +86,10 @@ locomo: $(STAMP)
 # The same harness on hindsight's own dated English and Chinese chats (bench/data/).
 bilingual: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.locomo --data bench/data/bilingual.json
+
+# LoCoMo ingest: a turn's own model pass against its sentences' mean, A/B in one process (~4 minutes).
+ingest: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.ingest
 
 # What the multilingual space costs Chinese text: store_many, recall and memory, A/B (~3 minutes).
 multilingual: $(STAMP)

@@ -7,10 +7,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from engine import Memory, Settings
-from engine.ingest.sentences import sentences_to_embed
+from engine.ingest.sentences import mean_vector, sentences_to_embed
 from engine.models import MemoryCard
 from engine.rebuild import rebuild_vectors
 
@@ -93,3 +94,20 @@ def test_a_rebuilt_vector_store_gives_stored_turns_their_sentence_vectors(tmp_pa
     assert rebuild_vectors(settings=settings).repaired
     with Memory.open(settings=settings) as memory:
         assert _vector_score(_card(memory, long_id)) > whole + 0.1
+
+
+def test_without_a_pass_of_its_own_a_turn_takes_its_sentences_mean_in_ingest_and_repair(tmp_path: Path) -> None:
+    short = "Calvin: I restore old cars."
+    with _open(tmp_path, embed_whole=False, embedder_precision="float32") as memory:
+        long_id, short_id = [r.id for r in memory.store_many([{"content": c, "namespace": "n"} for c in (LONG, short)])]
+        embed = memory._core.embedder.embed
+        sentences = [embed([piece])[0] for piece in sentences_to_embed(LONG, memory.settings.sentence_vectors_max)]
+        stored = memory._core.vectors.sentence_vectors([long_id, short_id])
+        assert np.allclose(stored[long_id][1:], sentences, atol=1e-4)
+        assert np.allclose(stored[long_id][0], mean_vector(sentences), atol=1e-4)
+        assert _cosine(stored[long_id][0], embed([LONG])[0]) < 0.999  # not the whole's own pass
+        assert np.allclose(stored[short_id], [embed([short])[0]], atol=1e-4)  # one sentence: its own
+        settings = memory.settings
+    assert rebuild_vectors(settings=settings).repaired
+    with Memory.open(settings=settings) as memory:
+        assert np.allclose(memory._core.vectors.sentence_vectors([long_id])[long_id][0], mean_vector(sentences), atol=1e-4)

@@ -15,7 +15,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from engine.embed import Embedder, SharedBatch
-from engine.ingest.sentences import by_text
+from engine.ingest.sentences import by_text, mean_vector
 from engine.llm import Extractor, LLMExtraction
 from engine.nlp import RawEntity, find_entities
 
@@ -28,6 +28,8 @@ class ModelOutputs:
 
     entities: list[list[RawEntity]]
     vectors: list[list[float]]
+    # Whether each text's vector is its own pass through the model, not its sentences' mean.
+    whole: list[bool]
     # The vectors of each text's sentences (`engine.ingest.sentences`); empty for most.
     sentence_vectors: list[list[list[float]]]
     answers: list[LLMExtraction | None]  # the LLM's, None where none was asked or it failed
@@ -39,14 +41,18 @@ class BatchModels:
 
     def __init__(
         self, embedder: Embedder, pool: Executor, texts: Sequence[str], part_size: int,
-        sentences: Sequence[Sequence[str]] = (),
+        sentences: Sequence[Sequence[str]] = (), *, embed_whole: bool = True,
     ) -> None:  # fmt: skip
         """`sentences`: the sentences of each text to embed on their own (none: no text's),
-        in the same shared batch, so that both threads take them as they take texts."""
+        in the same shared batch, so that both threads take them as they take texts. Without
+        `embed_whole`, a text with sentences takes their mean for its vector instead of a
+        pass of its own (`Settings.embed_whole`)."""
         self._texts = list(texts)
         self._sentence_counts = [len(s) for s in sentences] or [0] * len(self._texts)
+        self._whole = [embed_whole or count == 0 for count in self._sentence_counts]
         flat = [sentence for of_text in sentences for sentence in of_text]
-        self._shared = SharedBatch(embedder, self._texts + flat, part_size)
+        own = [text for text, whole in zip(self._texts, self._whole, strict=True) if whole]
+        self._shared = SharedBatch(embedder, own + flat, part_size)
         self._helper = pool.submit(self._shared.work)
         self._entities: list[list[RawEntity]] = []
         self._answers: list[LLMExtraction | None] = []
@@ -68,10 +74,14 @@ class BatchModels:
             futures.wait([self._helper])  # never leave the model thread writing into a dead batch
         self._helper.result()  # its failure, if it had one
         rows = self._shared.vectors()
-        texts = len(self._texts)
+        own = iter(rows[: sum(self._whole)])
+        of_sentences = by_text(rows[sum(self._whole) :], self._sentence_counts)
+        vectors = [
+            next(own) if whole else mean_vector(said) for whole, said in zip(self._whole, of_sentences, strict=True)
+        ]
         return ModelOutputs(
-            entities=self._entities, vectors=rows[:texts], answers=self._answers,
-            sentence_vectors=by_text(rows[texts:], self._sentence_counts),
+            entities=self._entities, vectors=vectors, whole=self._whole, answers=self._answers,
+            sentence_vectors=of_sentences,
         )  # fmt: skip
 
     def abandon(self) -> None:

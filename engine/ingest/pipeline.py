@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from engine.embed import Embedder
 from engine.embed.multilingual import multilingual_vectors
 from engine.ingest.dedup import content_hash
-from engine.ingest.sentences import by_text, sentences_to_embed
+from engine.ingest.sentences import by_text, mean_vector, sentences_to_embed
 from engine.inputs import StoreRequest
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.models import (
@@ -279,16 +279,20 @@ def with_more_vectors(
 ) -> list[VectorPoint]:
     """`points` (rebuilt from stored episodes) given what ingest gives beside the dense vector:
     for content (by id) holding CJK text, its vector in the embedder's multilingual space; for
-    content of several sentences, theirs (one batch for all)."""
+    content of several sentences, theirs (one batch for all), and without `embed_whole` their
+    mean for its dense vector, as ingest makes it."""
     texts = [contents.get(p.id, "") for p in points]
     found = multilingual_vectors(embedder.multilingual, texts)
     sentences = [sentences_to_embed(text, settings.sentence_vectors_max) for text in texts]
     flat = [sentence for of_text in sentences for sentence in of_text]
     grouped = by_text(embedder.embed(flat) if flat else [], [len(s) for s in sentences])
     return [
-        point.model_copy(update={"multilingual": vector, "sentences": of_text or None})
+        point.model_copy(update={
+            "multilingual": vector, "sentences": of_text or None,
+            **({"dense": mean_vector(of_text)} if of_text and not settings.embed_whole else {}),
+        })
         for point, vector, of_text in zip(points, found, grouped, strict=True)
-    ]
+    ]  # fmt: skip
 
 
 def _result(item: PlannedEpisode) -> StoreResult:

@@ -13,9 +13,11 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
+import numpy as np
+
 from engine.embed.multilingual import needs_multilingual
 
-__all__ = ["as_embedded", "by_text", "sentences_to_embed", "stored_by_sentence"]
+__all__ = ["as_embedded", "by_text", "mean_vector", "sentences_to_embed", "stored_by_sentence"]
 
 _Row = TypeVar("_Row")
 
@@ -87,6 +89,17 @@ def _labelled(content: str) -> tuple[str, list[str]]:
     label = label_match.group(0) if label_match else ""
     body = content[len(label) :]
     return label, [part.strip() for part in _END.split(body) if part and part.strip()]
+
+
+def mean_vector(vectors: Sequence[Sequence[float]]) -> list[float]:
+    """The unit-length mean of unit vectors: a text's vector from its sentences' when it
+    gets no pass of its own.
+
+    >>> mean_vector([[1.0, 0.0], [0.0, 1.0]]) == [0.7071067690849304, 0.7071067690849304]
+    True
+    """
+    mean = np.mean(np.asarray(vectors, dtype=np.float32), axis=0)
+    return (mean / np.linalg.norm(mean)).tolist()  # type: ignore[no-any-return]
 
 
 def by_text(rows: Sequence[_Row], counts: Sequence[int]) -> list[list[_Row]]:

@@ -178,8 +178,9 @@ class Writer:
             contents = [t.request.content for t in started.texts]
             sentences = [sentences_to_embed(c, self._settings.sentence_vectors_max) for c in contents]
             started.models = BatchModels(
-                self._embedder, self._model_pool, contents, self._settings.embed_part_size, sentences
-            )
+                self._embedder, self._model_pool, contents, self._settings.embed_part_size, sentences,
+                embed_whole=self._settings.embed_whole,
+            )  # fmt: skip
             started.models.extract(self._extractor)
         except Exception as exc:
             started.error = exc
@@ -196,12 +197,12 @@ class Writer:
         second = multilingual_vectors(self._embedder.multilingual, [t.request.content for t in texts])
         for text, vector in zip(texts, second, strict=True):
             text.multilingual = vector
-        for text, entities, vector, answer, of_sentences in zip(
-            texts, found.entities, found.vectors, found.answers, found.sentence_vectors, strict=True
+        for text, entities, vector, whole, answer, of_sentences in zip(
+            texts, found.entities, found.vectors, found.whole, found.answers, found.sentence_vectors, strict=True
         ):
             text.embedding = list(vector)
             text.sentences = of_sentences
-            if len(text.request.content) <= _SHORT_TEXT_CHARS:
+            if whole and len(text.request.content) <= _SHORT_TEXT_CHARS:
                 # A one-sentence turn is often its own decision: supersession reuses this.
                 self._short_vectors.remember(text.request.content, vector)
             if answer is not None:  # the LLM replaces the rules where it answered
