@@ -89,6 +89,17 @@ def _version(package: str) -> str | None:
         return None
 
 
+def _graph_index(settings: Settings) -> Choice:
+    """Whether recall reads the graph's mentions in process, and what falls back to statements."""
+    name, size = "graph_index_episodes", settings.graph_index_episodes
+    if settings.backend != "embedded":
+        return Choice(name=name, value="unused", why=f"the {settings.backend} backend reads the graph by statements")
+    if size == 0:
+        return Choice(name=name, value="0", why="off: recall reads the graph by statements")
+    return Choice(name=name, value=f"{size:,}", why="a larger namespace is read by statements "
+                  "(same answers, slower): `hindsight stats -n NS` and recall's trace say graph_reads")  # fmt: skip
+
+
 def machine_report(settings: Settings) -> MachineReport:
     """The machine, the choices the settings make on it, and the installed packages."""
     cores = os.cpu_count() or 1  # what "0: one per core" counts, engine-wide
@@ -117,6 +128,7 @@ def machine_report(settings: Settings) -> MachineReport:
                why="set" if settings.model_cache_dir else "unset: under XDG_CACHE_HOME, else ~/.cache"),
         Choice(name="llm", value=settings.llm_base_url or "none",
                why="the LLM hook is configured" if settings.llm_base_url else "rules only (no LLM needed)"),
+        _graph_index(settings),
     ]  # fmt: skip
     return MachineReport(
         cpu=_cpu_model(),

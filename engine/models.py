@@ -22,6 +22,7 @@ __all__ = [
     "Entity",
     "Episode",
     "GraphPath",
+    "GraphReads",
     "Kind",
     "Layer",
     "MemoryCard",
@@ -177,6 +178,10 @@ class GraphPath(BaseModel):
     relationships: list[str]
 
 
+# How a store reads a namespace's mentions: its in-process index, or Cypher statements.
+GraphReads = Literal["index", "statements"]
+
+
 class Trace(BaseModel):
     """Why a card was recalled: every channel that found it, the graph path, each factor."""
 
@@ -205,6 +210,10 @@ class Trace(BaseModel):
     # The [start, end) the query names ("on May 2", "上周三"), as recall applied it: episodes in
     # it were listed by the recency channel and boosted by time_factor.
     time_window: tuple[datetime, datetime] | None = None
+    # How the graph's mentions were read for an episode card: from the embedded store's
+    # in-process index, or by statements (Neo4j always; the embedded store for a namespace
+    # over `graph_index_episodes`, or with the index off). Same answers, slower reads.
+    graph_reads: GraphReads | None = None
 
 
 class MemoryCard(BaseModel):
@@ -228,10 +237,11 @@ class MemoryCard(BaseModel):
 
 
 class Stats(BaseModel):
-    """Counts of live records, for one namespace or all."""
+    """Counts of live records, for one namespace or all; for one, how its graph is read."""
 
     namespace: str | None
     episodes: int
     entities: int
     decisions: int
     facts: int
+    graph_reads: GraphReads | None = None  # as in `Trace.graph_reads`

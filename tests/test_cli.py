@@ -331,3 +331,4 @@ def test_info_says_what_the_settings_choose_here(tmp_path: Path, monkeypatch: py
     assert choices["graph_threads"]["why"].startswith("the default on any machine")
     assert choices["embedder_precision"]["value"] in {"float32", "bfloat16"}
     assert choices["data_dir"]["value"] == str(tmp_path.resolve())
+    assert choices["graph_index_episodes"]["value"] == "500,000" and "by statements" in choices["graph_index_episodes"]["why"]

@@ -220,7 +220,28 @@ def test_it_can_be_turned_off(settings: Settings) -> None:
         memory.store_many(_items(8, start=0))
         graph = memory._core.graph
         assert isinstance(graph, LadybugGraphStore) and graph._mentions is None
-        assert memory.recall("Alice Chen", top_k=3)
+        cards = memory.recall("Alice Chen", top_k=3)
+        assert cards and {card.trace.graph_reads for card in cards if card.trace} == {"statements"}
+        assert memory.stats(namespace="default").graph_reads == "statements"
+
+
+def test_recall_and_stats_say_when_a_namespace_is_too_large_to_index(settings: Settings) -> None:
+    """Past `graph_index_episodes` a namespace falls back to statements with the same cards,
+    and says so; one within the bound keeps its index."""
+    bounded = settings.model_copy(update={"graph_index_episodes": 12})
+    now = T + 86_400
+    with Memory.open(settings=bounded) as memory:
+        memory.store_many(_items(6, start=0, namespace="small") + _items(20, start=0, namespace="big"))
+        assert memory.stats(namespace="big").graph_reads == "statements"  # told before any recall
+        assert memory.stats().graph_reads is None  # all namespaces: no one way
+        for namespace, reads in (("small", "index"), ("big", "statements")):
+            cards = memory.recall("Who did Alice Chen meet in Berlin?", namespace=namespace, top_k=5, now=now)
+            assert cards and {c.trace.graph_reads for c in cards if c.kind != "digest" and c.trace} == {reads}
+            assert memory.stats(namespace=namespace).graph_reads == reads
+        big = [c.id for c in memory.recall("Who did Alice Chen meet in Berlin?", namespace="big", top_k=5, now=now)]
+    with Memory.open(settings=settings.model_copy(update={"graph_index_episodes": 100})) as memory:
+        held = memory.recall("Who did Alice Chen meet in Berlin?", namespace="big", top_k=5, now=now)
+        assert [c.id for c in held] == big and held[0].trace and held[0].trace.graph_reads == "index"
 
 
 def test_it_holds_at_most_its_bound_least_recently_recalled_out(settings: Settings) -> None:

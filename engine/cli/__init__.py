@@ -199,6 +199,8 @@ def stats(
     else:
         for key in ("episodes", "entities", "decisions", "facts"):
             console.print(f"{key:>10}: {getattr(counts, key)}")
+        if counts.graph_reads is not None:
+            console.print(f"{'graph':>10}: read by {'its in-process index' if counts.graph_reads == 'index' else 'statements'}")
 
 
 @app.command()

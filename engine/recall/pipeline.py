@@ -8,7 +8,7 @@ from itertools import takewhile
 from operator import itemgetter
 
 from engine.inputs import RecallRequest
-from engine.models import Episode, GraphPath, MemoryCard, Trace, from_epoch
+from engine.models import Episode, GraphPath, GraphReads, MemoryCard, Trace, from_epoch
 from engine.recall.channels import Seed, hub_degree
 from engine.recall.digest_cards import asked_sessions, digest_cards
 from engine.recall.diversity import mmr_order
@@ -198,9 +198,11 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     reached = context.found["graph"].reached if "graph" in context.found else {}
     paths = {c.episode.id: _path(c.episode.id, reached, entity_paths) for _, c, _ in shown}
     named = _path_episodes(context.reads.live_episodes, paths.values(), episodes)
+    graph_reads = context.graph.graph_reads(request.namespace) if shown else None
     top = [
         (final, candidate.episode,
-         _trace(final, candidate, factors, now, paths[candidate.episode.id], named, context.time.window))
+         _trace(final, candidate, factors, now, paths[candidate.episode.id], named, context.time.window,
+                graph_reads))
         for final, candidate, factors in shown
     ]  # fmt: skip
     wants_facts = context.plan.applies("facts") and request.layer in (None, "semantic")
@@ -292,6 +294,7 @@ def _trace(
     path: GraphPath | None,
     episodes: dict[str, Episode],
     window: tuple[float, float] | None,
+    graph_reads: GraphReads | None,
 ) -> Trace:
     """Why a card was recalled: its channel hits, its graph path and every factor."""
     episode = candidate.episode
@@ -309,6 +312,7 @@ def _trace(
         session_factor=round(factors.session, 6),
         final=round(final, 6),
         time_window=None if window is None else (from_epoch(window[0]), from_epoch(window[1])),
+        graph_reads=graph_reads,
     )
 
 

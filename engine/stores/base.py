@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field
 
-from engine.models import Decision, Entity, Episode, Session, Stats
+from engine.models import Decision, Entity, Episode, GraphReads, Session, Stats
 from engine.views import Digest, Fact, ReflectionSummary
 
 __all__ = [
@@ -255,6 +255,11 @@ class RecallGraph(GraphLookup, DigestGraph, Protocol):
 
     def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
         """Those of these episodes that are live (not deleted, archived or expired at `now`)."""
+        ...
+
+    def graph_reads(self, namespace: str) -> GraphReads:
+        """How this store reads the namespace's mentions (`Trace.graph_reads`): "index" when
+        an in-process index holds it or will at its next read, "statements" otherwise."""
         ...
 
     def episodes_mentioning(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from engine.models import Decision, Entity, Episode, Stats, session_node_id
+from engine.models import Decision, Entity, Episode, GraphReads, Stats, session_node_id
 from engine.stores.base import (
     SESSION_WINDOW,
     EntityLink,
@@ -60,7 +60,7 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
             s.text
             for s in (
                 q.find_entities, q.facts_about, q.facts_by_id, q.count_facts, q.paths_to_entities,
-                q.paths_from_episodes, q.live_episodes, q.mark_accessed_rows,
+                q.paths_from_episodes, q.live_episodes, q.mark_accessed_rows, q.index_size,
             )
         )  # fmt: skip
 
@@ -339,7 +339,11 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
             entities=count(self._q.count_entities),
             decisions=count(self._q.count_decisions),
             facts=count(self._q.count_facts),
+            graph_reads=None if namespace is None else self.graph_reads(namespace),
         )
+
+    def graph_reads(self, namespace: str) -> GraphReads:
+        return "statements"
 
 
 def reached(links: Sequence[EntityLink], frontier: Mapping[str, Sequence[str]]) -> list[str]:

@@ -331,6 +331,8 @@ class GraphStatements(AdminStatements, DigestStatements):
             "RETURN ep.id, en.id, en.name, en.mention_count",
             "ns",
         )
+        # Every episode of a namespace, as `MentionIndex` counts it against its bound.
+        self.index_size = statement("MATCH (ep:Episode) WHERE ep.namespace = $ns RETURN count(ep)", "ns")
         # -- counts ('' counts every namespace) ---------------------------------------------
         self.count_episodes = statement(
             f"MATCH (ep:Episode) WHERE {live} AND ($ns = '' OR ep.namespace = $ns) RETURN count(ep)",

@@ -30,7 +30,7 @@ from typing import Any
 import ladybug
 
 from engine.errors import StoreUnavailable, WriteFailed
-from engine.models import Entity, Episode
+from engine.models import Entity, Episode, GraphReads
 from engine.stores.access_log import AccessLog, marked
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
 from engine.stores.cypher_dialect import LADYBUG
@@ -343,6 +343,17 @@ class LadybugGraphStore(CypherGraphStore):
                 if mentions is not None and not mentions.active_facts:
                     return []
             return super().facts_about(namespace, entity_ids, include_closed)
+
+    def graph_reads(self, namespace: str) -> GraphReads:
+        if self._mentions is None:
+            return "statements"
+        with self._lock:
+            if self._mentions.get(namespace) is not None:
+                return "index"
+            if not self._mentions.admits(namespace):
+                return "statements"
+            size = int(self._run(self._q.index_size, {"ns": namespace})[0][0])
+            return "index" if self._mentions.admits(namespace, size) else "statements"
 
     def _indexed(self, namespace: str) -> NamespaceMentions | None:
         """The namespace's index, read from the graph at its first use (None when off, or

@@ -250,6 +250,15 @@ class MentionIndex:
         """Keep a namespace's index, dropping the least recently used to stay in bounds."""
         self._namespaces[namespace] = mentions
         self._namespaces.move_to_end(namespace)
+        self._trim()
+
+    def _trim(self) -> None:
+        """Back within `max_episodes`: a namespace grown past it alone is let go and served by
+        the statements from then on, then the least recently used go."""
+        for namespace, mentions in list(self._namespaces.items()):
+            if len(mentions.episodes) > self.max_episodes:
+                del self._namespaces[namespace]
+                self._too_large.add(namespace)
         total = sum(len(m.episodes) for m in self._namespaces.values())
         while total > self.max_episodes and len(self._namespaces) > 1:
             _, evicted = self._namespaces.popitem(last=False)
@@ -287,6 +296,8 @@ class MentionIndex:
         if batch.facts or batch.fact_updates or batch.fact_closes:
             for mentions in self._namespaces.values():
                 mentions.active_facts = True  # facts carry no namespace: maybe any of them
+        if batch.episodes:
+            self._trim()
 
     def set_deleted(self, namespace: str, episode_id: str, at: float | None) -> None:
         """An episode soft-deleted at `at`, or restored (None)."""
