@@ -217,7 +217,7 @@ class BehaviourSettings(StoreSettings):
         False, json_schema_extra=_INGEST_RULES,
         description="Content with sentence vectors also gets a model pass of its own for its "
         "vector (true), or takes the mean of its sentences' vectors (false): the mean saves "
-        "that pass, about two fifths of ingest's embedding, with the same LoCoMo recall "
+        "that pass, the longest text of each such turn, and recall finds what it finds "
         "(bench.ingest). True suits content whose sentences mean little apart. Applies to "
         "content stored from then on.",
     )
