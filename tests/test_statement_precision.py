@@ -28,6 +28,9 @@ def _read(text: str) -> list[tuple[str, str, str, bool]]:
         "My flight got cancelled again.",
         "I'll check whether they're open on Sundays.",
         "I might go to Paris.",
+        "Maybe one day we will be able to watch the sunrise together.",
+        "I decided to quit my job at Google.",
+        "I'm going to quit my job at Google.",
     ],
 )
 def test_what_states_nothing(text: str) -> None:
@@ -53,6 +56,14 @@ def test_what_states_nothing(text: str) -> None:
         ("I'm thinking about switching to a standing desk.", [("speaker", "considers", "standing desk", False)]),
         ("We moved house and now live in Shanghai.", [("speaker", "lives_in", "shanghai", False)]),
         ("I can't stand long meetings.", [("speaker", "dislikes", "long meeting", False)]),
+        # "decided to" chooses what it goes with or uses; any other deed it plans
+        ("I decided to run for office next year.", [("speaker", "plans_to", "office", False)]),
+        ("We decided to use Kubernetes for the Orion deployment.", [("speaker", "decided", "kubernetes", False)]),
+        ("I'll be able to open my dance studio next month.", [("speaker", "plans_to", "dance studio", False)]),
+        ("I'll leave for Paris tomorrow.", [("speaker", "plans_to", "paris", False)]),
+        # a capitalised name the parser reads as a verb is no predicate
+        ("I play CS:GO, Valorant and Overwatch with my friends.",
+         [("speaker", "play", "cs:go", False), ("speaker", "play", "valorant", False)]),
     ],
 )  # fmt: skip
 def test_what_is_kept(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -114,3 +125,4 @@ def test_reflection_keeps_what_is_worth_a_fact(memory: Memory) -> None:
         "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace RETURN f.predicate, b.name"
     ).rows
     assert sorted(tuple(row) for row in rows) == [("adopt", "Pixie"), ("does", "surfing"), ("grill", "chicken")]
+

@@ -11,6 +11,7 @@ __all__ = [
     "AMOUNTS",
     "ASPECT",
     "CHANGES",
+    "CHOOSING",
     "COLLEAGUES",
     "CONDITIONS",
     "CONTROL",
@@ -73,6 +74,9 @@ NOT_OBJECT_LINKS = frozenset({
 # sunset": the object that counts is the prepositional one after the noun
 FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
 CHANGES = frozenset({"switch", "change", "move", "migrate", "upgrade", "convert", "transfer"})
+# What "decided to ..." chooses ("decided to go with PostgreSQL", "to use Kubernetes"); any
+# other verb after it is a plan ("decided to run for office"), not a thing decided.
+CHOOSING = frozenset({"use", "go", "choose", "pick", "settle", "opt", "stick"})
 # What "I'll ..." plans: going, getting, starting, trying; "I will incorporate this" is no plan.
 PLANNED = frozenset({
     "visit", "go", "travel", "buy", "adopt", "try", "start", "join", "move", "attend",

@@ -32,6 +32,7 @@ from engine.reflect.statement_cues import (
     ASPECT,
     CAUSATIVE,
     CHANGES,
+    CHOOSING,
     COLLEAGUES,
     CONDITIONS,
     CONTROL,
@@ -399,10 +400,12 @@ def english_statements(doc: Any) -> list[Statement]:
             continue
         said = stances(sentence)
         for verb in sentence:
-            if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted:
+            if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not _misread_name(verb):
                 said += _said_with(verb, sentence, quoted)
         found += said + reversals(sentence, said)
-    return found
+    # One object read twice ("CS:GO" is three tokens) is one statement.
+    kept = {(s.subject, s.predicate, s.object_key, s.negated, s.sentence): s for s in reversed(found)}
+    return [s for s in found if kept[(s.subject, s.predicate, s.object_key, s.negated, s.sentence)] is s]
 
 
 def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
@@ -421,6 +424,22 @@ def _is_activity(verb: Any) -> bool:
         and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "attr", "acomp") and c.lower_ not in AMOUNTS
                     for c in verb.children)
     )  # fmt: skip
+
+
+def _able_later(verb: Any) -> bool:
+    """"we will be able to watch", "I might be able to come": what may be, not what is."""
+    if verb.dep_ != "xcomp" or verb.head.lemma_ != "able":
+        return False
+    be = verb.head.head if verb.head.dep_ == "acomp" else verb.head
+    return _will(be) or any(c.dep_ == "aux" and c.lower_ in MODALS for c in be.children)
+
+
+def _misread_name(token: Any) -> bool:
+    """"I play CS:GO, Valorant and Overwatch": a capitalised word inside a clause is a name
+    the parser took for a verb (a sentence, or a speaker's turn after "Name:", may open with
+    a verb)."""
+    return (token.text[:1].isupper() and not token.is_sent_start and token.lower_ != "i"
+            and token.nbor(-1).text not in (":", '"', "“", "(", "-", "—", "…"))  # fmt: skip
 
 
 def _adjective_root(token: Any) -> bool:
@@ -454,6 +473,15 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
         control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
+    if control == "decide" and content.i != verb.i and content.lemma_ not in CHOOSING:
+        control = "plan"  # "decided to run for office" plans it; "decided to go with X" chose X
+    later = control in ("decide", "plan") or _will(verb) or _going(verb, content)
+    if later and content.lemma_ in ("quit", "leave") and not any(c.lower_ == "for" for c in content.children):
+        return []  # "decided to quit my job at Google": a plan to leave it, not to have it
+    if _able_later(verb):
+        if content.lemma_ not in PLANNED:
+            return []  # "one day we will be able to watch the sunrise": a hope, not a deed
+        control = "plan"  # "I'll be able to open my studio next month"
     if content.lemma_ == "be" and verb.dep_ == "advcl":
         return []  # "since I was a kid": when, not what
     if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
