@@ -31,6 +31,8 @@ def _read(text: str) -> list[tuple[str, str, str, bool]]:
         "Maybe one day we will be able to watch the sunrise together.",
         "I decided to quit my job at Google.",
         "I'm going to quit my job at Google.",
+        "Dance is my stress relief and fashion fuels my creativity.",
+        "It's a deep and emotional story that I'm really excited about!",
     ],
 )
 def test_what_states_nothing(text: str) -> None:
@@ -61,6 +63,10 @@ def test_what_states_nothing(text: str) -> None:
         ("We decided to use Kubernetes for the Orion deployment.", [("speaker", "decided", "kubernetes", False)]),
         ("I'll be able to open my dance studio next month.", [("speaker", "plans_to", "dance studio", False)]),
         ("I'll leave for Paris tomorrow.", [("speaker", "plans_to", "paris", False)]),
+        # a relative clause describes the noun right before it
+        ("I'll send you some resources and tutorials on the techniques I learned.",
+         [("speaker", "learn", "technique", False)]),
+        ("The parade I went to last week was amazing.", [("speaker", "attended", "parade", False)]),
         # a capitalised name the parser reads as a verb is no predicate
         ("I play CS:GO, Valorant and Overwatch with my friends.",
          [("speaker", "play", "cs:go", False), ("speaker", "play", "valorant", False)]),

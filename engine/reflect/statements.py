@@ -204,11 +204,11 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
         if child.dep_ in ("dobj", "attr") and is_thing(meant):
             direct = [(particle, t) for t in with_conjuncts(meant)]
             break
-    if not direct and verb.dep_ == "relcl" and is_thing(verb.head):  # "the figurines I bought"
+    if not direct and verb.dep_ == "relcl" and verb.lemma_ != "be" and is_thing(_antecedent(verb)):
         # "the parade I went to": the preposition left without its object is the link
         stranded = next((c.lower_ for c in verb.children
                          if c.dep_ == "prep" and not any(is_thing(o) for o in c.children)), None)  # fmt: skip
-        return [(stranded or particle, verb.head)]
+        return [(stranded or particle, _antecedent(verb))]  # "the figurines I bought"
     if not direct and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PRON") for c in verb.children):
         return []  # "took this pic in Spain", "took it for a ride": said of what is not a thing
     # "excited about X", and "got back from X" where the parser hangs "from" on "back"
@@ -426,6 +426,15 @@ def _is_activity(verb: Any) -> bool:
     )  # fmt: skip
 
 
+def _antecedent(clause: Any) -> Any:
+    """The noun a relative clause describes: the one right before it where the parser hung it
+    further back ("resources and tutorials on the techniques I learned" learned techniques)."""
+    start = min(t.i for t in clause.subtree)
+    before = clause.doc[start - 1] if start > 0 else clause.head
+    further = before.pos_ in NOUNS and before.i > clause.head.i and is_thing(clause.head)
+    return before if further else clause.head  # "a couple of poses I enjoy": no thing
+
+
 def _able_later(verb: Any) -> bool:
     """"we will be able to watch", "I might be able to come": what may be, not what is."""
     if verb.dep_ != "xcomp" or verb.head.lemma_ != "able":
@@ -468,6 +477,10 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []  # "it helps me relax", "makes me think of": what something does to the speaker
     if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
         return []  # "I wish you all the best on your exams": about the other, not a fact
+    if who[0] == "named" and verb.lemma_ == "be" and any(
+        c.dep_ == "attr" and any(p.lower_ in ("my", "our") for p in c.children) for c in verb.children
+    ):
+        return []  # "Dance is my stress relief": what a thing is to the speaker
     content, control = _content_verb(verb)
     if (verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT) or (
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
