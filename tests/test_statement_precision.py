@@ -33,6 +33,9 @@ def _read(text: str) -> list[tuple[str, str, str, bool]]:
         "I'm going to quit my job at Google.",
         "Dance is my stress relief and fashion fuels my creativity.",
         "It's a deep and emotional story that I'm really excited about!",
+        "They asked me to be a programming mentor for game developers.",
+        "Working with artists and challenging myself to create special music are goals of mine.",
+        "I'm experiencing a new level of joy and happiness!",
     ],
 )
 def test_what_states_nothing(text: str) -> None:
@@ -63,6 +66,12 @@ def test_what_states_nothing(text: str) -> None:
         ("We decided to use Kubernetes for the Orion deployment.", [("speaker", "decided", "kubernetes", False)]),
         ("I'll be able to open my dance studio next month.", [("speaker", "plans_to", "dance studio", False)]),
         ("I'll leave for Paris tomorrow.", [("speaker", "plans_to", "paris", False)]),
+        # a bare verb after a planned one is planned too; a love named inside a wish is a liking
+        ("I'm planning to explore the city, try out local cuisines and collaborate with musicians.",
+         [("speaker", "plans_to", "city", False), ("speaker", "plans_to", "local cuisine", False),
+          ("speaker", "plans_to", "musician", False)]),
+        ("I wanted to blend my love for dance and fashion.", [("speaker", "likes", "dance", False)]),
+        ("I love spending time with the friends I have.", [("speaker", "has", "friend", False)]),
         # a relative clause describes the noun right before it
         ("I'll send you some resources and tutorials on the techniques I learned.",
          [("speaker", "learn", "technique", False)]),

@@ -82,7 +82,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I started my own online clothing store last month - pretty cool, huh?",  # a tag, not a question
          [("speaker", "start", "online clothing store", False)]),
         ("I like to just take a look at the sunset.", [("speaker", "likes", "sunset", False)]),
-        ("They asked me to join the board.", [("speaker", "join", "board", False)]),  # who was asked
+        ("They asked me to join the board.", []),  # asked, not yet done: they may say no
         ("I also use it to speak up for the LGBTQ+ community.",  # "it" is told nothing
          [("speaker", "speak_up_for", "lgbtq+ community", False)]),
         ("Dancing makes me so happy.", [("speaker", "likes", "dancing", False)]),
@@ -99,7 +99,6 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I'm tempted to try dairy-free flavors!", [("speaker", "plans_to", "dairy-free flavor", False)]),
         # a gerund's own object is the statement, not the gerund
         ('I recently finished rereading "The Alchemist".', [("speaker", "reread", "The Alchemist", False)]),
-        ("They asked me to join the board.", [("speaker", "join", "board", False)]),
         ("I'm dying to create a strategy game.", [("speaker", "plans_to", "strategy game", False)]),
         # a name "X of the Y" kept whole
         ("I'm a huge fan of Lord of the Rings!", [("speaker", "likes", "lord of the rings", False)]),

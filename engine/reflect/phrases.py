@@ -17,7 +17,7 @@ _EMPTY_HEADS = frozenset({
     "sort", "yours", "mine", "what", "which", "who", "all", "some", "much", "more", "most",
     "people", "person", "guy", "guys", "folk", "folks", "everyone", "someone", "anyone",
     "blast", "chance", "detail", "details", "load", "loads", "others", "fun", "progress", "idea",
-    "opportunity", "part", "lots", "deal", "dream", "sense", "difference",
+    "opportunity", "part", "lots", "deal", "dream", "sense", "difference", "level",
     "ton", "tons", "second", "minute", "course", "vibe", "vibes", "hand", "hands", "forces",
     "word", "plunge", "back", "backs", "laugh", "while", "days", "weeks", "months", "years",
     "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",

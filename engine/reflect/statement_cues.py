@@ -35,6 +35,7 @@ __all__ = [
     "QUESTION_WORDS",
     "REACTIONS",
     "REPORT",
+    "REQUEST",
     "ROLE_VERBS",
     "SPEAKER",
     "TAG_QUESTION",
@@ -94,6 +95,8 @@ LIKING = frozenset({"like", "love", "enjoy", "hate", "prefer"})
 # Verbs that make someone do something: "it helps me relax", "makes me think of", "allows me to
 # express": what they do then is the cause's doing, not a fact of them.
 CAUSATIVE = frozenset({"make", "help", "let", "allow", "remind", "enable", "force", "get", "encourage"})
+# Verbs that ask something of someone: "they asked me to be a mentor" is not yet so.
+REQUEST = frozenset({"ask", "invite", "want", "expect", "tell", "beg", "urge", "need"})
 INTENT = frozenset({"determined", "eager", "keen", "set", "resolved", "committed", "need", "tempt", "die"})
 # People one works with, not tools one uses: "I work with awesome mechanics".
 COLLEAGUES = frozenset({

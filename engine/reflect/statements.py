@@ -56,6 +56,7 @@ from engine.reflect.statement_cues import (
     QUESTION_WORDS,
     REACTIONS,
     REPORT,
+    REQUEST,
     ROLE_VERBS,
     SPEAKER,
     TAG_QUESTION,
@@ -296,6 +297,8 @@ def _says_i_without_saying_it(verb: Any) -> bool:
     subject is "it" ("Reminds me of home")."""
     if verb.dep_ != "ROOT" or verb.lemma_ == "be":
         return False
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.i > verb.i for c in verb.children):
+        return False  # "Working with artists ... are goals of mine": the -ing is the subject
     if _cannot_wait(verb):
         return True
     first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in INTERJECTIONS
@@ -431,8 +434,22 @@ def _antecedent(clause: Any) -> Any:
     further back ("resources and tutorials on the techniques I learned" learned techniques)."""
     start = min(t.i for t in clause.subtree)
     before = clause.doc[start - 1] if start > 0 else clause.head
-    further = before.pos_ in NOUNS and before.i > clause.head.i and is_thing(clause.head)
+    pronoun = clause.doc[start].tag_ in ("WDT", "WP")  # "a quote by J.K. Rowling that I like": the quote
+    further = not pronoun and before.pos_ in NOUNS and before.i > clause.head.i and is_thing(clause.head)
     return before if further else clause.head  # "a couple of poses I enjoy": no thing
+
+
+def _controller(verb: Any) -> str | None:
+    """The control verb a bare infinitive continues, the parser having made it a conjunct of
+    that verb or of its complement: "planning to explore the city, try out cuisines"."""
+    head = verb.head
+    while head.dep_ == "conj" and head.tag_ == "VB":  # "..., try out cuisines and collaborate with"
+        head = head.head
+    if head.dep_ == "xcomp":
+        head = head.head
+    if any(c.dep_ == "cc" and c.lower_ in ("so", "but", "yet") for c in head.children):
+        return None  # "I love to help, so just shoot me a question": a clause of its own
+    return str(head.lemma_) if head.lemma_ in CONTROL and any(c.dep_ == "xcomp" for c in head.children) else None
 
 
 def _able_later(verb: Any) -> bool:
@@ -473,8 +490,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
         return []  # "we all make mistakes": said of everyone
-    if subject is not None and subject.lower_ in ("me", "us") and CAUSATIVE & {subject.head.lemma_, subject.head.head.lemma_}:
-        return []  # "it helps me relax", "makes me think of": what something does to the speaker
+    if subject is not None and subject.lower_ in ("me", "us") and (CAUSATIVE | REQUEST) & {subject.head.lemma_, subject.head.head.lemma_}:
+        return []  # "it helps me relax", "they asked me to be a mentor": done to the speaker, or asked
     if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
         return []  # "I wish you all the best on your exams": about the other, not a fact
     if who[0] == "named" and verb.lemma_ == "be" and any(
@@ -486,7 +503,10 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
         control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
-    if control == "decide" and content.i != verb.i and content.lemma_ not in CHOOSING:
+    continued = not control and verb.dep_ == "conj" and verb.tag_ == "VB" and _controller(verb) is not None
+    if continued:
+        control = str(_controller(verb))  # "planning to explore the city, try out local cuisines": planned too
+    if control == "decide" and (content.i != verb.i or continued) and content.lemma_ not in CHOOSING:
         control = "plan"  # "decided to run for office" plans it; "decided to go with X" chose X
     later = control in ("decide", "plan") or _will(verb) or _going(verb, content)
     if later and content.lemma_ in ("quit", "leave") and not any(c.lower_ == "for" for c in content.children):
@@ -506,7 +526,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         objects = []  # "I love experimenting in the kitchen": the experimenting, not the kitchen
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
             and content.i != verb.i and content.lemma_ not in LIGHT_VERBS and content.tag_ != "VBN"
-            and not _about_something_unnamed(content)):  # fmt: skip
+            and not _about_something_unnamed(content)
+            and not any(c.dep_ == "dobj" and c.lemma_ == "time" for c in content.children)):  # "love spending time": not "spending"  # fmt: skip
         objects = [(None, content)]  # "I love to swim": the activity is the object
     # "I've been running a lot", "Been reading as usual": what they do
     activity = not objects and not control and _is_activity(content)
@@ -518,6 +539,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     for preposition, obj in objects:
         if _cannot_wait(verb) and obj.lemma_.lower() not in EVENTS:
             continue  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
+        if control in ("want", "plan", "decide") and preposition and preposition.split("_")[0] in FAN:
+            continue  # "wanted to blend my love for dance": the love is read as a liking, not a wish
         if _of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
             continue  # "I'd love to see another painting of yours", "I love their work": theirs
         if obj.tag_ == "VBG" and obj.pos_ == "VERB" and any(c.dep_ == "dobj" and is_thing(c) for c in obj.children):
