@@ -36,6 +36,7 @@ def _read(text: str) -> list[tuple[str, str, str, bool]]:
         "They asked me to be a programming mentor for game developers.",
         "Working with artists and challenging myself to create special music are goals of mine.",
         "I'm experiencing a new level of joy and happiness!",
+        "Maybe I'll start to think of a drama and publish my own screenplay.",
     ],
 )
 def test_what_states_nothing(text: str) -> None:
@@ -71,6 +72,9 @@ def test_what_states_nothing(text: str) -> None:
          [("speaker", "plans_to", "city", False), ("speaker", "plans_to", "local cuisine", False),
           ("speaker", "plans_to", "musician", False)]),
         ("I wanted to blend my love for dance and fashion.", [("speaker", "likes", "dance", False)]),
+        ("I'll visit Kyoto and see the temples.",
+         [("speaker", "plans_to", "kyoto", False), ("speaker", "plans_to", "temple", False)]),
+        ("I want to make the world better, and I will achieve my goal.", []),
         ("I love spending time with the friends I have.", [("speaker", "has", "friend", False)]),
         # a relative clause describes the noun right before it
         ("I'll send you some resources and tutorials on the techniques I learned.",

@@ -52,6 +52,7 @@ PEOPLE = SPEAKER | OTHER | {"him", "her", "them"}  # who can be told to do somet
 INTERJECTIONS = frozenset({
     "yep", "yeah", "yes", "nope", "no", "wow", "lol", "haha", "omg", "ok", "okay", "hey", "hi",
     "thanks", "oh", "ah", "aw", "aww", "hmm", "hmmm", "sure", "totally", "congrats", "bye", "nah",
+    "btw", "fyi", "tbh", "imo", "imho",
 })  # fmt: skip
 HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
 HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.reflect.clauses import able_later, antecedent, controller, misread_name, says_will
 from engine.reflect.phrases import (
     NOUNS,
     SUBJECTS,
@@ -205,11 +206,11 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
         if child.dep_ in ("dobj", "attr") and is_thing(meant):
             direct = [(particle, t) for t in with_conjuncts(meant)]
             break
-    if not direct and verb.dep_ == "relcl" and verb.lemma_ != "be" and is_thing(_antecedent(verb)):
+    if not direct and verb.dep_ == "relcl" and verb.lemma_ != "be" and is_thing(antecedent(verb)):
         # "the parade I went to": the preposition left without its object is the link
         stranded = next((c.lower_ for c in verb.children
                          if c.dep_ == "prep" and not any(is_thing(o) for o in c.children)), None)  # fmt: skip
-        return [(stranded or particle, _antecedent(verb))]  # "the figurines I bought"
+        return [(stranded or particle, antecedent(verb))]  # "the figurines I bought"
     if not direct and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PRON") for c in verb.children):
         return []  # "took this pic in Spain", "took it for a ride": said of what is not a thing
     # "excited about X", and "got back from X" where the parser hangs "from" on "back"
@@ -371,11 +372,6 @@ def _going(verb: Any, content: Any) -> bool:
     return bool(verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i)
 
 
-def _will(verb: Any) -> bool:
-    """"I'll try Helm", "we will visit Kyoto": a plan, of what one plans (`PLANNED`)."""
-    return any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "wo") for c in verb.children)
-
-
 def _content_verb(verb: Any) -> tuple[Any, str]:
     """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
     object and the control verb the predicate; "can't wait to see X" plans to see X."""
@@ -403,7 +399,7 @@ def english_statements(doc: Any) -> list[Statement]:
             continue
         said = stances(sentence)
         for verb in sentence:
-            if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not _misread_name(verb):
+            if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not misread_name(verb):
                 said += _said_with(verb, sentence, quoted)
         found += said + reversals(sentence, said)
     # One object read twice ("CS:GO" is three tokens) is one statement.
@@ -427,45 +423,6 @@ def _is_activity(verb: Any) -> bool:
         and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "attr", "acomp") and c.lower_ not in AMOUNTS
                     for c in verb.children)
     )  # fmt: skip
-
-
-def _antecedent(clause: Any) -> Any:
-    """The noun a relative clause describes: the one right before it where the parser hung it
-    further back ("resources and tutorials on the techniques I learned" learned techniques)."""
-    start = min(t.i for t in clause.subtree)
-    before = clause.doc[start - 1] if start > 0 else clause.head
-    pronoun = clause.doc[start].tag_ in ("WDT", "WP")  # "a quote by J.K. Rowling that I like": the quote
-    further = not pronoun and before.pos_ in NOUNS and before.i > clause.head.i and is_thing(clause.head)
-    return before if further else clause.head  # "a couple of poses I enjoy": no thing
-
-
-def _controller(verb: Any) -> str | None:
-    """The control verb a bare infinitive continues, the parser having made it a conjunct of
-    that verb or of its complement: "planning to explore the city, try out cuisines"."""
-    head = verb.head
-    while head.dep_ == "conj" and head.tag_ == "VB":  # "..., try out cuisines and collaborate with"
-        head = head.head
-    if head.dep_ == "xcomp":
-        head = head.head
-    if any(c.dep_ == "cc" and c.lower_ in ("so", "but", "yet") for c in head.children):
-        return None  # "I love to help, so just shoot me a question": a clause of its own
-    return str(head.lemma_) if head.lemma_ in CONTROL and any(c.dep_ == "xcomp" for c in head.children) else None
-
-
-def _able_later(verb: Any) -> bool:
-    """"we will be able to watch", "I might be able to come": what may be, not what is."""
-    if verb.dep_ != "xcomp" or verb.head.lemma_ != "able":
-        return False
-    be = verb.head.head if verb.head.dep_ == "acomp" else verb.head
-    return _will(be) or any(c.dep_ == "aux" and c.lower_ in MODALS for c in be.children)
-
-
-def _misread_name(token: Any) -> bool:
-    """"I play CS:GO, Valorant and Overwatch": a capitalised word inside a clause is a name
-    the parser took for a verb (a sentence, or a speaker's turn after "Name:", may open with
-    a verb)."""
-    return (token.text[:1].isupper() and not token.is_sent_start and token.lower_ != "i"
-            and token.nbor(-1).text not in (":", '"', "“", "(", "-", "—", "…"))  # fmt: skip
 
 
 def _adjective_root(token: Any) -> bool:
@@ -503,15 +460,15 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
         control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
-    continued = not control and verb.dep_ == "conj" and verb.tag_ == "VB" and _controller(verb) is not None
+    continued = not control and verb.dep_ == "conj" and verb.tag_ == "VB" and controller(verb) is not None
     if continued:
-        control = str(_controller(verb))  # "planning to explore the city, try out local cuisines": planned too
+        control = str(controller(verb))  # "planning to explore the city, try out local cuisines": planned too
     if control == "decide" and (content.i != verb.i or continued) and content.lemma_ not in CHOOSING:
         control = "plan"  # "decided to run for office" plans it; "decided to go with X" chose X
-    later = control in ("decide", "plan") or _will(verb) or _going(verb, content)
+    later = control in ("decide", "plan") or says_will(verb) or _going(verb, content)
     if later and content.lemma_ in ("quit", "leave") and not any(c.lower_ == "for" for c in content.children):
         return []  # "decided to quit my job at Google": a plan to leave it, not to have it
-    if _able_later(verb):
+    if able_later(verb):
         if content.lemma_ not in PLANNED:
             return []  # "one day we will be able to watch the sunrise": a hope, not a deed
         control = "plan"  # "I'll be able to open my studio next month"
@@ -519,7 +476,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []  # "since I was a kid": when, not what
     if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
         control = "want"  # "I'd love to visit Paris" is a wish
-    elif _states_nothing(verb) or ((_will(verb) or _going(verb, content)) and content.lemma_ not in PLANNED):
+    elif _states_nothing(verb) or ((says_will(verb) or _going(verb, content)) and content.lemma_ not in PLANNED):
         return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
     objects = _objects(content)
     if control in LIKING and content.i != verb.i and objects and all(link and "_" not in link for link, _ in objects):
@@ -553,7 +510,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             preposition if not control else None,
             past=content.tag_ == "VBD",
             passive=content.text.lower() if passive else None,
-            future=_going(verb, content) or _will(verb),
+            future=_going(verb, content) or says_will(verb),
         )
         if predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X

@@ -1,0 +1,63 @@
+"""How a clause hangs on the one around it, where spaCy's small parser leaves it unsaid: the
+noun a relative clause describes, the control verb a bare conjunct continues, a future or a
+mere possibility, and a capitalised name the parser took for a verb. Pure functions of a
+parsed token, for `engine/reflect/statements.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.reflect.phrases import NOUNS, is_thing
+from engine.reflect.statement_cues import CONTROL, MODALS
+
+__all__ = ["able_later", "antecedent", "controller", "misread_name", "says_will"]
+
+
+def says_will(verb: Any) -> bool:
+    """"I'll try Helm", "we will visit Kyoto": a plan, of what one plans (`PLANNED`); also a
+    bare verb joined to one ("I'll start to think of a drama and publish my screenplay")."""
+    heads = [verb]
+    while heads[-1].dep_ in ("conj", "xcomp") and heads[-1].tag_ == "VB" and verb.dep_ == "conj":
+        heads.append(heads[-1].head)
+    return any(c.dep_ == "aux" and c.lower_ in ("will", "'ll", "wo") for head in heads for c in head.children)
+
+
+def antecedent(clause: Any) -> Any:
+    """The noun a relative clause describes: the one right before it where the parser hung it
+    further back ("resources and tutorials on the techniques I learned" learned techniques)."""
+    start = min(t.i for t in clause.subtree)
+    before = clause.doc[start - 1] if start > 0 else clause.head
+    pronoun = clause.doc[start].tag_ in ("WDT", "WP")  # "a quote by J.K. Rowling that I like": the quote
+    further = not pronoun and before.pos_ in NOUNS and before.i > clause.head.i and is_thing(clause.head)
+    return before if further else clause.head  # "a couple of poses I enjoy": no thing
+
+
+def controller(verb: Any) -> str | None:
+    """The control verb a bare infinitive continues, the parser having made it a conjunct of
+    that verb or of its complement: "planning to explore the city, try out cuisines"."""
+    if any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+        return None  # "I want to ..., and I will achieve my goal": a clause of its own
+    head = verb.head
+    while head.dep_ == "conj" and head.tag_ == "VB":  # "..., try out cuisines and collaborate with"
+        head = head.head
+    if head.dep_ == "xcomp":
+        head = head.head
+    if any(c.dep_ == "cc" and c.lower_ in ("so", "but", "yet") for c in head.children):
+        return None  # "I love to help, so just shoot me a question": a clause of its own
+    return str(head.lemma_) if head.lemma_ in CONTROL and any(c.dep_ == "xcomp" for c in head.children) else None
+
+
+def able_later(verb: Any) -> bool:
+    """"we will be able to watch", "I might be able to come": what may be, not what is."""
+    if verb.dep_ != "xcomp" or verb.head.lemma_ != "able":
+        return False
+    be = verb.head.head if verb.head.dep_ == "acomp" else verb.head
+    return says_will(be) or any(c.dep_ == "aux" and c.lower_ in MODALS for c in be.children)
+
+
+def misread_name(token: Any) -> bool:
+    """"I play CS:GO, Valorant and Overwatch": a capitalised word inside a clause is a name
+    the parser took for a verb (a sentence, or a speaker's turn after "Name:", may open with
+    a verb)."""
+    return (token.text[:1].isupper() and not token.is_sent_start and token.lower_ != "i"
+            and token.nbor(-1).text not in (":", '"', "“", "(", "-", "—", "…"))  # fmt: skip
