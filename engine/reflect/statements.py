@@ -460,9 +460,10 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
         control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
-    continued = not control and verb.dep_ == "conj" and verb.tag_ == "VB" and controller(verb) is not None
-    if continued:
-        control = str(controller(verb))  # "planning to explore the city, try out local cuisines": planned too
+    controlled = controller(verb) if not control and verb.dep_ == "conj" and verb.tag_ == "VB" else None
+    continued = controlled is not None
+    if controlled is not None:
+        control = controlled  # "planning to explore the city, try out local cuisines": planned too
     if control == "decide" and (content.i != verb.i or continued) and content.lemma_ not in CHOOSING:
         control = "plan"  # "decided to run for office" plans it; "decided to go with X" chose X
     later = control in ("decide", "plan") or says_will(verb) or _going(verb, content)
