@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from engine import Memory
+from engine.reflect.derive import CandidateFact, EntityRef
+from engine.reflect.reconcile import reconcile
 
 FACTS = (
     "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace RETURN a.name, "
@@ -148,3 +150,19 @@ def test_an_event_told_of_again_is_one_fact_and_another_time_is_another(memory: 
     ).rows
     assert [support for support, _ in statements] == [2, 1]
     assert "yesterday" in statements[1][1]
+
+
+def test_a_reversal_a_minute_later_closes_the_fact_whenever_reflection_runs() -> None:
+    """Two statements a minute apart differ in strength in the seventh decimal only: the
+    reversal must not depend on the wall clock reflection runs at."""
+    sam, brew = EntityRef(id="sam", name="Sam"), EntityRef(id="brew", name="cold brew")
+    said = datetime(2025, 5, 5, 12, tzinfo=UTC).timestamp()
+    liked = CandidateFact(subject=sam, predicate="likes", negated=False, object=brew,
+                          statement="I like cold brew.", episode_id="e1", at=said)  # fmt: skip
+    not_any_more = liked.model_copy(update={"negated": True, "episode_id": "e2", "at": said + 60,
+                                            "statement": "I don't like cold brew anymore."})  # fmt: skip
+    for hours in range(0, 24 * 700, 7):  # every seven hours over two years after
+        plan = reconcile([liked, not_any_more], [], now=said + 3600 * hours, min_support=1,
+                         scale=2, half_life=90, floor=0.2)  # fmt: skip
+        [positive] = [w for w in plan.writes if not w.negated]
+        assert [c.old for c in plan.closes] == [positive.id], hours

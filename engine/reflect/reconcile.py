@@ -209,8 +209,10 @@ def reconcile(
     plan = FactPlan()
 
     def strength_of(support: int, at: float) -> float:
-        return strength(support, (now - at) / SECONDS_PER_DAY, scale=scale, half_life=half_life,
-                        floor=floor)  # fmt: skip
+        # Rounded as stored confidences are: compared with them, an unrounded strength would
+        # flip with the wall clock in its seventh decimal (two statements a minute apart).
+        return round(strength(support, (now - at) / SECONDS_PER_DAY, scale=scale, half_life=half_life,
+                              floor=floor), 6)  # fmt: skip
 
     for (subject, predicate, obj, negated, _), facts in sorted(
         groups.items(), key=lambda item: max(f.at for f in item[1])
