@@ -37,6 +37,7 @@ def _read(text: str) -> list[tuple[str, str, str, bool]]:
         "Working with artists and challenging myself to create special music are goals of mine.",
         "I'm experiencing a new level of joy and happiness!",
         "Maybe I'll start to think of a drama and publish my own screenplay.",
+        "Sometimes we even left class early to skate.",
     ],
 )
 def test_what_states_nothing(text: str) -> None:
@@ -72,6 +73,10 @@ def test_what_states_nothing(text: str) -> None:
          [("speaker", "plans_to", "city", False), ("speaker", "plans_to", "local cuisine", False),
           ("speaker", "plans_to", "musician", False)]),
         ("I wanted to blend my love for dance and fashion.", [("speaker", "likes", "dance", False)]),
+        ("I left Stripe in March.", [("speaker", "left", "stripe", False)]),
+        ("I quit my job last week.", [("speaker", "left", "job", False)]),
+        ("I lost my job at the mechanical engineering company.",
+         [("speaker", "left", "mechanical engineering company", False)]),
         ("I'll visit Kyoto and see the temples.",
          [("speaker", "plans_to", "kyoto", False), ("speaker", "plans_to", "temple", False)]),
         ("I want to make the world better, and I will achieve my goal.", []),

@@ -515,6 +515,10 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         )
         if predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
+        # "lost my job at the company": the parser hangs "at" on the job or on the verb
+        employer = obj.dep_ == "pobj" and any(t.lemma_.lower() in JOBS for t in (obj.head.head, *obj.head.head.children))
+        if content.lemma_ == "leave" and predicate == "left" and not (obj.text[:1].isupper() or obj.lemma_.lower() in JOBS or employer):
+            continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy" ("quit smoking" ends a habit)
         if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
             predicate = "work_with"  # "I work with awesome mechanics": people, not tools
         second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is")
