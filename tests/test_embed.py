@@ -253,6 +253,7 @@ def test_a_shared_embedder_takes_the_pool_thread_when_free_and_never_waits_for_i
     embedder = MiniLMEmbedder("float32")
     texts = [f"{text} (note {i})" for i, text in enumerate(TEXTS * 6)]
     threads: set[str] = set()
+    pool_began = threading.Event()
 
     class Recording:
         """The real embedder, noting which thread embeds each part."""
@@ -261,6 +262,10 @@ def test_a_shared_embedder_takes_the_pool_thread_when_free_and_never_waits_for_i
 
         def embed(self, part: Sequence[str]) -> list[list[float]]:
             threads.add(threading.current_thread().name)
+            if threading.current_thread().name.startswith("pool"):
+                pool_began.set()
+            else:  # give a free pool thread the time to take a part, however loaded the machine
+                pool_began.wait(10)
             return embedder.embed(part)
 
     with ThreadPoolExecutor(1, thread_name_prefix="pool") as pool:

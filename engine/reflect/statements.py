@@ -403,8 +403,10 @@ def english_statements(doc: Any) -> list[Statement]:
                 said += _said_with(verb, sentence, quoted)
         found += said + reversals(sentence, said)
     # One object read twice ("CS:GO" is three tokens) is one statement.
-    kept = {(s.subject, s.predicate, s.object_key, s.negated, s.sentence): s for s in reversed(found)}
-    return [s for s in found if kept[(s.subject, s.predicate, s.object_key, s.negated, s.sentence)] is s]
+    unique: dict[tuple[str, str, str, bool, str], Statement] = {}
+    for s in found:
+        unique.setdefault((s.subject, s.predicate, s.object_key, s.negated, s.sentence), s)
+    return list(unique.values())
 
 
 def _where(link: str | None, thing: Any, swallowed: bool) -> bool:
@@ -466,8 +468,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         control = controlled  # "planning to explore the city, try out local cuisines": planned too
     if control == "decide" and (content.i != verb.i or continued) and content.lemma_ not in CHOOSING:
         control = "plan"  # "decided to run for office" plans it; "decided to go with X" chose X
-    later = control in ("decide", "plan") or says_will(verb) or _going(verb, content)
-    if later and content.lemma_ in ("quit", "leave") and not any(c.lower_ == "for" for c in content.children):
+    future = says_will(verb) or _going(verb, content)
+    if (future or control in ("decide", "plan")) and content.lemma_ in ("quit", "leave") and not any(c.lower_ == "for" for c in content.children):
         return []  # "decided to quit my job at Google": a plan to leave it, not to have it
     if able_later(verb):
         if content.lemma_ not in PLANNED:
@@ -477,7 +479,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []  # "since I was a kid": when, not what
     if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
         control = "want"  # "I'd love to visit Paris" is a wish
-    elif _states_nothing(verb) or ((says_will(verb) or _going(verb, content)) and content.lemma_ not in PLANNED):
+    elif _states_nothing(verb) or (future and content.lemma_ not in PLANNED):
         return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
     objects = _objects(content)
     if control in LIKING and content.i != verb.i and objects and all(link and "_" not in link for link, _ in objects):
@@ -511,7 +513,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             preposition if not control else None,
             past=content.tag_ == "VBD",
             passive=content.text.lower() if passive else None,
-            future=_going(verb, content) or says_will(verb),
+            future=future,
         )
         if predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
