@@ -305,10 +305,12 @@ class Memory:
     # -- lifecycle ------------------------------------------------------------------------
     def warm(self) -> None:
         """Load every model the first store, recall or reflection would otherwise wait for
-        (`engine.warm.warm_up`), so that the first call is as fast as the next.
-        `hindsight serve` calls it in the background as it starts; safe beside other calls."""
+        (`engine.warm.warm_up`) and rehearse a store (`Writer.rehearse`: nothing is kept), so
+        that the first call is as fast as the next. `hindsight serve` calls it in the
+        background as it starts; safe beside other calls."""
         self._core.check_open()
         warm_up(self._core.embedder)
+        self._core.writer.rehearse()
 
     def close(self) -> None:
         """Keep what working memory holds worth keeping, then flush and close both stores.

@@ -20,4 +20,4 @@ def warm_up(embedder: Embedder) -> None:
         embedder.multilingual.embed(["预热"])
     find_entities(["Dana met Sam in Berlin.", "王先生在北京工作。"])
     parse_english(["I moved to Berlin last year."])
-    tokenize("预算改成50万")
+    tokenize("moved the budget: 预算改成50万")  # the stemmer and jieba

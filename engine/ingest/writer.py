@@ -51,6 +51,17 @@ from engine.working import WorkingItem, WorkingMemory
 __all__ = ["Writer"]
 
 _SHORT_TEXT_CHARS = 300
+# A namespace no caller can name (namespaces start with a letter or digit): a rehearsal's
+# writes go there and are rolled back.
+_REHEARSAL_NAMESPACE = "_rehearsal"
+_REHEARSAL = (
+    "Dana met Sam in Berlin on 4 May about the Atlas launch.",
+    "We decided to use PostgreSQL for the Atlas backend, budget $4,500.",
+)
+
+
+class _RolledBack(Exception):
+    """Ends a rehearsal's transaction: nothing it wrote is kept."""
 
 
 @dataclass
@@ -157,6 +168,31 @@ class Writer:
         if promoted:
             self.promote(promoted)
         return [results[i] for i in range(len(requests))]
+
+    def rehearse(self) -> None:
+        """Write a sample batch the whole way and roll it back, so that the first real store
+        does not pay what a store does once per process: the graph preparing its statements,
+        the first vector writes, lazy imports. Nothing is kept: the graph rolls back, the
+        points are deleted, and the namespace is one no caller can name."""
+        requests = [
+            StoreRequest(content=content, session_id="rehearsal", occurred_at=1_700_000_000 + i * 60)
+            .model_copy(update={"namespace": _REHEARSAL_NAMESPACE})
+            for i, content in enumerate(_REHEARSAL)
+        ]  # fmt: skip
+        started = self._start(requests)
+        assert started is not None  # given requests
+        texts = self._finish(started)
+        written: list[str] = []
+        with self.lock:
+            try:
+                with self._graph.transaction():
+                    self._write_locked(texts, time.time(), {}, written)
+                    raise _RolledBack
+            except _RolledBack:
+                pass
+            finally:
+                self._discard(written)
+                self.stored_namespaces.discard(_REHEARSAL_NAMESPACE)
 
     def promote(self, items: Sequence[WorkingItem]) -> list[StoreResult]:
         """Write working-memory items to episodic memory, with the importance they had."""
