@@ -294,14 +294,23 @@ class RemoteMemory:
 
     def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
         """The server's /health, counted over `namespaces` (None: every one the token may
-        use); never raises (an unreachable server, or a refused token, reports unreachable)."""
+        use). A server that does not answer, or answers with no report, reports unreachable.
+
+        Raises:
+            AccessDenied: the token may not use a namespace named; InvalidInput: one is not a
+                namespace name (the server answers, and says why).
+        """
+        params = {} if namespaces is None else {"namespace": list(namespaces)}
         try:
-            params = {} if namespaces is None else {"namespace": list(namespaces)}
             response = self._client.get("/health", params=params)
-            return Health.model_validate(response.json())
-        except (httpx.HTTPError, ValueError) as exc:
-            return Health(status="degraded", backend="remote", graph="unreachable",
-                          vectors="unreachable", detail=f"server unreachable: {exc}")  # fmt: skip
+        except httpx.HTTPError as exc:
+            return _unreachable(f"server unreachable: {exc}")
+        if response.status_code in (401, 403, 422):  # a refusal of the request, not of a store
+            raise _error(response)
+        try:
+            return Health.model_validate_json(response.content)
+        except ValidationError as exc:
+            return _unreachable(f"the server answered /health with HTTP {response.status_code} and no report: {exc}")
 
     # -- plumbing -------------------------------------------------------------------------
     def _at(self, namespace: str | None, *parts: str) -> str:
@@ -352,6 +361,10 @@ def _offset(field: str, start: int) -> str:
         index, rest = field[len("items[") :].split("]", 1)
         return f"items[{int(index) + start}]{rest}"
     return field
+
+
+def _unreachable(detail: str) -> Health:
+    return Health(status="degraded", backend="remote", graph="unreachable", vectors="unreachable", detail=detail)
 
 
 def _error(response: httpx.Response) -> HindsightError:

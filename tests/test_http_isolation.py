@@ -85,6 +85,10 @@ def test_health_counts_only_the_tokens_own_namespaces(server: str) -> None:
     assert _health(server, _as(ADMIN))["episodes"] == everything + 1
     refused = httpx.get(f"{server}/health?namespace=team-b", headers=_as(TEAM_A))
     assert refused.status_code == 403 and refused.headers["content-type"] == PROBLEM
+    with Memory.connect(server, token=TEAM_A) as team_a:
+        with pytest.raises(AccessDenied, match="may not use that namespace"):
+            team_a.health(namespaces=["team-b"])  # refused, not "unreachable"
+        assert team_a.health().episodes == own
     with Memory.connect(server, token=ADMIN) as admin:
         only_b = admin.health(namespaces=["team-b"]).episodes
         assert only_b == admin.stats(namespace="team-b").episodes
