@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from engine import Memory, Settings
+from engine.ingest.pipeline import episode_vectors
 from engine.ingest.sentences import mean_vector, sentences_to_embed
 from engine.models import MemoryCard
 from engine.rebuild import rebuild_vectors
@@ -111,3 +112,30 @@ def test_without_a_pass_of_its_own_a_turn_takes_its_sentences_mean_in_ingest_and
     assert rebuild_vectors(settings=settings).repaired
     with Memory.open(settings=settings) as memory:
         assert np.allclose(memory._core.vectors.sentence_vectors([long_id])[long_id][0], mean_vector(sentences), atol=1e-4)
+
+
+@pytest.mark.parametrize("embed_whole", [False, True])
+def test_a_repair_embeds_a_turn_once_each_way_ingest_does(tmp_path: Path, embed_whole: bool) -> None:
+    """Doctor, import and restore embed what ingest embeds: a turn of several sentences gets
+    its own pass only under `embed_whole`; a vector at hand (an export's) is not made again."""
+    short = "Calvin: I restore old cars."
+    with _open(tmp_path, embed_whole=embed_whole, embedder_precision="float32") as memory:
+        embedder, settings = memory._core.embedder, memory.settings
+        sent: list[str] = []
+
+        class Counting:
+            multilingual = embedder.multilingual
+
+            def embed(self, texts: list[str]) -> list[list[float]]:
+                sent.extend(texts)
+                return embedder.embed(texts)
+
+        at_hand = [0.0] * len(embedder.embed([short])[0])
+        at_hand[0] = 1.0
+        found = episode_vectors([LONG, short, "Dana: ok thanks"], Counting(), settings, known={2: at_hand})  # type: ignore[arg-type]
+    pieces = sentences_to_embed(LONG, settings.sentence_vectors_max)
+    assert sorted(sent) == sorted(([LONG] if embed_whole else []) + [short, *pieces])
+    assert found[2].dense == at_hand and found[1].sentences == [] and len(found[0].sentences) == len(pieces)
+    assert np.allclose(found[1].dense, embedder.embed([short])[0], atol=1e-4)
+    own = embedder.embed([LONG])[0] if embed_whole else mean_vector(found[0].sentences)
+    assert np.allclose(found[0].dense, own, atol=1e-4)

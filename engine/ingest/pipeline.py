@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -33,12 +34,14 @@ from engine.stores.vectors import VectorPayload, VectorPoint
 from engine.text import count_tokens, normalize, split_sentences
 
 __all__ = [
+    "EpisodeVectors",
     "PlannedDecision",
     "PlannedEntity",
     "PlannedEpisode",
     "Prepared",
     "about_entities",
     "entity_id",
+    "episode_vectors",
     "prepare",
     "source_of",
     "vector_point",
@@ -274,25 +277,41 @@ def vector_point(
     )
 
 
-def with_more_vectors(
-    points: Sequence[VectorPoint], contents: Mapping[str, str], embedder: Embedder, settings: Settings
-) -> list[VectorPoint]:
-    """`points` (rebuilt from stored episodes) given what ingest gives beside the dense vector:
-    for content (by id) holding CJK text, its vector in the embedder's multilingual space; for
-    content of several sentences, theirs (one batch for all), and without `embed_whole` their
-    mean for its dense vector, as ingest makes it."""
-    texts = [contents.get(p.id, "") for p in points]
-    found = multilingual_vectors(embedder.multilingual, texts)
-    sentences = [sentences_to_embed(text, settings.sentence_vectors_max) for text in texts]
+class EpisodeVectors(NamedTuple):
+    """What ingest stores for one episode's content beside its keyword terms and payload."""
+
+    dense: list[float]
+    sentences: list[list[float]]
+    multilingual: list[float] | None
+
+
+def episode_vectors(
+    contents: Sequence[str], embedder: Embedder, settings: Settings,
+    known: Mapping[int, Sequence[float]] | None = None,
+) -> list[EpisodeVectors]:  # fmt: skip
+    """The vectors ingest makes for each of `contents` (stored episodes that doctor, import and
+    restore embed again), in one batch: the sentences of content of several; the content's
+    own pass only where their mean is not its dense vector (one sentence, or `embed_whole`);
+    for CJK text, its vector in the embedder's multilingual space. `known` holds dense vectors
+    already at hand (an export's), by index, used where the mean does not replace them."""
+    known = known or {}
+    sentences = [sentences_to_embed(text, settings.sentence_vectors_max) for text in contents]
+    own = [i for i, of in enumerate(sentences) if (settings.embed_whole or not of) and i not in known]
     flat = [sentence for of_text in sentences for sentence in of_text]
-    grouped = by_text(embedder.embed(flat) if flat else [], [len(s) for s in sentences])
+    embedded = embedder.embed([contents[i] for i in own] + flat) if own or flat else []
+    wholes = dict(zip(own, embedded[: len(own)], strict=True))
+    grouped = by_text(embedded[len(own) :], [len(s) for s in sentences])
+    second = multilingual_vectors(embedder.multilingual, list(contents))
+
+    def dense(i: int, of_text: Sequence[Sequence[float]]) -> list[float]:
+        if of_text and not settings.embed_whole:
+            return mean_vector(of_text)
+        return list(wholes[i] if i in wholes else known[i])
+
     return [
-        point.model_copy(update={
-            "multilingual": vector, "sentences": of_text or None,
-            **({"dense": mean_vector(of_text)} if of_text and not settings.embed_whole else {}),
-        })
-        for point, vector, of_text in zip(points, found, grouped, strict=True)
-    ]  # fmt: skip
+        EpisodeVectors(dense(i, of_text), [list(v) for v in of_text], multilingual)
+        for i, (of_text, multilingual) in enumerate(zip(grouped, second, strict=True))
+    ]
 
 
 def _result(item: PlannedEpisode) -> StoreResult:

@@ -22,7 +22,7 @@ from typing import Any
 
 from engine.embed import Embedder
 from engine.errors import InvalidInput
-from engine.ingest.pipeline import vector_point, with_more_vectors
+from engine.ingest.pipeline import episode_vectors, vector_point
 from engine.keyword_keys import rekey
 from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
@@ -147,13 +147,13 @@ def import_memory(
             mentions.setdefault(r["src"], []).append(canonical.get(r["dst"], ""))
     for start in range(0, len(episodes), settings.store_batch_size):
         batch = episodes[start : start + settings.store_batch_size]
-        missing = [e for e in batch if e["id"] not in dense]
-        if missing:
-            for e, vector in zip(missing, embedder.embed([e["content"] for e in missing]), strict=True):
-                dense[e["id"]] = list(vector)
+        found = episode_vectors(
+            [e["content"] for e in batch], embedder, settings,
+            known={i: dense[e["id"]] for i, e in enumerate(batch) if e["id"] in dense},
+        )  # fmt: skip
         points = [
             vector_point(
-                e["id"], e["content"], dense[e["id"]],
+                e["id"], e["content"], vectors_of.dense,
                 VectorPayload(
                     namespace=e["namespace"], session_id=e.get("session_id"),
                     kind=e.get("kind", "message"), layer=e.get("layer", "episodic"),
@@ -161,13 +161,11 @@ def import_memory(
                     occurred_at=e["occurred_at"], entities=sorted(mentions.get(e["id"], [])),
                     deleted=1 if e.get("deleted_at") is not None else 0,
                 ),
-                settings,
+                settings, multilingual=vectors_of.multilingual, sentences=vectors_of.sentences,
             )
-            for e in batch
+            for e, vectors_of in zip(batch, found, strict=True)
         ]  # fmt: skip
-        vectors.upsert(
-            with_more_vectors(points, {e["id"]: e["content"] for e in batch}, embedder, settings)
-        )
+        vectors.upsert(points)
     by_namespace: dict[str, list[str]] = {}
     for e in episodes:
         if e.get("deleted_at") is None:

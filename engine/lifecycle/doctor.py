@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
 from engine.fact_points import live_fact_points, write_fact_points
-from engine.ingest.pipeline import vector_point, with_more_vectors
+from engine.ingest.pipeline import episode_vectors, vector_point
 from engine.keyword_keys import KEY_VERSION, rekey
 from engine.reflect.digests import write_digest_points
 from engine.settings import Settings
@@ -133,12 +133,12 @@ def check_and_repair(
         for start in range(0, len(ids), _REPAIR_BATCH):
             episodes = graph.get_episodes(namespace, ids[start : start + _REPAIR_BATCH])
             entities = graph.entities_of(namespace, [e.id for e in episodes])
-            embeddings = embedder.embed([e.content for e in episodes])
+            found = episode_vectors([e.content for e in episodes], embedder, settings)
             points = [
                 vector_point(
                     e.id,
                     e.content,
-                    embedding,
+                    vectors_of.dense,
                     VectorPayload(
                         namespace=namespace, session_id=e.session_id, kind=e.kind,
                         layer=e.layer, importance=e.importance, created_at=e.created_at,
@@ -147,12 +147,12 @@ def check_and_repair(
                         deleted=1 if e.deleted_at is not None else 0,
                     ),
                     settings,
+                    multilingual=vectors_of.multilingual,
+                    sentences=vectors_of.sentences,
                 )  # fmt: skip
-                for e, embedding in zip(episodes, embeddings, strict=True)
+                for e, vectors_of in zip(episodes, found, strict=True)
             ]
-            vectors.upsert(
-                with_more_vectors(points, {e.id: e.content for e in episodes}, embedder, settings)
-            )
+            vectors.upsert(points)
             rekeyed.setdefault(namespace, []).extend(e.id for e in episodes)
             done += len(episodes)
             if progress is not None:

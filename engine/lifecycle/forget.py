@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
-from engine.ingest.pipeline import vector_point, with_more_vectors
+from engine.ingest.pipeline import episode_vectors, vector_point
 from engine.keyword_keys import refresh_around, rekey, window_ids
 from engine.models import Episode, Session, session_node_id
 from engine.settings import Settings
@@ -163,15 +163,14 @@ def unarchive(
         importance=episode.importance, created_at=episode.created_at,
         occurred_at=episode.occurred_at, entities=sorted(e.canonical for e in record.entities),
     )  # fmt: skip
-    point = vector_point(episode.id, episode.content, embedder.embed([episode.content])[0],
-                         payload, settings)  # fmt: skip
+    [found] = episode_vectors([episode.content], embedder, settings)
+    point = vector_point(episode.id, episode.content, found.dense, payload, settings,
+                         multilingual=found.multilingual, sentences=found.sentences)  # fmt: skip
     with graph.transaction():
         graph.write(batch)
         if record.chained and episode.session_id is not None:
             graph.rejoin_session(namespace, episode.id, episode.session_id)
-        vectors.upsert(
-            with_more_vectors([point], {episode.id: episode.content}, embedder, settings)
-        )
+        vectors.upsert([point])
         # Its key takes its neighbours' words again, and theirs its own.
         refresh_around(graph, vectors, namespace, [episode.id], settings)
     archive.take(namespace, [episode_id])
