@@ -86,7 +86,8 @@ def purge(
         return
     verb = "would purge" if report.dry_run else "purged"
     console.print(f"{verb} {len(report.episodes)} episodes ({len(report.archived)} archived), "
-                  f"{len(report.decisions)} decisions")  # fmt: skip
+                  f"{len(report.decisions)} decisions, {len(report.facts_removed)} facts; "
+                  f"{len(report.facts_revised)} facts keep their other sources")  # fmt: skip
     for episode_id in report.episodes:
         console.print(f"  {episode_id}")
     if report.dry_run:

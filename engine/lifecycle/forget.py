@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
+from engine.fact_points import write_fact_points
 from engine.ingest.pipeline import episode_vectors, vector_point
 from engine.keyword_keys import refresh_around, rekey, window_ids
+from engine.lifecycle.fact_sources import without_sources
 from engine.models import Episode, Session, session_node_id
 from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
@@ -44,6 +46,8 @@ class PurgeReport(BaseModel):
     episodes: list[str]
     archived: list[str]  # of those, the ones found in the archive
     decisions: list[str] = Field(default_factory=list)
+    facts_removed: list[str] = Field(default_factory=list)  # facts only they supported
+    facts_revised: list[str] = Field(default_factory=list)  # facts others support too
 
 
 def select_for_archive(
@@ -186,15 +190,34 @@ def purge_episodes(
     *,
     dry_run: bool,
     settings: Settings,
+    facts: VectorStore,
+    embedder: Embedder,
 ) -> PurgeReport:
-    """Remove episodes everywhere (graph, vectors, archive), or list what would go."""
+    """Remove episodes everywhere (graph, vectors, archive) with what reflection drew from them
+    (`fact_sources.without_sources`), or list what would go."""
     live = [e.id for e in graph.get_episodes(namespace, list(ids))]
-    archived = [r.episode.id for r in archive.records(namespace) if r.episode.id in set(ids)]
+    cold = [r for r in archive.records(namespace) if r.episode.id in set(ids)]
+    archived = [r.episode.id for r in cold]
+    gone = sorted(set(live) | set(archived))
     decisions = [d.id for ds in graph.decisions_of(namespace, live).values() for d in ds]
-    report = PurgeReport(dry_run=dry_run, episodes=sorted(set(live) | set(archived)),
-                         archived=archived, decisions=decisions)  # fmt: skip
+    citing = graph.facts_citing(namespace, gone)
+    others = sorted({i for f in citing for i in f.source_episode_ids} - set(gone))
+    remaining = {e.id: e for e in graph.get_episodes(namespace, others)}
+    revision = without_sources(citing, set(gone), remaining, scale=settings.fact_support_scale)
+    report = PurgeReport(dry_run=dry_run, episodes=gone, archived=archived, decisions=decisions,
+                         facts_removed=revision.removed, facts_revised=[f.id for f in revision.revised])  # fmt: skip
     if dry_run:
         return report
+    named = {e.id for found in graph.entities_of(namespace, live).values() for e in found}
+    named |= {e.id for r in cold for e in r.entities}
+    named |= {i for f in citing if f.id in set(revision.removed) for i in (f.subject_id, f.object_id)}
+    # The facts first: should what follows fail, no fact still quotes a purged episode.
+    reopened = graph.revise_facts(namespace, revision.revised, revision.removed)
+    closed = [f.id for f in revision.revised if f.valid_to is not None]
+    facts.delete(revision.removed + closed)  # a closed fact's point is never searched
+    current = graph.facts_by_id(namespace, [f.id for f in revision.revised] + reopened, include_closed=False)
+    write_fact_points(facts, embedder, current, namespace, settings)
     _delete_everywhere(graph, vectors, namespace, live, settings)
     archive.take(namespace, archived)
+    graph.prune_entities(namespace, sorted(named))
     return report

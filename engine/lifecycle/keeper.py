@@ -154,7 +154,8 @@ class Keeper:
     def purge(
         self, ids: list[str], *, namespace: str = "default", dry_run: bool = True
     ) -> PurgeReport:
-        """Remove episodes for good (graph, vectors, archive), for privacy requests.
+        """Remove episodes for good (graph, vectors, archive), for privacy requests, with the
+        facts only they supported; a fact others support too keeps only those.
 
         A dry run (the default) only lists what would go; pass `dry_run=False` to purge.
         """
@@ -164,7 +165,8 @@ class Keeper:
         with self._core.writer.lock:
             sessions = [] if dry_run else self._sessions_of(namespace, ids)
             report = purge_episodes(self._core.graph, self._core.vectors, self._core.archive, namespace, ids,
-                                    dry_run=dry_run, settings=self._core.settings)  # fmt: skip
+                                    dry_run=dry_run, settings=self._core.settings, facts=self._core.facts,
+                                    embedder=self._core.batch_embedder)  # fmt: skip
             self.redigest(namespace, sessions)
         if not dry_run:
             self._core.log("purge", namespace, report.episodes, "purge requested")

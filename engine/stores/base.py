@@ -441,6 +441,21 @@ class MaintenanceGraph(GraphLookup, GraphWrites, DigestGraph, Protocol):
         run links to the one after it). Returns the ids of the decisions removed."""
         ...
 
+    def facts_citing(self, namespace: str, episode_ids: Sequence[str]) -> list[Fact]:
+        """Every fact, closed ones too, with any of these episodes among its sources."""
+        ...
+
+    def revise_facts(self, namespace: str, revised: Sequence[Fact], removed: Sequence[str]) -> list[str]:
+        """In one transaction: write the revised facts' support, statement, confidence,
+        sources, first time and time named; delete the `removed` facts, reopening the facts
+        they had closed. Returns the ids of the facts reopened."""
+        ...
+
+    def prune_entities(self, namespace: str, entity_ids: Sequence[str]) -> None:
+        """Delete those of these entities nothing refers to any more: no episode mentions
+        them, and no fact or decision names them."""
+        ...
+
     def decision_links(self, namespace: str, decision_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(decision id, entity id) ABOUT pairs."""
         ...

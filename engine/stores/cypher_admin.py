@@ -13,7 +13,8 @@ from engine.models import Entity, session_node_id
 from engine.stores.base import LifecycleRow
 from engine.stores.cypher_parts import CypherRunner, Statement
 from engine.stores.cypher_statements import GraphStatements
-from engine.stores.graph_rows import entity_from, properties
+from engine.stores.graph_rows import entity_from, facts_from, properties
+from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS
 
 __all__ = ["CypherAdmin", "bridges"]
@@ -51,6 +52,31 @@ def _id_of(key: tuple[float, float, str] | None) -> str | None:
 
 class CypherAdmin(CypherRunner):
     _q: GraphStatements
+
+    def facts_citing(self, namespace: str, episode_ids: Sequence[str]) -> list[Fact]:
+        if not episode_ids:
+            return []
+        return facts_from(self._run(self._q.facts_citing, {"ns": namespace, "ids": list(episode_ids)}))
+
+    def revise_facts(self, namespace: str, revised: Sequence[Fact], removed: Sequence[str]) -> list[str]:
+        rows = [
+            {"id": f.id, "support": f.support, "statement": f.statement, "confidence": f.confidence,
+             "source_episode_ids": f.source_episode_ids, "valid_from": f.valid_from, "refers_to": f.refers_to}
+            for f in revised
+        ]  # fmt: skip
+        reopened: list[str] = []
+        with self.transaction():
+            if rows:
+                self._run(self._q.revise_facts, {"rows": rows, "ns": namespace})
+            if removed:
+                params = {"ns": namespace, "ids": list(removed)}
+                reopened = [str(row[0]) for row in self._run(self._q.reopen_facts, params)]
+                self._run(self._q.delete_facts, params)
+        return reopened
+
+    def prune_entities(self, namespace: str, entity_ids: Sequence[str]) -> None:
+        if entity_ids:
+            self._run(self._q.prune_entities, {"ns": namespace, "ids": list(dict.fromkeys(entity_ids))})
 
     def restore(self, namespace: str, episode_id: str) -> bool:
         return bool(self._run(self._q.restore, {"id": episode_id, "ns": namespace}))

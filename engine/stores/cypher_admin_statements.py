@@ -6,6 +6,8 @@ from __future__ import annotations
 from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_parts import (
     EPISODES_BY_ID,
+    FACT_COLUMNS,
+    FACT_ORDER,
     StatementSet,
     from_episodes,
     relationship,
@@ -48,6 +50,38 @@ class AdminStatements(StatementSet):
         )
         self.unlink_next = statement(
             "MATCH (a:Episode {id: $a})-[r:NEXT]->(b:Episode {id: $b}) DELETE r", "a", "b"
+        )
+        # Facts drawn from purged episodes (`engine/lifecycle/fact_sources.py`), closed ones too.
+        self.facts_citing = statement(
+            f"MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
+            f"{d.has_any('f.source_episode_ids', '$ids')} RETURN {FACT_COLUMNS} ORDER BY {FACT_ORDER}",
+            "ns", "ids",
+        )
+        self.revise_facts = statement(
+            "UNWIND $rows AS r MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $ns AND f.id = r.id "
+            "SET f.support = r.support, f.statement = r.statement, f.confidence = r.confidence, "
+            f"f.source_episode_ids = r.source_episode_ids, f.valid_from = r.valid_from, "
+            f"f.refers_to = {d.cast('r.refers_to', 'DOUBLE')}",
+            "rows", "ns",
+        )
+        self.reopen_facts = statement(
+            "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $ns AND f.invalidated_by IN $ids "
+            f"AND NOT f.id IN $ids SET f.valid_to = {d.null('DOUBLE')}, f.invalidated_by = {d.null('STRING')} "
+            "RETURN f.id",
+            "ns", "ids",
+        )
+        self.delete_facts = statement(
+            "MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $ns AND f.id IN $ids DELETE f",
+            "ns", "ids",
+        )
+        # Entities nothing refers to any more: no episode mentions them, no fact or decision
+        # names them (what a purge leaves of what only the purged episodes said).
+        self.prune_entities = statement(
+            "MATCH (en:Entity) WHERE en.namespace = $ns AND en.id IN $ids "
+            "AND NOT EXISTS { MATCH (:Episode)-[:MENTIONS]->(en) } "
+            "AND NOT EXISTS { MATCH (en)-[:FACT]->(:Entity) } AND NOT EXISTS { MATCH (:Entity)-[:FACT]->(en) } "
+            "AND NOT EXISTS { MATCH (:Decision)-[:ABOUT]->(en) } DETACH DELETE en",
+            "ns", "ids",
         )
         self.both_entities = statement(
             "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
