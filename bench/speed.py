@@ -66,12 +66,15 @@ PAIRED_BLOCK = 10  # questions recall and the baseline take in turn (~0.1-0.3 s 
 
 def corpus(count: int, seed: int = 7) -> list[dict[str, Any]]:
     """`count` turns in sessions of 20, ten minutes apart, from a few people about a few
-    projects: enough shared entities for graph expansion to matter."""
+    projects: enough shared entities for graph expansion to matter. Its numbers range wider
+    past 27k turns, so that a large corpus keeps bringing new turns (600k turns hold 263k
+    distinct ones, where numbers up to 90 give 73k at 300k); the 10k corpus is the same."""
     rng = random.Random(seed)
+    top = max(90, count // 300)
     return [
         {
             "content": rng.choice(TEMPLATES).format(p=rng.choice(PEOPLE), t=rng.choice(TOPICS),
-                                                    j=rng.choice(PROJECTS), n=rng.randint(2, 90)),
+                                                    j=rng.choice(PROJECTS), n=rng.randint(2, top)),
             "session_id": f"session-{i // 20}",
             "role": rng.choice(["user", "assistant"]),
             "occurred_at": 1_760_000_000 + i * 600,
