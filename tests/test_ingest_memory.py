@@ -189,6 +189,16 @@ def test_merge_entities_and_add_alias(memory: Memory) -> None:
         memory.add_alias("Kestrel", "ATL")  # names Atlas already
 
 
+def test_warming_up_asks_no_llm(llm_stub: str, tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "d", llm_base_url=llm_stub, llm_model="stub-1")
+    with Memory.open(settings=settings) as memory:
+        _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.9}
+        memory.warm()  # its rehearsed store is not worth a paid call
+        assert _Stub.seen == []
+        memory.store("the team talked about what to ship")
+        assert len(_Stub.seen) == 1
+
+
 def test_llm_hook_replaces_the_rules_and_falls_back(llm_stub: str, tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "d", llm_base_url=llm_stub, llm_model="stub-1",
                         llm_api_key="k-123")  # fmt: skip

@@ -179,7 +179,7 @@ class Writer:
             .model_copy(update={"namespace": _REHEARSAL_NAMESPACE})
             for i, content in enumerate(_REHEARSAL)
         ]  # fmt: skip
-        started = self._start(requests)
+        started = self._start(requests, ask_llm=False)  # a paid service is not rehearsed
         assert started is not None  # given requests
         texts = self._finish(started)
         written: list[str] = []
@@ -203,9 +203,10 @@ class Writer:
         return self.write(requests) if requests else []
 
     # -- before the lock: redaction, chunking, models -------------------------------------------
-    def _start(self, requests: Sequence[StoreRequest] | None) -> _Started | None:
-        """Redact and chunk a batch, start its embedding and run its NER; None past the last
-        batch. A failure here waits for the batch's turn: the batches ahead are still written."""
+    def _start(self, requests: Sequence[StoreRequest] | None, *, ask_llm: bool = True) -> _Started | None:
+        """Redact and chunk a batch, start its embedding and run its NER (and the LLM extractor,
+        when configured and `ask_llm`); None past the last batch. A failure here waits for
+        the batch's turn: the batches ahead are still written."""
         if requests is None:
             return None
         started = _Started(requests=requests)
@@ -217,7 +218,7 @@ class Writer:
                 self._embedder, self._model_pool, contents, self._settings.embed_part_size, sentences,
                 embed_whole=self._settings.embed_whole,
             )  # fmt: skip
-            started.models.extract(self._extractor)
+            started.models.extract(self._extractor if ask_llm else None)
         except Exception as exc:
             started.error = exc
         return started
