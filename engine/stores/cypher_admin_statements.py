@@ -79,7 +79,7 @@ class AdminStatements(StatementSet):
         self.prune_entities = statement(
             "MATCH (en:Entity) WHERE en.namespace = $ns AND en.id IN $ids "
             "AND NOT EXISTS { MATCH (:Episode)-[:MENTIONS]->(en) } "
-            "AND NOT EXISTS { MATCH (en)-[:FACT]->(:Entity) } AND NOT EXISTS { MATCH (:Entity)-[:FACT]->(en) } "
+            "AND NOT EXISTS { MATCH (en)-[:FACT]-(:Entity) } "
             "AND NOT EXISTS { MATCH (:Decision)-[:ABOUT]->(en) } DETACH DELETE en",
             "ns", "ids",
         )
