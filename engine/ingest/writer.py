@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Executor
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from engine.embed import Embedder
@@ -185,11 +186,9 @@ class Writer:
         written: list[str] = []
         with self.lock:
             try:
-                with self._graph.transaction():
+                with suppress(_RolledBack), self._graph.transaction():
                     self._write_locked(texts, time.time(), {}, written)
                     raise _RolledBack
-            except _RolledBack:
-                pass
             finally:
                 self._discard(written)
                 self.stored_namespaces.discard(_REHEARSAL_NAMESPACE)

@@ -10,12 +10,12 @@ otherwise the relation stands alone, with no statement and no time named.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
 from engine.models import Episode
+from engine.reflect.reconcile import support_share
 from engine.views import Fact
 
 __all__ = ["FactRevision", "without_sources"]
@@ -64,12 +64,7 @@ def without_sources(
             "statement": fact.statement if still_said else "",
             "refers_to": fact.refers_to if still_said else None,
             "valid_from": min(e.occurred_at for e in left) if left else fact.valid_from,
-            "confidence": round(fact.confidence * _agreement(len(kept), scale)
-                                / _agreement(max(fact.support, len(kept)), scale), 6),
+            "confidence": round(fact.confidence * support_share(len(kept), scale)
+                                / support_share(max(fact.support, len(kept)), scale), 6),
         }))  # fmt: skip
     return plan
-
-
-def _agreement(support: int, scale: float) -> float:
-    """The share of a fact's strength its support gives (`reflect.reconcile.strength`)."""
-    return 1.0 - math.exp(-support / scale)

@@ -198,19 +198,20 @@ def purge_episodes(
     live = [e.id for e in graph.get_episodes(namespace, list(ids))]
     cold = [r for r in archive.records(namespace) if r.episode.id in set(ids)]
     archived = [r.episode.id for r in cold]
-    gone = sorted(set(live) | set(archived))
+    gone = set(live) | set(archived)
     decisions = [d.id for ds in graph.decisions_of(namespace, live).values() for d in ds]
-    citing = graph.facts_citing(namespace, gone)
-    others = sorted({i for f in citing for i in f.source_episode_ids} - set(gone))
+    citing = graph.facts_citing(namespace, sorted(gone))
+    others = sorted({i for f in citing for i in f.source_episode_ids} - gone)
     remaining = {e.id: e for e in graph.get_episodes(namespace, others)}
-    revision = without_sources(citing, set(gone), remaining, scale=settings.fact_support_scale)
-    report = PurgeReport(dry_run=dry_run, episodes=gone, archived=archived, decisions=decisions,
+    revision = without_sources(citing, gone, remaining, scale=settings.fact_support_scale)
+    report = PurgeReport(dry_run=dry_run, episodes=sorted(gone), archived=archived, decisions=decisions,
                          facts_removed=revision.removed, facts_revised=[f.id for f in revision.revised])  # fmt: skip
     if dry_run:
         return report
     named = {e.id for found in graph.entities_of(namespace, live).values() for e in found}
     named |= {e.id for r in cold for e in r.entities}
-    named |= {i for f in citing if f.id in set(revision.removed) for i in (f.subject_id, f.object_id)}
+    removed = set(revision.removed)
+    named |= {i for f in citing if f.id in removed for i in (f.subject_id, f.object_id)}
     # The facts first: should what follows fail, no fact still quotes a purged episode.
     reopened = graph.revise_facts(namespace, revision.revised, revision.removed)
     closed = [f.id for f in revision.revised if f.valid_to is not None]

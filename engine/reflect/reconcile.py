@@ -187,7 +187,13 @@ def strength(support: int, age_days: float, *, scale: float, half_life: float, f
     (0.393, 0.865)
     """
     recency = floor + (1.0 - floor) * math.pow(0.5, max(0.0, age_days) / half_life)
-    return (1.0 - math.exp(-support / scale)) * recency
+    return support_share(support, scale) * recency
+
+
+def support_share(support: int, scale: float) -> float:
+    """What `support` agreeing episodes give a fact's strength, 0..1 (`scale` is
+    `fact_support_scale`)."""
+    return 1.0 - math.exp(-support / scale)
 
 
 def reconcile(

@@ -13,7 +13,7 @@ from engine.models import Entity, session_node_id
 from engine.stores.base import LifecycleRow
 from engine.stores.cypher_parts import CypherRunner, Statement
 from engine.stores.cypher_statements import GraphStatements
-from engine.stores.graph_rows import entity_from, facts_from, properties
+from engine.stores.graph_rows import entity_from, fact_row, facts_from, properties
 from engine.views import Fact
 from graph_schema import NODES, RELATIONSHIPS
 
@@ -59,11 +59,7 @@ class CypherAdmin(CypherRunner):
         return facts_from(self._run(self._q.facts_citing, {"ns": namespace, "ids": list(episode_ids)}))
 
     def revise_facts(self, namespace: str, revised: Sequence[Fact], removed: Sequence[str]) -> list[str]:
-        rows = [
-            {"id": f.id, "support": f.support, "statement": f.statement, "confidence": f.confidence,
-             "source_episode_ids": f.source_episode_ids, "valid_from": f.valid_from, "refers_to": f.refers_to}
-            for f in revised
-        ]  # fmt: skip
+        rows = [fact_row(f) for f in revised]
         reopened: list[str] = []
         with self.transaction():
             if rows:

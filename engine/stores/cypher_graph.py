@@ -31,6 +31,7 @@ from engine.stores.graph_rows import (
     entity_from,
     episode_from_columns,
     episode_row,
+    fact_row,
     facts_from,
     link_from,
 )
@@ -40,10 +41,6 @@ __all__ = ["CypherGraphStore", "one_fact_away", "reached"]
 
 _Record = TypeVar("_Record", Entity, Decision)
 Plan = list[tuple[Statement, Mapping[str, Any]]]
-
-
-def _fact_row(fact: Fact) -> dict[str, Any]:
-    return fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
 
 
 class CypherGraphStore(CypherAdmin, CypherDigests):
@@ -97,8 +94,8 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
             pairs: list[tuple[str, str]] = getattr(batch, name)
             add(q.links[name], [{"a": a, "b": b} for a, b in pairs])
         add(q.supersede, [{"b": b} for _, b in batch.supersedes])
-        add(q.create_facts, [_fact_row(f) for f in batch.facts])
-        add(q.update_facts, [_fact_row(f) for f in batch.fact_updates])
+        add(q.create_facts, [fact_row(f) for f in batch.facts])
+        add(q.update_facts, [fact_row(f) for f in batch.fact_updates])
         add(q.close_facts, [{"old": old, "new": new, "at": at} for old, new, at in batch.fact_closes])
         add(q.create_reflections, [r.model_dump(exclude={"status"}) for r in batch.reflections])
         return plan

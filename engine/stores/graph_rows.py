@@ -33,6 +33,11 @@ def episode_row(episode: Episode) -> dict[str, Any]:
     return row
 
 
+def fact_row(fact: Fact) -> dict[str, Any]:
+    """A FACT edge's properties as the write statements take them (its ends are matched)."""
+    return fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
+
+
 def properties(node: Mapping[str, Any]) -> dict[str, Any]:
     """A node's properties; NULLs dropped so the model's defaults apply (a column added by a
     migration is NULL on older rows)."""
