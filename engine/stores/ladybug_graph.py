@@ -94,7 +94,9 @@ class LadybugGraphStore(CypherGraphStore):
         }
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = ladybug.Database(str(path), max_num_threads=threads)
+            # A process killed inside a commit leaves a torn record at the WAL's end: replay up
+            # to it (that commit was never acknowledged) instead of refusing the whole graph.
+            self._db = ladybug.Database(str(path), max_num_threads=threads, throw_on_wal_replay_failure=False)
             self._conn = ladybug.Connection(self._db)
         except (RuntimeError, OSError) as exc:
             raise StoreUnavailable(f"cannot open the graph at {path}: {exc}") from exc

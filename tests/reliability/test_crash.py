@@ -67,3 +67,16 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(backend: str, tmp_p
                 assert episode_id in [c.id for c in cards], (token, [c.content for c in cards])
                 assert memory.explain(episode_id).entities
     assert len(acknowledged) >= RUNS * 8
+
+
+def test_a_torn_write_ahead_log_tail_loses_only_the_unfinished_commit(tmp_path: Path) -> None:
+    """What a kill inside a commit leaves: bytes of a record that never finished at the end of
+    the embedded graph's WAL. The graph opens with everything committed before it."""
+    settings = open_settings("embedded", tmp_path / "data")
+    with Memory.open(settings=settings) as memory:
+        kept = memory.store("Dana met Sam in Berlin about the Orion launch.", importance="high")
+    with open(tmp_path / "data" / "graph.wal", "ab") as wal:
+        wal.write(random.Random(3).randbytes(3000))
+    with Memory.open(settings=settings) as memory:
+        assert memory.get(kept.id).content == "Dana met Sam in Berlin about the Orion launch."
+        assert [c.id for c in memory.recall("Where did Dana meet Sam?")] == [kept.id]
