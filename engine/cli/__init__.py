@@ -22,6 +22,7 @@ from engine.cli.common import (
     day,
     err_console,
     fail,
+    literal,
     mapped_errors,
     open_memory,
     print_json,
@@ -81,9 +82,9 @@ def store(
         if result.chunk_ids:
             console.print(f"chunks: {len(result.chunk_ids)}")
         if result.entities:
-            console.print("entities: " + ", ".join(result.entities))
+            console.print("entities: " + ", ".join(result.entities), markup=False)
         for decision in result.decisions:
-            console.print(f"decision: {decision}")
+            console.print(f"decision: {decision}", markup=False)
 
 
 @app.command()
@@ -114,7 +115,7 @@ def ingest(
     if as_json:
         print_json(results)
     else:
-        console.print(f"{len(items)} lines of {file}: {tally(results)}")
+        console.print(f"{len(items)} lines of {literal(str(file))}: {tally(results)}")
 
 
 @app.command()
@@ -165,7 +166,8 @@ def list_(
         return
     table = Table("id", "occurred", "session", "role", "importance", "content")
     for e in episodes:
-        table.add_row(e.id, day(e.occurred_at), e.session_id or "", e.role or "", f"{e.importance:.2f}", short(e.content))
+        table.add_row(e.id, day(e.occurred_at), literal(e.session_id or ""), literal(e.role or ""), f"{e.importance:.2f}",
+                      short(e.content))
     console.print(table)
 
 
@@ -247,9 +249,9 @@ def demo(
         f"and {counts.decisions} active decisions "
         f"(data in {where}{' (temporary)' if data_dir is None else ''})."
     )
-    console.print(f"Reflection wrote {written} facts and closed {closed}. {person.summary}")
+    console.print(f"Reflection wrote {written} facts and closed {closed}. {person.summary}", markup=False)
     for fact in person.closed_facts:
-        console.print(f"  closed on {day(fact.valid_to or 0.0)}: {relation(fact)} (said {day(fact.valid_from)})")
+        console.print(f"  closed on {day(fact.valid_to or 0.0)}: {relation(fact)} (said {day(fact.valid_from)})", markup=False)
     for query, cards in answers.items():
         console.print(cards_table(query, cards))
     console.print(cards_table(f"{DEMO_FACT_QUERY} (semantic memory)", facts))

@@ -132,7 +132,7 @@ def audit(
     for entry in entries:
         ids = ", ".join(i[:8] for i in entry.ids[:5]) + ("..." if len(entry.ids) > 5 else "")
         console.print(f"{day(entry.at)}  {entry.actor:<12} {entry.action:<15} "
-                      f"{entry.namespace or '-':<12} {ids}  {entry.reason or ''}")  # fmt: skip
+                      f"{entry.namespace or '-':<12} {ids}  {entry.reason or ''}", markup=False)  # fmt: skip
 
 
 def doctor(
@@ -159,7 +159,7 @@ def doctor(
         print_json(report)
     else:
         if report.set_aside is not None:
-            console.print(f"the old vector store is kept at {report.set_aside}")
+            console.print(f"the old vector store is kept at {report.set_aside}", markup=False)
         console.print(f"{report.episodes} episodes, {report.vector_points} vector points, "
                       f"{report.facts} active facts")
         for label, ids in (("missing vectors", report.missing_vectors),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from engine.errors import HindsightError, InvalidInput, NotFound
 
@@ -30,6 +31,7 @@ __all__ = [
     "day",
     "err_console",
     "fail",
+    "literal",
     "mapped_errors",
     "open_memory",
     "print_json",
@@ -49,7 +51,7 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSO
 
 
 def fail(message: str, code: int) -> NoReturn:
-    err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False, soft_wrap=True)
+    err_console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -146,4 +148,15 @@ def day(epoch: float) -> str:
 
 
 def short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Stored text cut to `limit` characters, printed as written (`literal`)."""
+    return literal(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def literal(text: str) -> str:
+    """Stored text as it reads, for a line or a cell that uses markup elsewhere: "[/b]" in a
+    memory would stop the print, "[red]" would colour it.
+
+    >>> print(literal("Sam: [image: a photo] [/b]"))
+    Sam: \\[image: a photo] \\[/b]
+    """
+    return escape(text)

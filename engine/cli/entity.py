@@ -13,6 +13,7 @@ from engine.cli.common import (
     Namespace,
     console,
     day,
+    literal,
     open_memory,
     print_json,
     short,
@@ -40,16 +41,16 @@ def entity_show(
         print_json(profile)
         return
     entity = profile.entity
-    console.print(f"[bold]{entity.name}[/bold] ({entity.type}, {entity.mention_count} mentions)")
+    console.print(f"[bold]{literal(entity.name)}[/bold] ({entity.type}, {entity.mention_count} mentions)")
     if entity.aliases:
-        console.print("aliases: " + ", ".join(entity.aliases))
-    console.print(profile.summary)
+        console.print("aliases: " + ", ".join(entity.aliases), markup=False)
+    console.print(profile.summary, markup=False)
     for fact in profile.facts:
-        console.print(f"fact: {relation(fact)} (support {fact.support}, confidence {fact.confidence:.2f})")
+        console.print(f"fact: {relation(fact)} (support {fact.support}, confidence {fact.confidence:.2f})", markup=False)
     for fact in profile.closed_facts:
-        console.print(f"closed: {relation(fact)} ({day(fact.valid_from)} to {day(fact.valid_to or 0.0)})")
+        console.print(f"closed: {relation(fact)} ({day(fact.valid_from)} to {day(fact.valid_to or 0.0)})", markup=False)
     for decision in profile.decisions:
-        console.print(f"decision [{decision.status}]: {decision.text}")
+        console.print(f"decision [{decision.status}]: {decision.text}", markup=False)
     for episode in profile.latest_episodes:
         console.print(f"{day(episode.occurred_at)}  {short(episode.content)}  [dim]{episode.id[:8]}[/dim]")
 
@@ -68,7 +69,7 @@ def entity_merge(
     if as_json:
         print_json(merged)
     else:
-        console.print(f"merged into [bold]{merged.name}[/bold]; aliases: {', '.join(merged.aliases)}")
+        console.print(f"merged into [bold]{literal(merged.name)}[/bold]; aliases: {literal(', '.join(merged.aliases))}")
 
 
 @entity_app.command("alias")
@@ -85,7 +86,7 @@ def entity_alias(
     if as_json:
         print_json(entity)
     else:
-        console.print(f"[bold]{entity.name}[/bold] is also: {', '.join(entity.aliases)}")
+        console.print(f"[bold]{literal(entity.name)}[/bold] is also: {literal(', '.join(entity.aliases))}")
 
 
 def register(app: typer.Typer) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from engine.cli.common import AsJson, DataDir, Namespace, console, fail, open_memory
+from engine.cli.common import AsJson, DataDir, Namespace, console, fail, literal, open_memory
 from graph_schema.definitions import TIME_PROPERTIES
 from graph_schema.saved import saved_queries
 
@@ -58,7 +58,7 @@ def cypher(
     for column in result.columns:  # a moment stays on one line; text wraps around it
         table.add_column(column, no_wrap=_is_moment(column))
     for row in result.rows:
-        table.add_row(*(_cell(value, column) for value, column in zip(row, result.columns, strict=True)))
+        table.add_row(*(literal(_cell(value, column)) for value, column in zip(row, result.columns, strict=True)))
     console.print(table)
     if result.truncated:
         console.print(f"[yellow]truncated at {len(result.rows)} rows[/yellow]")
@@ -115,7 +115,7 @@ def graph(
         profile = memory.entity(entity, namespace=namespace)
     picture = neighbourhood(profile)
     draw(picture, out, title=f"{profile.entity.name} in {namespace}")
-    console.print(f"wrote {out} ({picture.number_of_nodes()} nodes, {picture.number_of_edges()} edges)")
+    console.print(f"wrote {literal(str(out))} ({picture.number_of_nodes()} nodes, {picture.number_of_edges()} edges)")
 
 
 def register(app: typer.Typer) -> None:

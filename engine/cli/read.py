@@ -15,6 +15,7 @@ from engine.cli.common import (
     console,
     day,
     fail,
+    literal,
     open_memory,
     print_json,
 )
@@ -36,7 +37,7 @@ def get(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir = Non
         print_json(episode)
         return
     console.print(f"[bold]{episode.id}[/bold] · {day(episode.occurred_at)} · {episode.kind}"
-                  f"{f' by {episode.role}' if episode.role else ''} · importance "
+                  f"{f' by {literal(episode.role)}' if episode.role else ''} · importance "
                   f"{episode.importance:.2f}{' · forgotten' if episode.deleted_at else ''}")  # fmt: skip
     console.print(episode.content, markup=False)
 
@@ -87,7 +88,7 @@ def session(session_id: Annotated[str, typer.Argument(help="The session id.")], 
 
 def _print_session(view: SessionView) -> None:
     stale = " · digest out of date (reflect rebuilds it)" if view.digest and view.stale else ""
-    console.print(f"[bold]{view.session_id}[/bold] · {day(view.started_at.timestamp())} · "
+    console.print(f"[bold]{literal(view.session_id)}[/bold] · {day(view.started_at.timestamp())} · "
                   f"{view.episodes} episodes{stale}")  # fmt: skip
     console.print(view.digest.text if view.digest else "(no digest yet: end_session or reflect writes one)",
                   markup=False)  # fmt: skip
@@ -100,7 +101,7 @@ def namespaces(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     if as_json:
         print_json(names)
     else:
-        console.print("\n".join(names) if names else "no namespace holds an episode yet")
+        console.print("\n".join(names) if names else "no namespace holds an episode yet", markup=False)
 
 
 def health(data_dir: DataDir = None, as_json: AsJson = False) -> None:

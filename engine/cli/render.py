@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from engine.cli.common import short
+from engine.cli.common import literal, short
 
 if TYPE_CHECKING:
     from engine.models import GraphPath, MemoryCard, StoreResult, Trace
@@ -48,8 +48,9 @@ def cards_table(query: str, cards: list[MemoryCard]) -> Table:
         table.add_row(
             str(position),
             f"{card.score:.3f}",
-            f"{card.content}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}[/dim]"
-            + _update_note(trace),
+            f"{literal(card.content)}\n[dim]{card.id[:8]} · {card.occurred_at:%Y-%m-%d}"
+            + "".join(f" · {literal(t.phrase)}: {literal(t.text)}" for t in card.times)
+            + "[/dim]" + _update_note(trace),
             channels,
             "" if trace is None else _path_text(trace.path, card.id),
             "" if trace is None else f"{trace.decay:.2f}",
@@ -72,7 +73,7 @@ def _path_text(path: GraphPath | None, card_id: str) -> str:
         return ""
     parts = []
     for index, node in enumerate(path.nodes):
-        name = node.name if node.label != "Episode" else short(node.name, 40)
+        name = literal(node.name) if node.label != "Episode" else short(node.name, 40)
         if node.id == card_id:
             name = "this memory"
         parts.append(f"{node.label}({name or node.id[:8]})")
