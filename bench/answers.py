@@ -6,7 +6,8 @@
 Every conversation is stored in its own namespace and reflected on to the end. For each
 non-adversarial question, three contexts are built from one recall each: facts alone
 (`layer="semantic"`), episodes alone (`layer="episodic"`) and both (`recall()`), each card
-rendered as an agent would read it, `[7 May 2023] content`. A context holds the answer when
+rendered as an agent would read it, `[7 May 2023] content (yesterday: 6 May 2023)`: the
+times its words name (`MemoryCard.times`) follow it; "no times" leaves them out. A context holds the answer when
 it holds the answer's content words (`holds_answer`). Reported at top 5, and within 150 words
 (cards taken best first, a card that does not fit left out while smaller ones after it may
 still fit), per LoCoMo category. The data is read from its path and never copied: its
@@ -70,10 +71,25 @@ def holds_answer(context: str, answer: str) -> bool:
     return held == len(wanted) if len(wanted) <= 2 else held >= 0.8 * len(wanted)
 
 
-def rendered(card: MemoryCard) -> str:
-    """A card as an agent reads it: `[7 May 2023] content`."""
+def rendered(card: MemoryCard, *, times: bool = True) -> str:
+    """A card as an agent reads it: `[7 May 2023] content`, then what the relative times in
+    its words name (`MemoryCard.times`) unless `times` is false.
+
+    >>> from datetime import datetime, UTC
+    >>> from engine.models import NamedTime
+    >>> at = datetime(2023, 5, 8, tzinfo=UTC)
+    >>> card = MemoryCard(id="e", namespace="n", content="I went yesterday", score=1.0, occurred_at=at,
+    ...                   created_at=at, session_id=None, role=None, kind="message", layer="episodic",
+    ...                   importance=0.5, entities=[], metadata={},
+    ...                   times=[NamedTime(phrase="yesterday", start=at, end=at, text="7 May 2023")])
+    >>> rendered(card), rendered(card, times=False)
+    ('[8 May 2023] I went yesterday (yesterday: 7 May 2023)', '[8 May 2023] I went yesterday')
+    """
     at = card.occurred_at
-    return f"[{at.day} {at:%B %Y}] {card.content}"
+    text = f"[{at.day} {at:%B %Y}] {card.content}"
+    if times and card.times:
+        text += " (" + "; ".join(f"{t.phrase}: {t.text}" for t in card.times) + ")"
+    return text
 
 
 def within_words(cards: list[MemoryCard], budget: int) -> list[str]:
@@ -96,7 +112,8 @@ def run(data: Path, conversations: int | None) -> dict[str, Any]:
         for number, sample in enumerate(chosen):
             rows += _conversation(memory, number, sample)
             print(f"conversation {number + 1}/{len(chosen)}: {len(rows)} questions so far", file=sys.stderr)
-    names = [f"{c} top {TOP_K}" for c in CONTEXTS] + [f"{c} {WORD_BUDGET} words" for c in ("episodes", "mixed")]
+    names = ([f"{c} top {TOP_K}" for c in CONTEXTS] + [f"{c} {WORD_BUDGET} words" for c in ("episodes", "mixed")]
+             + [f"{c} top {TOP_K}, no times" for c in ("episodes", "mixed")])  # fmt: skip
 
     def share(selected: list[dict[str, bool]], name: str) -> float:
         return round(100 * sum(r[name] for r in selected) / max(1, len(selected)), 1)
@@ -133,15 +150,17 @@ def _conversation(memory: Memory, number: int, sample: dict[str, Any]) -> list[t
             row[f"{name} top {TOP_K}"] = holds_answer(" ".join(rendered(c) for c in cards[:TOP_K]), answer)
             if layer != "semantic":
                 row[f"{name} {WORD_BUDGET} words"] = holds_answer(" ".join(within_words(cards, WORD_BUDGET)), answer)
+                plain = " ".join(rendered(c, times=False) for c in cards[:TOP_K])
+                row[f"{name} top {TOP_K}, no times"] = holds_answer(plain, answer)
         rows.append((category, row))
     return rows
 
 
 def table(result: dict[str, Any]) -> str:
     names = list(result["all"])
-    lines = [f"{'context':<22}{'all':>7}" + "".join(f"{c:>13}" for c in result["by_category"])]
+    lines = [f"{'context':<28}{'all':>7}" + "".join(f"{c:>13}" for c in result["by_category"])]
     for name in names:
-        lines.append(f"{name:<22}{result['all'][name]:>7.1f}"
+        lines.append(f"{name:<28}{result['all'][name]:>7.1f}"
                      + "".join(f"{row[name]:>13.1f}" for row in result["by_category"].values()))  # fmt: skip
     lines.append(f"{result['questions']} questions, % whose gold answer the context holds; {result['seconds']} s")
     return "\n".join(lines)

@@ -26,6 +26,7 @@ __all__ = [
     "Kind",
     "Layer",
     "MemoryCard",
+    "NamedTime",
     "NumberMention",
     "PathNode",
     "RecallLayer",
@@ -216,6 +217,15 @@ class Trace(BaseModel):
     graph_reads: GraphReads | None = None
 
 
+class NamedTime(BaseModel):
+    """A relative time a memory's words name, resolved against when they were said."""
+
+    phrase: str  # as written: "yesterday", "last week", "下个月"
+    start: datetime  # the span it names, [start, end), UTC
+    end: datetime
+    text: str  # in calendar words: "20 June 2023", "the week before 21 June 2023", "2023年7月"
+
+
 class MemoryCard(BaseModel):
     """A recalled memory, citing its episode id, with the trace of how it was found."""
 
@@ -234,6 +244,8 @@ class MemoryCard(BaseModel):
     related_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any]
     trace: Trace | None = None  # None when the caller asked for no explanation
+    # What "yesterday" or "next month" in its words meant when they were said (`engine.time_text`).
+    times: list[NamedTime] = Field(default_factory=list)
 
 
 class Stats(BaseModel):

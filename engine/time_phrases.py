@@ -2,7 +2,8 @@
 
 "yesterday", "last year", "two weeks ago", "last Saturday", "昨天", "上周三", "三年前": each is
 a span of the calendar counted back from the moment of the sentence, so that "I painted it
-last year", said in May 2023, is kept as 2022. Absolute dates ("on 4 May", "2023年5月") are
+last year", said in May 2023, is kept as 2022. `named_spans` also reads what is to come
+("tomorrow", "next month", "下周三"). Absolute dates ("on 4 May", "2023年5月") are
 read by `engine.recall.time_query.date_window`.
 """
 
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
-__all__ = ["NUMBERS", "relative_span", "relative_time"]
+__all__ = ["NUMBERS", "NamedSpan", "named_spans", "relative_span", "relative_time"]
 
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -37,32 +39,40 @@ _LAST_PERIOD = re.compile(
     r"|(?P<zh>前天|昨天|昨晚|上周末|上周|上个星期|上星期|上个月|去年|前年)(?P<part>初|中|底|末)?",
     re.IGNORECASE,
 )
-# phrase -> (days back, months back): where the span starts
+_NEXT_PERIOD = re.compile(
+    r"\b(?P<en>tomorrow|next weekend|next week|next month|next year)\b"
+    r"|(?P<zh>明天|后天|下周末|下周|下个星期|下星期|下个月|明年|后年)(?P<part>初|中|底|末)?",
+    re.IGNORECASE,
+)
+_ZH_NEXT_WEEKDAY = re.compile(r"下(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
+_PAST = (_AGO, _LAST_WEEKDAY, _ZH_LAST_WEEKDAY, _LAST_PERIOD)
+_FUTURE = (_NEXT_PERIOD, _ZH_NEXT_WEEKDAY)
+# phrase -> (days, months) from the moment said to where the span starts
 _PERIODS = {
-    "yesterday": (1, 0), "last night": (1, 0), "last weekend": (7, 0), "last week": (7, 0),
-    "last month": (0, 1), "last year": (0, 12), "昨天": (1, 0), "昨晚": (1, 0), "前天": (2, 0),
-    "上周末": (7, 0), "上周": (7, 0), "上个星期": (7, 0), "上星期": (7, 0), "上个月": (0, 1),
-    "去年": (0, 12), "前年": (0, 24),
+    "yesterday": (-1, 0), "last night": (-1, 0), "last weekend": (-7, 0), "last week": (-7, 0),
+    "last month": (0, -1), "last year": (0, -12), "昨天": (-1, 0), "昨晚": (-1, 0), "前天": (-2, 0),
+    "上周末": (-7, 0), "上周": (-7, 0), "上个星期": (-7, 0), "上星期": (-7, 0), "上个月": (0, -1),
+    "去年": (0, -12), "前年": (0, -24),
+    "tomorrow": (1, 0), "next weekend": (1, 0), "next week": (1, 0), "next month": (0, 1),
+    "next year": (0, 12), "明天": (1, 0), "后天": (2, 0), "下周末": (1, 0), "下周": (1, 0),
+    "下个星期": (1, 0), "下星期": (1, 0), "下个月": (0, 1), "明年": (0, 12), "后年": (0, 24),
 }  # fmt: skip
 # How long each span lasts, by its phrase or unit: a day unless named here.
 _SPAN_DAYS = {"last weekend": 7, "last week": 7, "上周末": 7, "上周": 7, "上个星期": 7, "上星期": 7,
-              "week": 7, "周": 7, "个星期": 7, "星期": 7, "礼拜": 7}  # fmt: skip
+              "week": 7, "周": 7, "个星期": 7, "星期": 7, "礼拜": 7, "next weekend": 7, "next week": 7,
+              "下周末": 7, "下周": 7, "下个星期": 7, "下星期": 7}  # fmt: skip
 # 上个月初 / 中 / 底: the first, middle or last ten days of the month
 _MONTH_PART = {"初": (0, 10), "中": (10, 20), "底": (20, 31), "末": (20, 31)}
 
 
-def _months_back(moment: datetime, months: int) -> datetime:
-    index = moment.year * 12 + moment.month - 1 - months
-    return datetime(index // 12, index % 12 + 1, 1)
-
-
-def _back(moment: datetime, days: int, months: int) -> datetime:
-    """The start of the span `days` or `months` before the moment: a day, a month or a year."""
+def _shift(moment: datetime, days: int, months: int) -> datetime:
+    """The start of the day, month or year `days` or `months` from the moment (back when
+    negative): a whole number of years counts from 1 January."""
     if months % 12 == 0 and months:
-        return datetime(moment.year - months // 12, 1, 1)
+        return datetime(moment.year + months // 12, 1, 1)
     if months:
-        return _months_back(moment, months)
-    day = moment - timedelta(days=days)
+        return _months_forward(moment, months)
+    day = moment + timedelta(days=days)
     return datetime(day.year, day.month, day.day)
 
 
@@ -86,7 +96,8 @@ def relative_time(text: str, at: float) -> float | None:
 
 def relative_span(text: str, at: float) -> tuple[float, float] | None:
     """The first relative time `text` names, said at `at`, as a [start, end) span: a day, a
-    week, a month (or a third of one: "上个月初") or a year.
+    week, a month (or a third of one: "上个月初") or a year. A count back ("two weeks ago")
+    goes before a weekday, and a weekday before a period, wherever each stands.
 
     >>> at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()  # a Monday
     >>> def days(span): return [datetime.fromtimestamp(t, UTC).date().isoformat() for t in span]
@@ -99,42 +110,91 @@ def relative_span(text: str, at: float) -> tuple[float, float] | None:
     >>> days(relative_span("上个月底", at))
     ['2023-04-21', '2023-05-01']
     """
-    moment = datetime.fromtimestamp(at, UTC).replace(tzinfo=None)
-    start: datetime | None = None
+    moment = _moment(at)
+    for pattern in (_AGO, _LAST_WEEKDAY, _ZH_LAST_WEEKDAY, _LAST_PERIOD):
+        if match := pattern.search(text):
+            return _span(pattern, match, moment)
+    return None
+
+
+class NamedSpan(NamedTuple):
+    """A time phrase of a text, where it stands, and the [start, end) span it names."""
+
+    phrase: str
+    position: int
+    start: float
+    end: float
+
+
+def named_spans(text: str, at: float) -> list[NamedSpan]:
+    """Every relative time `text` names, past or to come, said at `at`, in reading order; of
+    phrases that overlap, the first.
+
+    >>> at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()  # a Monday
+    >>> def days(text): return [(s.phrase, datetime.fromtimestamp(s.start, UTC).date().isoformat(),
+    ...                          datetime.fromtimestamp(s.end, UTC).date().isoformat())
+    ...                         for s in named_spans(text, at)]
+    >>> days("Yesterday I ran, and next month we fly; two weeks ago I moved.")
+    [('Yesterday', '2023-05-07', '2023-05-08'), ('next month', '2023-06-01', '2023-07-01'), ('two weeks ago', '2023-04-24', '2023-05-01')]
+    >>> days("明天开会，下周三出差")
+    [('明天', '2023-05-09', '2023-05-10'), ('下周三', '2023-05-17', '2023-05-18')]
+    >>> days("next week"), days("I love painting")
+    ([('next week', '2023-05-09', '2023-05-16')], [])
+    """
+    moment = _moment(at)
+    found = sorted(
+        (match.start(), -match.end(), pattern, match)
+        for pattern in (*_PAST, *_FUTURE)
+        for match in pattern.finditer(text)
+    )
+    spans: list[NamedSpan] = []
+    reached = 0
+    for position, _, pattern, match in found:
+        if position < reached:
+            continue
+        reached = match.end()
+        start, end = _span(pattern, match, moment)
+        spans.append(NamedSpan(match.group(0), position, start, end))
+    return spans
+
+
+def _moment(at: float) -> datetime:
+    return datetime.fromtimestamp(at, UTC).replace(tzinfo=None)
+
+
+def _span(pattern: re.Pattern[str], match: re.Match[str], moment: datetime) -> tuple[float, float]:
+    """The [start, end) span one phrase names, said at `moment`."""
     days, months = 1, 0  # the span's length
-    if match := _AGO.search(text):
+    if pattern is _AGO:
         count = match["n"] or match["zn"]
         n = int(count) if count.isdigit() else NUMBERS.get(count.lower(), 1)
         unit = (match["unit"] or match["zunit"]).lower()
         if unit in _UNIT_DAYS:
-            start = _back(moment, n * _UNIT_DAYS[unit], 0)
+            start = _shift(moment, -n * _UNIT_DAYS[unit], 0)
             days = _SPAN_DAYS.get(unit, 1)
         else:
-            start = _back(moment, 0, n * _MONTH_UNITS[unit])
+            start = _shift(moment, 0, -n * _MONTH_UNITS[unit])
             days, months = 0, _MONTH_UNITS[unit]
-    elif match := _LAST_WEEKDAY.search(text) or _ZH_LAST_WEEKDAY.search(text):
-        name = match["day"].lower()
-        weekday = _WEEKDAYS.index(name) if name in _WEEKDAYS else _ZH_WEEKDAYS[name]
-        if name in _WEEKDAYS:  # "last Saturday": the latest Saturday before today
-            back = (moment.weekday() - weekday - 1) % 7 + 1
-        else:  # "上周三": Wednesday of the previous calendar week
-            back = moment.weekday() + 7 - weekday
-        start = _back(moment, back, 0)
-    elif match := _LAST_PERIOD.search(text):
+    elif pattern is _LAST_WEEKDAY:  # "last Saturday": the latest Saturday before today
+        back = (moment.weekday() - _WEEKDAYS.index(match["day"].lower()) - 1) % 7 + 1
+        start = _shift(moment, -back, 0)
+    elif pattern is _ZH_LAST_WEEKDAY or pattern is _ZH_NEXT_WEEKDAY:  # a day of the calendar week before or after
+        weekday = _ZH_WEEKDAYS[match["day"]]
+        offset = -(moment.weekday() + 7 - weekday) if pattern is _ZH_LAST_WEEKDAY else 7 - moment.weekday() + weekday
+        start = _shift(moment, offset, 0)
+    else:
         phrase = (match["en"] or match["zh"]).lower()
-        back_days, back_months = _PERIODS[phrase]
-        start = _back(moment, back_days, back_months)
-        if back_months:
-            days, months = 0, 12 if back_months % 12 == 0 else 1
+        shift_days, shift_months = _PERIODS[phrase]
+        start = _shift(moment, shift_days, shift_months)
+        if shift_months:
+            days, months = 0, 12 if shift_months % 12 == 0 else 1
         else:
             days = _SPAN_DAYS.get(phrase, 1)
-        if match["part"] and months == 1:  # a third of the month, not past its end
+        if match.groupdict().get("part") and months == 1:  # a third of the month, not past its end
             first, last = _MONTH_PART[match["part"]]
             month_end = _months_forward(start, 1)
             start = start + timedelta(days=first)
             return _epoch(start), _epoch(min(start + timedelta(days=last - first), month_end))
-    if start is None:
-        return None
     end = _months_forward(start, months) if months else start + timedelta(days=days)
     return _epoch(start), _epoch(end)
 

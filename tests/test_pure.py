@@ -20,7 +20,7 @@ ROOT = Path(__file__).parent.parent
 # Every module with an example in a docstring, found rather than listed: a new one is run too.
 DOCTEST_MODULES = sorted(
     ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-    for package in ("engine", "graph_schema", "mcp_server")
+    for package in ("engine", "graph_schema", "mcp_server", "bench")
     for path in (ROOT / package).rglob("*.py")
     if ">>>" in path.read_text(encoding="utf-8")
 )

@@ -1,4 +1,6 @@
-"""Maximal marginal relevance, pure: trade a little score for memories that say new things.
+"""Cards that say new things, pure: maximal marginal relevance trades a little score for
+memories unlike those chosen; `without_repeats` drops a fact card that only repeats words
+already shown.
 
 Greedy: the next card is the candidate maximising
 
@@ -13,7 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["mmr_order"]
+from engine.models import MemoryCard
+
+__all__ = ["mmr_order", "without_repeats"]
 
 
 def mmr_order(
@@ -52,3 +56,40 @@ def mmr_order(
         remaining.remove(choice)
         similarity = np.maximum(similarity, matrix @ matrix[choice])
     return [ids[i] for i in picked]
+
+
+def without_repeats(ordered: Sequence[MemoryCard], top_k: int) -> list[MemoryCard]:
+    """The first `top_k` cards, best first, leaving out a card that repeats one above it: a
+    fact card whose every source episode is shown above, or whose statement and sources a
+    better fact card shows ("buys groceries" and "cooks food" from one sentence); an episode
+    card whose whole content a fact card above states.
+
+    >>> def card(id, layer="episodic", sources=(), statement="", content=""):
+    ...     from datetime import datetime, UTC
+    ...     at = datetime(2023, 5, 8, tzinfo=UTC)
+    ...     return MemoryCard(id=id, namespace="n", content=content or id, score=1.0, occurred_at=at,
+    ...                       created_at=at, session_id=None, role=None, kind="message", layer=layer,
+    ...                       importance=0.5, entities=[], related_ids=list(sources),
+    ...                       metadata={"statement": statement})
+    >>> cards = [card("e1"), card("f1", "semantic", ["e1"], "s1"), card("f2", "semantic", ["e9"], "s2"),
+    ...          card("f3", "semantic", ["e9"], "s2"), card("e9", content="s2"), card("e2"), card("e3")]
+    >>> [c.id for c in without_repeats(cards, 3)]
+    ['e1', 'f2', 'e2']
+    """
+    kept: list[MemoryCard] = []
+    shown: set[str] = set()  # episodes shown
+    said: set[tuple[str, tuple[str, ...]]] = set()  # facts shown: statement and sources
+    for card in ordered:
+        if len(kept) == top_k:
+            break
+        if card.layer == "semantic":
+            key = (str(card.metadata.get("statement", "")).strip(), tuple(sorted(card.related_ids)))
+            if card.related_ids and (shown.issuperset(card.related_ids) or key in said):
+                continue
+            said.add(key)
+        elif any(card.content.strip() == statement for statement, _ in said):
+            continue
+        else:
+            shown.add(card.id)
+        kept.append(card)
+    return kept

@@ -111,6 +111,7 @@ def _card(
             "object": fact.object,
             "support": fact.support,
             "refers_to": from_epoch(fact.refers_to).isoformat() if fact.refers_to else None,
+            "statement": fact.statement,
         },
         trace=trace,
     )

@@ -11,7 +11,7 @@ from engine.inputs import RecallRequest
 from engine.models import Episode, GraphPath, GraphReads, MemoryCard, Trace, from_epoch
 from engine.recall.channels import Seed, hub_degree
 from engine.recall.digest_cards import asked_sessions, digest_cards
-from engine.recall.diversity import mmr_order
+from engine.recall.diversity import mmr_order, without_repeats
 from engine.recall.facts import fact_cards
 from engine.recall.fusion import fused_with
 from engine.recall.plan import CHANNELS, RecallPlan
@@ -32,6 +32,7 @@ from engine.settings import Settings
 from engine.stores.base import RecallGraph
 from engine.stores.vectors import VectorStore
 from engine.text import count_tokens
+from engine.time_text import named_times
 
 __all__ = ["card_order", "run_recall", "within_budget"]
 
@@ -225,6 +226,7 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
             related_ids=list(dict.fromkeys(episode.related_ids + _related(trace.path, episode.id))),
             metadata=episode.metadata,
             trace=trace,
+            times=named_times(episode.content, episode.occurred_at),
         )
         for _, episode, trace in top
     ]
@@ -233,7 +235,7 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
         cards = mark_replaced_by_facts(mark_updates(cards), replaced)
     if context.plan.applies("digests") and request.layer in (None, "episodic"):
         cards += digest_cards(context, max((card.score for card in cards), default=0.0))
-    return sorted(cards, key=card_order)[: request.top_k]
+    return without_repeats(sorted(cards, key=card_order), request.top_k)
 
 
 def _read_live(

@@ -15,6 +15,7 @@ import numpy as np
 from engine.models import ChannelHit, MemoryCard, Trace, from_epoch
 from engine.recall.fusion import importance_factor
 from engine.settings import Settings
+from engine.time_text import named_times
 from engine.working import WorkingItem
 
 __all__ = ["working_cards"]
@@ -63,6 +64,7 @@ def working_cards(
                 related_ids=list(request.related_ids),
                 metadata=request.metadata,
                 trace=trace,
+                times=named_times(request.content, occurred),
             )
         )
     return cards
