@@ -1,6 +1,6 @@
 """Cards that say new things, pure: maximal marginal relevance trades a little score for
-memories unlike those chosen; `without_repeats` drops a fact card that only repeats words
-already shown.
+memories unlike those chosen; `without_repeats` drops a card that only repeats words already
+shown.
 
 Greedy: the next card is the candidate maximising
 
@@ -60,9 +60,10 @@ def mmr_order(
 
 def without_repeats(ordered: Sequence[MemoryCard], top_k: int) -> list[MemoryCard]:
     """The first `top_k` cards, best first, leaving out a card that repeats one above it: a
-    fact card whose every source episode is shown above, or whose statement and sources a
-    better fact card shows ("buys groceries" and "cooks food" from one sentence); an episode
-    card whose whole content a fact card above states.
+    fact card drawn from one episode shown above (a fact several episodes support says what
+    none of them says alone), or whose statement and sources a better fact card shows ("buys
+    groceries" and "cooks food" from one sentence); an episode card whose whole content a
+    fact card above states.
 
     >>> def card(id, layer="episodic", sources=(), statement="", content=""):
     ...     from datetime import datetime, UTC
@@ -71,10 +72,11 @@ def without_repeats(ordered: Sequence[MemoryCard], top_k: int) -> list[MemoryCar
     ...                       created_at=at, session_id=None, role=None, kind="message", layer=layer,
     ...                       importance=0.5, entities=[], related_ids=list(sources),
     ...                       metadata={"statement": statement})
-    >>> cards = [card("e1"), card("f1", "semantic", ["e1"], "s1"), card("f2", "semantic", ["e9"], "s2"),
-    ...          card("f3", "semantic", ["e9"], "s2"), card("e9", content="s2"), card("e2"), card("e3")]
-    >>> [c.id for c in without_repeats(cards, 3)]
-    ['e1', 'f2', 'e2']
+    >>> cards = [card("e1"), card("e2"), card("f1", "semantic", ["e1"], "s1"), card("f2", "semantic", ["e9"], "s2"),
+    ...          card("f3", "semantic", ["e9"], "s2"), card("e9", content="s2"), card("f4", "semantic", ["e1", "e2"]),
+    ...          card("e3")]
+    >>> [c.id for c in without_repeats(cards, 4)]
+    ['e1', 'e2', 'f2', 'f4']
     """
     kept: list[MemoryCard] = []
     shown: set[str] = set()  # episodes shown
@@ -84,7 +86,7 @@ def without_repeats(ordered: Sequence[MemoryCard], top_k: int) -> list[MemoryCar
             break
         if card.layer == "semantic":
             key = (str(card.metadata.get("statement", "")).strip(), tuple(sorted(card.related_ids)))
-            if card.related_ids and (shown.issuperset(card.related_ids) or key in said):
+            if card.related_ids and ((len(card.related_ids) == 1 and card.related_ids[0] in shown) or key in said):
                 continue
             said.add(key)
         elif any(card.content.strip() == statement for statement, _ in said):
