@@ -52,6 +52,34 @@ class Fact(BaseModel):
     refers_to: float | None = None  # the time the statement names ("last year"), epoch seconds
     reflection_id: str | None = None
     source_episode_ids: list[str] = Field(default_factory=list)
+    forgotten_ids: list[str] = Field(default_factory=list)  # sources forgotten now, restorable
+    quote_forgotten: bool = False  # the statement is only a forgotten source's
+
+    def shown(self) -> Fact | None:
+        """The fact as recall, profiles and fact points show it while some of its sources are
+        forgotten: it stands on the others (None when there are none), without their count,
+        and without its statement when that is only a forgotten source's.
+
+        >>> fact = Fact(subject="Sam", predicate="works_at", object="Google", statement="I work at Google.",
+        ...             confidence=0.5, support=2, valid_from=0, refers_to=5.0, source_episode_ids=["a", "b"])
+        >>> fact.shown() == fact
+        True
+        >>> told = fact.model_copy(update={"forgotten_ids": ["a"], "quote_forgotten": True}).shown()
+        >>> told.source_episode_ids, told.support, told.statement, told.refers_to
+        (['b'], 1, '', None)
+        >>> fact.model_copy(update={"forgotten_ids": ["a", "b"]}).shown() is None
+        True
+        """
+        forgotten = set(self.forgotten_ids) & set(self.source_episode_ids)
+        if not forgotten:
+            return self
+        left = [i for i in self.source_episode_ids if i not in forgotten]
+        if not left:
+            return None
+        update: dict[str, object] = {"source_episode_ids": left, "support": max(1, self.support - len(forgotten))}
+        if self.quote_forgotten:
+            update.update(statement="", refers_to=None)
+        return self.model_copy(update=update)
 
 
 class Neighbour(BaseModel):

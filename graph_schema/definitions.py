@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 6  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
-# 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id; 6: Digest
+SCHEMA_VERSION = 7  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
+# 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id; 6: Digest;
+# 7: FACT.forgotten_ids, quote_forgotten
 
 # The version node every backend keeps, so that a later change can migrate.
 VERSION_READ = "MATCH (v:SchemaVersion {id: 'graph'}) RETURN v.version"
@@ -163,6 +164,10 @@ RELATIONSHIPS: tuple[RelType, ...] = (
             ("source_episode_ids", "STRING[]"),
             ("reflection_id", "STRING"),
             ("invalidated_by", "STRING"),
+            # Sources forgotten now (restorable), and whether the statement is theirs alone:
+            # what a forgotten episode said is not shown through a fact (`Fact.shown`).
+            ("forgotten_ids", "STRING[]"),
+            ("quote_forgotten", "BOOLEAN"),
         ),
     ),
 )

@@ -1,11 +1,15 @@
-"""Facts once episodes they were drawn from are purged: what a purged episode said leaves the
-semantic layer with it. Pure: `without_sources` decides, `engine/lifecycle/forget.py` reads
-and writes.
+"""Facts once episodes they were drawn from are purged or forgotten: what such an episode said
+leaves the semantic layer with it. Pure: `without_sources` and `with_forgotten` decide,
+`engine/lifecycle/forget.py` reads and writes.
 
-A fact no other episode supports is removed (and a fact it had closed is current again: what
-closed it was never said). A fact others support stands on them: its support, first time and
-confidence are theirs, and it keeps its statement only where one of them holds that sentence;
-otherwise the relation stands alone, with no statement and no time named.
+Purged: a fact no other episode supports is removed (and a fact it had closed is current
+again: what closed it was never said). A fact others support stands on them: its support,
+first time and confidence are theirs, and it keeps its statement only where one of them holds
+that sentence; otherwise the relation stands alone, with no statement and no time named.
+
+Forgotten (restorable): the fact keeps every source and lists the forgotten ones
+(`Fact.forgotten_ids`), and whether its statement is theirs alone (`quote_forgotten`); it is
+shown standing on the others (`Fact.shown`), or not at all while they are none.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from engine.models import Episode
 from engine.reflect.reconcile import support_share
 from engine.views import Fact
 
-__all__ = ["FactRevision", "without_sources"]
+__all__ = ["FactRevision", "with_forgotten", "without_sources"]
 
 
 class FactRevision(BaseModel):
@@ -58,13 +62,47 @@ def without_sources(
         left = [remaining[i] for i in kept if i in remaining]
         statement = fact.statement.strip()
         still_said = bool(statement) and any(statement in e.content for e in left)
+        forgotten = [i for i in fact.forgotten_ids if i in kept]
         plan.revised.append(fact.model_copy(update={
             "source_episode_ids": kept,
             "support": len(kept),
             "statement": fact.statement if still_said else "",
             "refers_to": fact.refers_to if still_said else None,
+            "forgotten_ids": forgotten,
+            "quote_forgotten": still_said and not _held(statement, [e for e in left if e.id not in forgotten]),
             "valid_from": min(e.occurred_at for e in left) if left else fact.valid_from,
             "confidence": round(fact.confidence * support_share(len(kept), scale)
                                 / support_share(max(fact.support, len(kept)), scale), 6),
         }))  # fmt: skip
     return plan
+
+
+def with_forgotten(facts: Sequence[Fact], sources: Mapping[str, Episode]) -> list[Fact]:
+    """The facts whose forgotten sources change, with them: `sources` holds the episodes the
+    facts cite as they are now (a forgotten one has `deleted_at`; one not there counts as
+    not forgotten and not holding the statement).
+
+    >>> from engine.models import Episode
+    >>> said = lambda i, text, gone=None: Episode(id=i, namespace="n", content=text, kind="message",
+    ...     layer="episodic", importance=0.5, created_at=1, occurred_at=1, deleted_at=gone)
+    >>> fact = Fact(id="f", subject="Sam", predicate="works_at", object="Google", support=2,
+    ...             statement="I work at Google.", confidence=0.5, valid_from=1, source_episode_ids=["a", "b"])
+    >>> [(f.forgotten_ids, f.quote_forgotten) for f in
+    ...  with_forgotten([fact], {"a": said("a", "Sam: I work at Google.", 5), "b": said("b", "Google pays well")})]
+    [(['a'], True)]
+    >>> with_forgotten([fact], {"a": said("a", "I work at Google."), "b": said("b", "Google pays well")})
+    []
+    """
+    changed = []
+    for fact in facts:
+        forgotten = [i for i in fact.source_episode_ids if (e := sources.get(i)) is not None and e.deleted_at is not None]
+        shown = [e for i in fact.source_episode_ids if i not in forgotten and (e := sources.get(i)) is not None]
+        quote = bool(forgotten) and not _held(fact.statement.strip(), shown)
+        if forgotten != fact.forgotten_ids or quote != fact.quote_forgotten:
+            changed.append(fact.model_copy(update={"forgotten_ids": forgotten, "quote_forgotten": quote}))
+    return changed
+
+
+def _held(statement: str, episodes: Sequence[Episode]) -> bool:
+    """Whether one of the episodes holds the statement (an empty one is held: nothing to hide)."""
+    return not statement or any(statement in e.content for e in episodes)

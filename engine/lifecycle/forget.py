@@ -7,6 +7,8 @@
 - Over `episodic_capacity`, the lowest by importance x (1 - w + w x recency) are archived.
 - `purge` removes episodes from the graph, the vectors and the archive, for privacy requests;
   its dry run lists what would go.
+- A forgotten episode (soft-deleted, restorable) is not shown through the facts drawn from it
+  (`follow_forgotten`).
 Selection is pure (`select_for_archive`); the rest moves records between the stores.
 """
 
@@ -18,10 +20,11 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.embed import Embedder
+from engine.errors import StoreUnavailable
 from engine.fact_points import write_fact_points
 from engine.ingest.pipeline import episode_vectors, vector_point
 from engine.keyword_keys import refresh_around, rekey, window_ids
-from engine.lifecycle.fact_sources import without_sources
+from engine.lifecycle.fact_sources import with_forgotten, without_sources
 from engine.models import Episode, Session, session_node_id
 from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
@@ -31,6 +34,7 @@ from engine.stores.vectors import VectorPayload, VectorStore
 __all__ = [
     "PurgeReport",
     "archive_episodes",
+    "follow_forgotten",
     "purge_episodes",
     "select_for_archive",
     "unarchive",
@@ -222,3 +226,26 @@ def purge_episodes(
     archive.take(namespace, archived)
     graph.prune_entities(namespace, sorted(named))
     return report
+
+
+def follow_forgotten(
+    graph: MaintenanceGraph, facts: VectorStore, embedder: Embedder, namespace: str, ids: Sequence[str],
+    settings: Settings,
+) -> None:  # fmt: skip
+    """After episodes are forgotten or restored: the facts drawn from them mark which of their
+    sources are forgotten now (`fact_sources.with_forgotten`), and the fact points follow what
+    is shown: a fact only forgotten episodes support has none, one whose statement only they
+    held is read without it."""
+    citing = graph.facts_citing(namespace, list(ids))
+    cited = sorted({i for f in citing for i in f.source_episode_ids})
+    changed = with_forgotten(citing, {e.id: e for e in graph.get_episodes(namespace, cited)})
+    if not changed:
+        return
+    graph.mark_forgotten_sources(namespace, changed)
+    current = [f for f in changed if f.valid_to is None]
+    try:
+        facts.mark_deleted([f.id for f in current if f.shown() is None])
+        write_fact_points(facts, embedder, [shown for f in current if (shown := f.shown()) is not None], namespace,
+                          settings)  # fmt: skip
+    except StoreUnavailable:
+        pass  # the graph is the truth: recall reads each fact from it; doctor rebuilds the points

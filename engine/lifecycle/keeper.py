@@ -22,6 +22,7 @@ from engine.lifecycle.doctor import DoctorReport, check_and_repair
 from engine.lifecycle.forget import (
     PurgeReport,
     archive_episodes,
+    follow_forgotten,
     purge_episodes,
     select_for_archive,
     unarchive,
@@ -118,6 +119,7 @@ class Keeper:
                                deleted_at=time.time())  # fmt: skip
             if not self._core.graph.soft_delete(namespace, id, time.time()):
                 raise NotFound("live episode", id)
+            self._follow_forgotten(namespace, id)
             try:
                 self._core.vectors.mark_deleted([id])
                 # Its words leave its neighbours' keyword keys too, and its session's digest.
@@ -137,6 +139,7 @@ class Keeper:
         self._core.scope(namespace, id)
         with self._core.writer.lock:
             if self._core.graph.restore(namespace, id):
+                self._follow_forgotten(namespace, id)
                 self._core.vectors.mark_live([id])
                 refresh_around(self._core.graph, self._core.vectors, namespace, [id], self._core.settings)
                 action = "restore"
@@ -171,6 +174,10 @@ class Keeper:
         if not dry_run:
             self._core.log("purge", namespace, report.episodes, "purge requested")
         return report
+
+    def _follow_forgotten(self, namespace: str, id: str) -> None:
+        follow_forgotten(self._core.graph, self._core.facts, self._core.batch_embedder, namespace, [id],
+                         self._core.settings)  # fmt: skip
 
     def redigest(self, namespace: str, session_ids: Iterable[str]) -> None:
         """Digest these sessions again from their live episodes (under the writer's lock).

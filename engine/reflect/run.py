@@ -103,7 +103,7 @@ def reflect_namespace(
                    object_id=f.object_id, confidence=f.confidence, support=f.support,
                    valid_from=f.valid_from, source_episode_ids=f.source_episode_ids,
                    object_words=object_words(f.object), refers_to=f.refers_to)
-        for f in graph.facts_about(namespace, involved, include_closed=False)
+        for f in graph.facts_about(namespace, involved, include_closed=False, whole=True)
     ]  # fmt: skip
     plan = reconcile(
         candidates,

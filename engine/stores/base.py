@@ -219,9 +219,10 @@ class GraphLookup(Protocol):
         ...
 
     def facts_about(
-        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool, *, whole: bool = False
     ) -> list[Fact]:
-        """FACT edges from or to any of the entities, most confident first."""
+        """FACT edges from or to any of the entities, most confident first: as shown
+        (`Fact.shown`), or `whole` with their forgotten sources, for reflection to revise."""
         ...
 
     def facts_by_id(self, namespace: str, ids: Sequence[str], include_closed: bool) -> list[Fact]:
@@ -449,6 +450,11 @@ class MaintenanceGraph(GraphLookup, GraphWrites, DigestGraph, Protocol):
         """In one transaction: write the revised facts' support, statement, confidence,
         sources, first time and time named; delete the `removed` facts, reopening the facts
         they had closed. Returns the ids of the facts reopened."""
+        ...
+
+    def mark_forgotten_sources(self, namespace: str, facts: Sequence[Fact]) -> None:
+        """Write each fact's `forgotten_ids` and `quote_forgotten` (a forget or a restore of
+        one of its sources)."""
         ...
 
     def prune_entities(self, namespace: str, entity_ids: Sequence[str]) -> None:

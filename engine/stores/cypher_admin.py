@@ -56,7 +56,7 @@ class CypherAdmin(CypherRunner):
     def facts_citing(self, namespace: str, episode_ids: Sequence[str]) -> list[Fact]:
         if not episode_ids:
             return []
-        return facts_from(self._run(self._q.facts_citing, {"ns": namespace, "ids": list(episode_ids)}))
+        return facts_from(self._run(self._q.facts_citing, {"ns": namespace, "ids": list(episode_ids)}), shown=False)
 
     def revise_facts(self, namespace: str, revised: Sequence[Fact], removed: Sequence[str]) -> list[str]:
         rows = [fact_row(f) for f in revised]
@@ -69,6 +69,12 @@ class CypherAdmin(CypherRunner):
                 reopened = [str(row[0]) for row in self._run(self._q.reopen_facts, params)]
                 self._run(self._q.delete_facts, params)
         return reopened
+
+    def mark_forgotten_sources(self, namespace: str, facts: Sequence[Fact]) -> None:
+        rows = [{"id": f.id, "forgotten_ids": f.forgotten_ids or None, "quote_forgotten": f.quote_forgotten}
+                for f in facts]  # fmt: skip
+        if rows:
+            self._run(self._q.forgotten_sources, {"rows": rows, "ns": namespace})
 
     def prune_entities(self, namespace: str, entity_ids: Sequence[str]) -> None:
         if entity_ids:

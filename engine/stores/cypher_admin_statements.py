@@ -61,7 +61,15 @@ class AdminStatements(StatementSet):
             "UNWIND $rows AS r MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $ns AND f.id = r.id "
             "SET f.support = r.support, f.statement = r.statement, f.confidence = r.confidence, "
             f"f.source_episode_ids = r.source_episode_ids, f.valid_from = r.valid_from, "
-            f"f.refers_to = {d.cast('r.refers_to', 'DOUBLE')}",
+            f"f.refers_to = {d.cast('r.refers_to', 'DOUBLE')}, "
+            f"f.forgotten_ids = {d.cast('r.forgotten_ids', 'STRING[]')}, "
+            f"f.quote_forgotten = {d.cast('r.quote_forgotten', 'BOOLEAN')}",
+            "rows", "ns",
+        )
+        self.forgotten_sources = statement(
+            "UNWIND $rows AS r MATCH (a:Entity)-[f:FACT]->(:Entity) WHERE a.namespace = $ns AND f.id = r.id "
+            f"SET f.forgotten_ids = {d.cast('r.forgotten_ids', 'STRING[]')}, "
+            f"f.quote_forgotten = {d.cast('r.quote_forgotten', 'BOOLEAN')}",
             "rows", "ns",
         )
         self.reopen_facts = statement(

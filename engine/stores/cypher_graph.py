@@ -280,12 +280,12 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         return [link_from(row) for row in self._run(self._q.paths_from_episodes, params)]
 
     def facts_about(
-        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool, *, whole: bool = False
     ) -> list[Fact]:
         if not entity_ids:
             return []
         params = {"ids": list(entity_ids), "ns": namespace, "include_closed": include_closed}
-        return facts_from(self._run(self._q.facts_about, params))
+        return facts_from(self._run(self._q.facts_about, params), shown=not whole)
 
     def named_rows(
         self, namespace: str, canonicals: Sequence[str], now: float, max_degree: int, limit: int

@@ -116,7 +116,7 @@ class GraphStatements(AdminStatements, DigestStatements):
         self.update_facts = statement(
             "UNWIND $rows AS r MATCH (:Entity)-[f:FACT]->(:Entity) WHERE f.id = r.id SET "
             "f.confidence = r.confidence, f.support = r.support, f.statement = r.statement, "
-            "f.source_episode_ids = r.source_episode_ids",
+            "f.source_episode_ids = r.source_episode_ids, f.quote_forgotten = false",
             "rows",
         )
         self.close_facts = statement(

@@ -35,7 +35,9 @@ def episode_row(episode: Episode) -> dict[str, Any]:
 
 def fact_row(fact: Fact) -> dict[str, Any]:
     """A FACT edge's properties as the write statements take them (its ends are matched)."""
-    return fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
+    row = fact.model_dump(exclude={"subject", "object", "valid_to", "invalidated_by"})
+    row["forgotten_ids"] = fact.forgotten_ids or None  # none forgotten: no list at all
+    return row
 
 
 def properties(node: Mapping[str, Any]) -> dict[str, Any]:
@@ -120,12 +122,17 @@ def link_from(row: Sequence[Any]) -> EntityLink:
     )
 
 
-def facts_from(rows: Sequence[Sequence[Any]]) -> list[Fact]:
-    """FACT rows (subject name, object name, edge, subject id, object id) as facts."""
-    return [
+def facts_from(rows: Sequence[Sequence[Any]], *, shown: bool = True) -> list[Fact]:
+    """FACT rows (subject name, object name, edge, subject id, object id) as facts: as they
+    are shown (`Fact.shown`: none that only forgotten episodes support), or, for the writers
+    that revise them, whole."""
+    facts = [
         Fact.model_validate(
             {"subject": subject, "object": obj, "subject_id": subject_id,
              "object_id": object_id, **properties(edge)}
         )  # fmt: skip
         for subject, obj, edge, subject_id, object_id in rows
     ]
+    if not shown:
+        return facts
+    return [view for fact in facts if (view := fact.shown()) is not None]

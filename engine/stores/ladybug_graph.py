@@ -337,14 +337,14 @@ class LadybugGraphStore(CypherGraphStore):
             return from_statement() if mentions is None else from_index(mentions)
 
     def facts_about(
-        self, namespace: str, entity_ids: Sequence[str], include_closed: bool
+        self, namespace: str, entity_ids: Sequence[str], include_closed: bool, *, whole: bool = False
     ) -> list[Fact]:
         with self._lock:
             if not include_closed and entity_ids:
                 mentions = self._indexed(namespace)
                 if mentions is not None and not mentions.active_facts:
                     return []
-            return super().facts_about(namespace, entity_ids, include_closed)
+            return super().facts_about(namespace, entity_ids, include_closed, whole=whole)
 
     def graph_reads(self, namespace: str) -> GraphReads:
         if self._mentions is None:
