@@ -65,3 +65,14 @@ def test_no_card_repeats_one_above_it(on_each_store: Memory) -> None:
     first, *rest = memory.recall("Where does Sam work?", top_k=8)
     assert first.layer == "semantic" and first.metadata["object"] == "Google"
     assert all(card.content != "I work at Google." for card in rest)
+
+
+def test_a_plans_fact_is_dated_by_the_time_to_come_it_names(memory: Memory) -> None:
+    for n, text in enumerate(["I'm going to visit my sister in Denver next month.",
+                              "I'm planning to run the Boston marathon next year."]):  # fmt: skip
+        memory.store(text, role="Sam", occurred_at=SAID + n, importance=0.9)
+    while memory.reflect().status != "nothing_new":
+        pass
+    dated = {card.metadata["object"]: card.occurred_at.date().isoformat()
+             for card in memory.recall("What is Sam planning?", layer="semantic")}  # fmt: skip
+    assert dated == {"sister": "2023-06-01", "Boston marathon": "2024-01-01"}

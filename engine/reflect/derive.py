@@ -28,7 +28,7 @@ from engine.recall.time_query import date_window
 from engine.reflect.vocabulary import VOCABULARY, Statement
 from engine.reflect.worth import worth_keeping
 from engine.text import canonical_name
-from engine.time_phrases import relative_time
+from engine.time_phrases import named_spans, relative_time
 
 __all__ = ["CandidateFact", "EntityRef", "EpisodeView", "derive_facts", "merge_paraphrases"]
 
@@ -105,9 +105,14 @@ def _named(name: str, entities: Sequence[EntityRef]) -> EntityRef | None:
 
 
 def _time_named(sentence: str, at: float) -> float | None:
+    """The time a sentence said at `at` names: a relative time back, else one to come ("we
+    fly to Tokyo next month"), else a date it names."""
     relative = relative_time(sentence, at)
     if relative is not None:
         return relative
+    coming = [span.start for span in named_spans(sentence, at) if span.start > at]
+    if coming:
+        return coming[0]
     window = date_window(sentence, datetime.fromtimestamp(at, UTC).replace(tzinfo=None))
     return window[0] if window else None
 
