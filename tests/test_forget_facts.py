@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engine import Memory
+from engine.errors import StoreUnavailable
 from engine.views import Fact
 
 # Made-up places: each episode names one of its own, so whatever shows one while its episode
@@ -98,3 +101,23 @@ def test_whatever_is_forgotten_or_restored_no_fact_shows_a_forgotten_turn(on_eac
     for episode_id in sorted(forgotten):
         memory.restore(episode_id)
     assert _state(memory) == before
+
+
+def test_a_forget_that_fails_midway_leaves_the_turn_and_its_facts_as_they_were(
+    on_each_store: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = on_each_store
+    hobby = memory.store("I love pottery.", role="Sam", importance="high").id
+    memory.reflect()
+    before = _state(memory)
+
+    def broken(namespace: str, facts: object) -> None:
+        raise StoreUnavailable("the graph went away")
+
+    monkeypatch.setattr(memory._core.graph, "mark_forgotten_sources", broken)
+    with pytest.raises(StoreUnavailable):
+        memory.forget(hobby)
+    assert memory.get(hobby).deleted_at is None and _state(memory) == before
+    monkeypatch.undo()
+    memory.forget(hobby)
+    assert memory.get(hobby).deleted_at is not None and not _facts(memory)

@@ -30,11 +30,13 @@ from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
 from engine.stores.base import GraphBatch, LifecycleRow, MaintenanceGraph
 from engine.stores.vectors import VectorPayload, VectorStore
+from engine.views import Fact
 
 __all__ = [
     "PurgeReport",
     "archive_episodes",
     "follow_forgotten",
+    "mark_forgotten",
     "purge_episodes",
     "select_for_archive",
     "unarchive",
@@ -228,20 +230,23 @@ def purge_episodes(
     return report
 
 
-def follow_forgotten(
-    graph: MaintenanceGraph, facts: VectorStore, embedder: Embedder, namespace: str, ids: Sequence[str],
-    settings: Settings,
-) -> None:  # fmt: skip
-    """After episodes are forgotten or restored: the facts drawn from them mark which of their
-    sources are forgotten now (`fact_sources.with_forgotten`), and the fact points follow what
-    is shown: a fact only forgotten episodes support has none, one whose statement only they
-    held is read without it."""
+def mark_forgotten(graph: MaintenanceGraph, namespace: str, ids: Sequence[str]) -> list[Fact]:
+    """After episodes are forgotten or restored (in the same graph transaction): the facts
+    drawn from them mark which of their sources are forgotten now
+    (`fact_sources.with_forgotten`). Returns the facts it marked."""
     citing = graph.facts_citing(namespace, list(ids))
     cited = sorted({i for f in citing for i in f.source_episode_ids})
     changed = with_forgotten(citing, {e.id: e for e in graph.get_episodes(namespace, cited)})
-    if not changed:
-        return
     graph.mark_forgotten_sources(namespace, changed)
+    return changed
+
+
+def follow_forgotten(
+    facts: VectorStore, embedder: Embedder, changed: Sequence[Fact], namespace: str, settings: Settings
+) -> None:
+    """The fact points of the facts `mark_forgotten` marked follow what is shown: a fact only
+    forgotten episodes support has none, one whose statement only they held is read without
+    it."""
     current = [f for f in changed if f.valid_to is None]
     try:
         facts.mark_deleted([f.id for f in current if f.shown() is None])

@@ -23,6 +23,7 @@ from engine.lifecycle.forget import (
     PurgeReport,
     archive_episodes,
     follow_forgotten,
+    mark_forgotten,
     purge_episodes,
     select_for_archive,
     unarchive,
@@ -117,9 +118,12 @@ class Keeper:
                 return Episode(id=id, namespace=namespace, content="", layer="working",
                                occurred_at=time.time(), created_at=time.time(),
                                deleted_at=time.time())  # fmt: skip
-            if not self._core.graph.soft_delete(namespace, id, time.time()):
-                raise NotFound("live episode", id)
-            self._follow_forgotten(namespace, id)
+            # The facts drawn from it are marked in the same transaction: never one without the other.
+            with self._core.graph.transaction():
+                if not self._core.graph.soft_delete(namespace, id, time.time()):
+                    raise NotFound("live episode", id)
+                marked = mark_forgotten(self._core.graph, namespace, [id])
+            follow_forgotten(self._core.facts, self._core.batch_embedder, marked, namespace, self._core.settings)
             try:
                 self._core.vectors.mark_deleted([id])
                 # Its words leave its neighbours' keyword keys too, and its session's digest.
@@ -138,8 +142,11 @@ class Keeper:
         """
         self._core.scope(namespace, id)
         with self._core.writer.lock:
-            if self._core.graph.restore(namespace, id):
-                self._follow_forgotten(namespace, id)
+            with self._core.graph.transaction():
+                restored = self._core.graph.restore(namespace, id)
+                marked = mark_forgotten(self._core.graph, namespace, [id]) if restored else []
+            if restored:
+                follow_forgotten(self._core.facts, self._core.batch_embedder, marked, namespace, self._core.settings)
                 self._core.vectors.mark_live([id])
                 refresh_around(self._core.graph, self._core.vectors, namespace, [id], self._core.settings)
                 action = "restore"
@@ -174,10 +181,6 @@ class Keeper:
         if not dry_run:
             self._core.log("purge", namespace, report.episodes, "purge requested")
         return report
-
-    def _follow_forgotten(self, namespace: str, id: str) -> None:
-        follow_forgotten(self._core.graph, self._core.facts, self._core.batch_embedder, namespace, [id],
-                         self._core.settings)  # fmt: skip
 
     def redigest(self, namespace: str, session_ids: Iterable[str]) -> None:
         """Digest these sessions again from their live episodes (under the writer's lock).
