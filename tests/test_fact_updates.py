@@ -166,3 +166,17 @@ def test_a_reversal_a_minute_later_closes_the_fact_whenever_reflection_runs() ->
                          scale=2, half_life=90, floor=0.2)  # fmt: skip
         [positive] = [w for w in plan.writes if not w.negated]
         assert [c.old for c in plan.closes] == [positive.id], hours
+
+
+def test_reading_everything_again_brings_no_closed_fact_back(on_each_store: Memory) -> None:
+    """`reflect(force=True)` reads every episode again: what they already stated is known, so
+    nothing is written, reinforced or closed twice, and a replaced or reversed fact stays closed."""
+    memory = on_each_store
+    before = _told(memory, "Sam", ("2025-03-01", "I work at Google as a nurse."), ("2025-03-02", "I love jazz."),
+                   ("2025-06-20", "I started a new job at Microsoft last week."),
+                   ("2025-06-21", "I don't like jazz anymore."))  # fmt: skip
+    assert ("works_at", False, "Google") not in _active(before) and ("likes", False, "jazz") not in _active(before)
+    again = memory.reflect(force=True)
+    assert again.episodes_seen == 4
+    assert (again.facts_written, again.facts_reinforced, again.facts_closed) == (0, 0, 0)
+    assert sorted(map(tuple, memory.cypher(FACTS).rows)) == sorted(map(tuple, before))

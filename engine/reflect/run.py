@@ -98,12 +98,17 @@ def reflect_namespace(
     views, made = _views(graph, namespace, episodes, statements, now, settings.user_name)
     candidates = merge_paraphrases(derive_facts(views), clusters)
     involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
+    known = graph.facts_about(namespace, involved, include_closed=True, whole=True)
+    # What an episode already stated is not evidence again when it is read again (`force`):
+    # else a fact it had closed would come back as a new one beside what closed it.
+    recorded = {(f.subject_id, f.predicate, f.object_id, f.negated, i) for f in known for i in f.source_episode_ids}
+    candidates = [c for c in candidates if (*c.key, c.negated, c.episode_id) not in recorded]
     active = [
         ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
                    object_id=f.object_id, confidence=f.confidence, support=f.support,
                    valid_from=f.valid_from, source_episode_ids=f.source_episode_ids,
                    object_words=object_words(f.object), refers_to=f.refers_to)
-        for f in graph.facts_about(namespace, involved, include_closed=False, whole=True)
+        for f in known if f.valid_to is None
     ]  # fmt: skip
     plan = reconcile(
         candidates,
