@@ -35,21 +35,25 @@ _LINK = "[ep.id, en.id, en.name, en.mention_count]"
 _FACT = f"[{FACT_COLUMNS}]"
 
 
+# Both reads start from the entities, by their id: written as `en.id IN ids`, the planner
+# began from every episode of the namespace (or every FACT edge of the database) and
+# filtered, ~26,000 db hits a read at 3,000 episodes, growing with the store.
 def _mentioning(ids: str) -> str:
     """The live episodes that mention an entity of `ids`, newest first, `$limit` at most."""
     return (
-        f"CALL ({ids}) {{ MATCH (ep:Episode)-[:MENTIONS]->(en:Entity) WHERE en.id IN {ids} "
-        f"AND ep.namespace = $ns AND {live_condition('ep')} "
+        f"CALL ({ids}) {{ UNWIND {ids} AS _id WITH DISTINCT _id MATCH (en:Entity {{id: _id}}) "
+        f"MATCH (ep:Episode)-[:MENTIONS]->(en) WHERE ep.namespace = $ns AND {live_condition('ep')} "
         f"WITH ep, en ORDER BY ep.occurred_at DESC, ep.id, en.id LIMIT $limit "
         f"RETURN collect({_LINK}) AS mentions }}"
     )
 
 
 def _facts(ids: str, closed: str) -> str:
+    """The facts from or to an entity of `ids` (closed ones too when `closed` holds)."""
     return (
-        f"CALL ({ids}) {{ MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns "
-        f"AND (a.id IN {ids} OR b.id IN {ids}) AND ({closed} OR f.valid_to IS NULL) "
-        f"WITH a, f, b ORDER BY {FACT_ORDER} RETURN collect({_FACT}) AS facts }}"
+        f"CALL ({ids}) {{ UNWIND {ids} AS _id WITH DISTINCT _id MATCH (:Entity {{id: _id}})-[f:FACT]-(:Entity) "
+        f"WHERE {closed} OR f.valid_to IS NULL WITH DISTINCT f WITH startNode(f) AS a, f, endNode(f) AS b "
+        f"WHERE a.namespace = $ns WITH a, f, b ORDER BY {FACT_ORDER} RETURN collect({_FACT}) AS facts }}"
     )
 
 
