@@ -279,9 +279,15 @@ class GraphStatements(AdminStatements, DigestStatements):
             "ids", "ns",
         )
         fact_rows = f"RETURN {FACT_COLUMNS} ORDER BY {FACT_ORDER}"
+        # On Neo4j from each entity by id: the OR of the two ends made its planner scan every
+        # FACT edge of the database (`engine.stores.neo4j_recall` reads them so too).
+        touching = (
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE (a.id IN $ids OR b.id IN $ids)" if d.typed_lists else
+            "UNWIND $ids AS _id WITH DISTINCT _id MATCH (:Entity {id: _id})-[f:FACT]-(:Entity) WITH DISTINCT f "
+            "WITH startNode(f) AS a, f, endNode(f) AS b WHERE true"
+        )  # fmt: skip
         self.facts_about = statement(
-            "MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $ns AND "
-            f"(a.id IN $ids OR b.id IN $ids) AND ($include_closed OR f.valid_to IS NULL) {fact_rows}",
+            f"{touching} AND a.namespace = $ns AND ($include_closed OR f.valid_to IS NULL) {fact_rows}",
             "ids", "ns", "include_closed",
         )
         self.facts_by_id = statement(
