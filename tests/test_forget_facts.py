@@ -10,7 +10,7 @@ import pytest
 
 from engine import Memory
 from engine.errors import StoreUnavailable
-from engine.views import Fact
+from tests.told import SAM, facts_of, told
 
 # Made-up places: each episode names one of its own, so whatever shows one while its episode
 # is forgotten comes from that episode.
@@ -20,34 +20,22 @@ SAID = ["I live in {m}.", "I work at Google in {m}.", "I love the pottery classe
         "I play the clarinet in {m}.", "I love hiking around {m}."]  # fmt: skip
 
 
-def _facts(memory: Memory, who: str = "Sam") -> list[Fact]:
-    profile = memory.entity(who)
-    return [*profile.facts, *profile.closed_facts]
-
-
 def _state(memory: Memory) -> set[tuple[str, str, int, str, tuple[str, ...], float | None]]:
     return {(f.predicate, f.object, f.support, f.statement, tuple(f.source_episode_ids), f.valid_to)
-            for f in _facts(memory)}  # fmt: skip
+            for f in facts_of(memory)}  # fmt: skip
 
 
 def test_a_forgotten_turn_leaves_the_facts_and_restore_brings_it_back(on_each_store: Memory) -> None:
     memory = on_each_store
-    said = {
-        key: memory.store(text, role="Sam", session_id="s1", occurred_at=day, importance="high").id
-        for key, day, text in [
-            ("first", "2024-01-01", "I work at Google as a nurse."),
-            ("again", "2024-02-01", "I still work at Google, in the Zanzibar office."),
-            ("hobby", "2024-03-01", "I love pottery."),
-        ]
-    }  # fmt: skip
+    said = told(memory, SAM)
     memory.reflect()
     before = _state(memory)
-    google = next(f for f in _facts(memory) if f.object == "Google")
+    google = next(f for f in facts_of(memory) if f.object == "Google")
     assert google.support == 2 and "Zanzibar" in google.statement
 
     memory.forget(said["again"])
     memory.forget(said["hobby"])
-    facts = {f.object: f for f in _facts(memory)}
+    facts = {f.object: f for f in facts_of(memory)}
     assert "pottery" not in facts  # only a forgotten turn said it
     assert facts["Google"].source_episode_ids == [said["first"]] and facts["Google"].support == 1
     assert facts["Google"].statement == ""  # the sentence was the forgotten turn's
@@ -87,7 +75,7 @@ def test_whatever_is_forgotten_or_restored_no_fact_shows_a_forgotten_turn(on_eac
                 memory.forget(episode_id)
             forgotten |= set(gone)
         hidden = {marker_of[i] for i in forgotten}
-        facts = _facts(memory)
+        facts = facts_of(memory)
         shown = [memory.entity("Sam").summary]
         shown += [f"{f.object} {f.statement}" for f in facts]
         for layer in ("semantic", None):
@@ -120,4 +108,4 @@ def test_a_forget_that_fails_midway_leaves_the_turn_and_its_facts_as_they_were(
     assert memory.get(hobby).deleted_at is None and _state(memory) == before
     monkeypatch.undo()
     memory.forget(hobby)
-    assert memory.get(hobby).deleted_at is not None and not _facts(memory)
+    assert memory.get(hobby).deleted_at is not None and not facts_of(memory)

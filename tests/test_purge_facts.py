@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Memory
-from engine.views import Fact
+from tests.told import SAM, facts_of, told
 
 # Made-up names: each episode holds one of its own, so whatever still holds one after a purge
 # comes from a purged episode.
@@ -20,11 +20,6 @@ SAID = ["I work at Google.", "I work at Stripe now.", "I love pottery.", "I love
         "I moved to Lisbon.", "I love hiking with my dog."]  # fmt: skip
 
 
-def _facts(memory: Memory, who: str = "Sam") -> list[Fact]:
-    profile = memory.entity(who)
-    return [*profile.facts, *profile.closed_facts]
-
-
 def _export(memory: Memory, path: Path) -> tuple[str, list[dict[str, Any]]]:
     memory.export(path, with_embeddings=False)
     text = path.read_text(encoding="utf-8")
@@ -33,17 +28,9 @@ def _export(memory: Memory, path: Path) -> tuple[str, list[dict[str, Any]]]:
 
 def test_a_purge_takes_its_facts_and_reopens_what_they_closed(on_each_store: Memory, tmp_path: Path) -> None:
     memory = on_each_store
-    said = {
-        key: memory.store(text, role="Sam", session_id="s1", occurred_at=day, importance="high").id
-        for key, day, text in [
-            ("first", "2024-01-01", "I work at Google as a nurse."),
-            ("again", "2024-02-01", "I still work at Google, in the Zanzibar office."),
-            ("hobby", "2024-03-01", "I love pottery."),
-            ("moved", "2024-06-01", "I now work at Microsoft in Reykjavik."),
-        ]
-    }  # fmt: skip
+    said = told(memory, [*SAM, ("moved", "2024-06-01", "I now work at Microsoft in Reykjavik.")])
     memory.reflect()
-    before = {(f.predicate, f.object): f for f in _facts(memory)}
+    before = {(f.predicate, f.object): f for f in facts_of(memory)}
     assert before[("works_at", "Google")].support == 2 and before[("works_at", "Google")].valid_to is not None
     assert "Zanzibar" in before[("works_at", "Google")].statement
     plan = memory.purge([said["again"], said["moved"]])
@@ -51,7 +38,7 @@ def test_a_purge_takes_its_facts_and_reopens_what_they_closed(on_each_store: Mem
     assert plan.facts_revised == [before[("works_at", "Google")].id]
     memory.purge([said["again"], said["moved"]], dry_run=False)
 
-    after = {(f.predicate, f.object): f for f in _facts(memory)}
+    after = {(f.predicate, f.object): f for f in facts_of(memory)}
     google = after[("works_at", "Google")]
     assert google.valid_to is None and google.support == 1 and google.source_episode_ids == [said["first"]]
     assert google.statement == "" and google.valid_from == before[("works_at", "Google")].valid_from
@@ -73,7 +60,7 @@ def test_after_any_purge_facts_cite_only_what_is_left(on_each_store: Memory, tmp
         stored[memory.store(content, role="Sam", session_id=f"s{day % 3}", importance="high",
                             occurred_at=1_700_000_000 + day * 86_400).id] = marker  # fmt: skip
     memory.reflect()
-    assert _facts(memory)
+    assert facts_of(memory)
     for round_ in range(2):
         purged = rng.sample(sorted(stored), 3)
         memory.purge(purged, dry_run=False)
