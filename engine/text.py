@@ -24,6 +24,7 @@ __all__ = [
     "split_sentences",
     "token_id",
     "tokenize",
+    "word_bounds",
 ]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -96,6 +97,21 @@ def tokenize(text: str) -> list[str]:
         position = match.end()
     tokens.extend(_latin_tokens(norm[position:]))
     return tokens
+
+
+@lru_cache(maxsize=4_096)
+def word_bounds(text: str) -> frozenset[int]:
+    """The offsets where jieba's words of `text` start and end: a Chinese phrase found inside
+    another word ("明天" in "说明天气") does not stand at two of them.
+
+    >>> sorted(word_bounds("然后天气变冷了"))
+    [0, 2, 4, 6, 7]
+    """
+    bounds, at = {0}, 0
+    for word in _jieba().lcut(text):
+        at += len(word)
+        bounds.add(at)
+    return frozenset(bounds)
 
 
 def _latin_tokens(text: str) -> list[str]:

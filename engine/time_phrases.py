@@ -13,6 +13,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
+from engine.text import word_bounds
+
 __all__ = ["NUMBERS", "NamedSpan", "named_spans", "relative_span", "relative_time"]
 
 NUMBERS = {
@@ -112,8 +114,9 @@ def relative_span(text: str, at: float) -> tuple[float, float] | None:
     """
     moment = _moment(at)
     for pattern in (_AGO, _LAST_WEEKDAY, _ZH_LAST_WEEKDAY, _LAST_PERIOD):
-        if match := pattern.search(text):
-            return _span(pattern, match, moment)
+        for match in pattern.finditer(text):
+            if _whole_words(text, match):
+                return _span(pattern, match, moment)
     return None
 
 
@@ -138,14 +141,15 @@ def named_spans(text: str, at: float) -> list[NamedSpan]:
     [('Yesterday', '2023-05-07', '2023-05-08'), ('next month', '2023-06-01', '2023-07-01'), ('two weeks ago', '2023-04-24', '2023-05-01')]
     >>> days("明天开会，下周三出差")
     [('明天', '2023-05-09', '2023-05-10'), ('下周三', '2023-05-17', '2023-05-18')]
-    >>> days("next week"), days("I love painting")
-    ([('next week', '2023-05-09', '2023-05-16')], [])
+    >>> days("next week"), days("I love painting"), days("然后天气变冷了，说明天气预报不准")
+    ([('next week', '2023-05-09', '2023-05-16')], [], [])
     """
     moment = _moment(at)
     found = sorted(
         (match.start(), -match.end(), pattern, match)
         for pattern in (*_PAST, *_FUTURE)
         for match in pattern.finditer(text)
+        if _whole_words(text, match)
     )
     spans: list[NamedSpan] = []
     reached = 0
@@ -156,6 +160,13 @@ def named_spans(text: str, at: float) -> list[NamedSpan]:
         start, end = _span(pattern, match, moment)
         spans.append(NamedSpan(match.group(0), position, start, end))
     return spans
+
+
+def _whole_words(text: str, match: re.Match[str]) -> bool:
+    """Whether a phrase begins a word of its text rather than inside one: a Chinese one starts
+    where one of jieba's words does ("然后天气" holds no "后天"; its end may fall inside a word,
+    as "下个月初" is cut "下个 / 月初"); an English one is cut by `\\b`."""
+    return match.group(0).isascii() or match.start() in word_bounds(text)
 
 
 def _moment(at: float) -> datetime:
