@@ -34,7 +34,12 @@ _AGO = re.compile(
     r"|(?P<zn>\d+|[一两二三四五六七八九十几])\s*(?P<zunit>天|日|周|个星期|星期|礼拜|个月|年)(?:以|之)?前",
     re.IGNORECASE,
 )
-_LAST_WEEKDAY = re.compile(r"\blast\s+(?P<day>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+# Full names, and the short forms that are no other word ("last sat" is a verb, "sun" a star).
+_WEEKDAY_NAMES = {**{d: i for i, d in enumerate(_WEEKDAYS)}, "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3,
+                  "thur": 3, "thurs": 3, "fri": 4}  # fmt: skip
+_LAST_WEEKDAY = re.compile(
+    r"\blast\s+(?P<day>" + "|".join(sorted(_WEEKDAY_NAMES, key=len, reverse=True)) + r")\b", re.IGNORECASE
+)
 _ZH_LAST_WEEKDAY = re.compile(r"上(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
 _LAST_PERIOD = re.compile(
     r"\b(?P<en>yesterday|last night|last weekend|last week|last month|last year)\b"
@@ -105,6 +110,8 @@ def relative_span(text: str, at: float) -> tuple[float, float] | None:
     >>> def days(span): return [datetime.fromtimestamp(t, UTC).date().isoformat() for t in span]
     >>> days(relative_span("what did we do last Tuesday?", at)), days(relative_span("前天", at))
     (['2023-05-02', '2023-05-03'], ['2023-05-06', '2023-05-07'])
+    >>> days(relative_span("I joined last Tues.", at)), relative_span("where I last sat", at)
+    (['2023-05-02', '2023-05-03'], None)
     >>> days(relative_span("two weeks ago", at)), days(relative_span("上个月初聊了什么", at))
     (['2023-04-24', '2023-05-01'], ['2023-04-01', '2023-04-11'])
     >>> days(relative_span("last month", at)), days(relative_span("去年", at))
@@ -187,7 +194,7 @@ def _span(pattern: re.Pattern[str], match: re.Match[str], moment: datetime) -> t
             start = _shift(moment, 0, -n * _MONTH_UNITS[unit])
             days, months = 0, _MONTH_UNITS[unit]
     elif pattern is _LAST_WEEKDAY:  # "last Saturday": the latest Saturday before today
-        back = (moment.weekday() - _WEEKDAYS.index(match["day"].lower()) - 1) % 7 + 1
+        back = (moment.weekday() - _WEEKDAY_NAMES[match["day"].lower()] - 1) % 7 + 1
         start = _shift(moment, -back, 0)
     elif pattern is _ZH_LAST_WEEKDAY or pattern is _ZH_NEXT_WEEKDAY:  # a day of the calendar week before or after
         weekday = _ZH_WEEKDAYS[match["day"]]
