@@ -52,6 +52,8 @@ _NEXT_PERIOD = re.compile(
     re.IGNORECASE,
 )
 _ZH_NEXT_WEEKDAY = re.compile(r"下(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
+# "on the 17th": a day of the month nearest the moment said, before or after it.
+_DAY_OF_MONTH = re.compile(r"\bon the (?P<dom>[12]\d|3[01]|[1-9])(?:st|nd|rd|th)\b", re.IGNORECASE)
 _PAST = (_AGO, _LAST_WEEKDAY, _ZH_LAST_WEEKDAY, _LAST_PERIOD)
 _FUTURE = (_NEXT_PERIOD, _ZH_NEXT_WEEKDAY)
 # phrase -> (days, months) from the moment said to where the span starts
@@ -148,13 +150,15 @@ def named_spans(text: str, at: float) -> list[NamedSpan]:
     [('Yesterday', '2023-05-07', '2023-05-08'), ('next month', '2023-06-01', '2023-07-01'), ('two weeks ago', '2023-04-24', '2023-05-01')]
     >>> days("明天开会，下周三出差")
     [('明天', '2023-05-09', '2023-05-10'), ('下周三', '2023-05-17', '2023-05-18')]
+    >>> days("I bought it on the 3rd")
+    [('on the 3rd', '2023-05-03', '2023-05-04')]
     >>> days("next week"), days("I love painting"), days("然后天气变冷了，说明天气预报不准")
     ([('next week', '2023-05-09', '2023-05-16')], [], [])
     """
     moment = _moment(at)
     found = sorted(
         (match.start(), -match.end(), pattern, match)
-        for pattern in (*_PAST, *_FUTURE)
+        for pattern in (*_PAST, *_FUTURE, _DAY_OF_MONTH)
         for match in pattern.finditer(text)
         if _whole_words(text, match)
     )
@@ -193,6 +197,8 @@ def _span(pattern: re.Pattern[str], match: re.Match[str], moment: datetime) -> t
         else:
             start = _shift(moment, 0, -n * _MONTH_UNITS[unit])
             days, months = 0, _MONTH_UNITS[unit]
+    elif pattern is _DAY_OF_MONTH:
+        start = _nearest_day(moment, int(match["dom"]))
     elif pattern is _LAST_WEEKDAY:  # "last Saturday": the latest Saturday before today
         back = (moment.weekday() - _WEEKDAY_NAMES[match["day"].lower()] - 1) % 7 + 1
         start = _shift(moment, -back, 0)
@@ -215,6 +221,27 @@ def _span(pattern: re.Pattern[str], match: re.Match[str], moment: datetime) -> t
             return _epoch(start), _epoch(min(start + timedelta(days=last - first), month_end))
     end = _months_forward(start, months) if months else start + timedelta(days=days)
     return _epoch(start), _epoch(end)
+
+
+def _nearest_day(moment: datetime, day: int) -> datetime:
+    """The `day` of a month around `moment` nearest to it, a day to come counting twice as far
+    (people tell more of what was than of what will be); a month without that day is passed
+    over.
+
+    >>> [_nearest_day(datetime(2023, 8, 19, 14), d).date().isoformat() for d in (17, 25, 31, 3)]
+    ['2023-08-17', '2023-08-25', '2023-07-31', '2023-08-03']
+    >>> _nearest_day(datetime(2023, 3, 2), 30).date().isoformat()
+    '2023-01-30'
+    """
+    today = datetime(moment.year, moment.month, moment.day)
+    found = []
+    for offset in (-2, -1, 0, 1):
+        first = _months_forward(today, offset)
+        try:
+            found.append(first.replace(day=day))
+        except ValueError:  # no such day in that month
+            continue
+    return min(found, key=lambda d: ((d - today).days * 2 if d > today else (today - d).days, d))
 
 
 def _months_forward(moment: datetime, months: int) -> datetime:

@@ -19,12 +19,14 @@ def test_a_card_names_the_days_its_words_mean(on_each_store: Memory) -> None:
         "We fly to Tokyo next month.": [("next month", "June 2023")],
         "我上周三去了杭州，下个月初去北京。": [("上周三", "2023年5月3日"), ("下个月初", "2023年6月初")],
         "I painted the lake two years ago.": [("two years ago", "2021")],
+        "I bought my partner a console on the 3rd, and joined a climbing gym last Tues.":
+            [("on the 3rd", "3 May 2023"), ("last Tues", "2 May 2023")],
         "The roadmap is in the shared drive.": [],
         "然后天气就变冷了，目前天气很好。": [],  # "后天", "前天" inside other words
     }  # fmt: skip
     for text in turns:
         memory.store(text, occurred_at=SAID, importance=0.8)
-    cards = memory.recall("support group Tokyo 杭州 lake roadmap 天气", top_k=10, layer="episodic")
+    cards = memory.recall("support group Tokyo 杭州 lake roadmap 天气 console", top_k=10, layer="episodic")
     assert {card.content for card in cards} == set(turns)
     for card in cards:
         assert [(t.phrase, t.text) for t in card.times] == turns[card.content], card.content
