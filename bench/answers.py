@@ -7,8 +7,8 @@ Every conversation is stored in its own namespace and reflected on to the end. F
 non-adversarial question, three contexts are built from one recall each: facts alone
 (`layer="semantic"`), episodes alone (`layer="episodic"`) and both (`recall()`), each card
 rendered as an agent would read it, `[7 May 2023] content (yesterday: 6 May 2023)`: the
-times its words name (`MemoryCard.times`) follow it; "no times" leaves them out. A context holds the answer when
-it holds the answer's content words (`holds_answer`). Reported at top 5, and within 150 words
+times its words name (`MemoryCard.times`) follow it; "no times" leaves them out. A context
+holds the answer when it holds the answer's content words (`holds_answer`). Reported at top 5, and within 150 words
 (cards taken best first, a card that does not fit left out while smaller ones after it may
 still fit), per LoCoMo category. The data is read from its path and never copied: its
 licence (CC BY-NC 4.0) allows benchmarking only.

@@ -8,7 +8,7 @@
 - `purge` removes episodes from the graph, the vectors and the archive, for privacy requests;
   its dry run lists what would go.
 - A forgotten episode (soft-deleted, restorable) is not shown through the facts drawn from it
-  (`follow_forgotten`).
+  (`mark_forgotten` in the graph, `follow_forgotten` in the fact points).
 Selection is pure (`select_for_archive`); the rest moves records between the stores.
 """
 
@@ -247,10 +247,9 @@ def follow_forgotten(
     """The fact points of the facts `mark_forgotten` marked follow what is shown: a fact only
     forgotten episodes support has none, one whose statement only they held is read without
     it."""
-    current = [f for f in changed if f.valid_to is None]
+    shown = {f.id: f.shown() for f in changed if f.valid_to is None}
     try:
-        facts.mark_deleted([f.id for f in current if f.shown() is None])
-        write_fact_points(facts, embedder, [shown for f in current if (shown := f.shown()) is not None], namespace,
-                          settings)  # fmt: skip
+        facts.mark_deleted([i for i, view in shown.items() if view is None])
+        write_fact_points(facts, embedder, [view for view in shown.values() if view is not None], namespace, settings)
     except StoreUnavailable:
         pass  # the graph is the truth: recall reads each fact from it; doctor rebuilds the points

@@ -71,10 +71,8 @@ class CypherAdmin(CypherRunner):
         return reopened
 
     def mark_forgotten_sources(self, namespace: str, facts: Sequence[Fact]) -> None:
-        rows = [{"id": f.id, "forgotten_ids": f.forgotten_ids or None, "quote_forgotten": f.quote_forgotten}
-                for f in facts]  # fmt: skip
-        if rows:
-            self._run(self._q.forgotten_sources, {"rows": rows, "ns": namespace})
+        if facts:
+            self._run(self._q.forgotten_sources, {"rows": [fact_row(f) for f in facts], "ns": namespace})
 
     def prune_entities(self, namespace: str, entity_ids: Sequence[str]) -> None:
         if entity_ids:
