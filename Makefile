@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed locomo bilingual ingest multilingual semantic answers updates clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed entities locomo bilingual ingest multilingual semantic answers updates clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ bench: $(STAMP)
 
 speed: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.speed --episodes 10000,100000
+
+# Neo4j's lookup of the entities a question names, by indexes against a filter (needs NEO4J_URI).
+entities: $(STAMP)
+	$(PY) -m bench.entities
 
 # Recall quality on LoCoMo (reads ../shared/data/locomo/locomo10.json; 6-10 minutes).
 locomo: $(STAMP)

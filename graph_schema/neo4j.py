@@ -11,7 +11,12 @@ from typing import Any
 
 from graph_schema.definitions import NODES, SCHEMA_VERSION, VERSION_READ, VERSION_WRITE
 
-__all__ = ["apply", "neo4j_schema", "render_schema_cypher"]
+__all__ = ["ENTITY_ALIASES", "apply", "neo4j_schema", "render_schema_cypher"]
+
+# The full-text index of entities' aliases, each kept whole (keyword analyzer): a range index
+# holds a list as one value, so finding an entity by one of its aliases read every entity of
+# the namespace (`engine.stores.cypher_dialect.Dialect.named_entities`).
+ENTITY_ALIASES = "entity_aliases"
 
 # Properties every recall query filters or sorts on (range indexes).
 _RANGE_INDEXES: tuple[tuple[str, str], ...] = (
@@ -46,6 +51,10 @@ def neo4j_schema() -> list[str]:
     ]
     statements.append("CREATE INDEX fact_id IF NOT EXISTS FOR ()-[f:FACT]-() ON (f.id)")
     statements.append(
+        f"CREATE FULLTEXT INDEX {ENTITY_ALIASES} IF NOT EXISTS FOR (n:Entity) ON EACH [n.aliases] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}}"
+    )
+    statements.append(
         "CREATE FULLTEXT INDEX episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.content, n.summary]"
     )
     return statements
@@ -59,6 +68,8 @@ def apply(run: Callable[[str, Mapping[str, Any]], list[list[Any]]]) -> int:
     """
     for statement in neo4j_schema():
         run(statement, {})
+    # Entities are found by name through it: a query of an index still being filled fails.
+    run(f"CALL db.awaitIndex('{ENTITY_ALIASES}', 600)", {})
     rows = run(VERSION_READ, {})
     found = int(rows[0][0]) if rows and rows[0][0] is not None else 0
     for version in sorted(v for v in _MIGRATIONS if v > found):

@@ -20,4 +20,5 @@ CREATE INDEX episode_content_hash IF NOT EXISTS FOR (n:Episode) ON (n.content_ha
 CREATE INDEX entity_canonical IF NOT EXISTS FOR (n:Entity) ON (n.canonical);
 CREATE INDEX decision_status IF NOT EXISTS FOR (n:Decision) ON (n.status);
 CREATE INDEX fact_id IF NOT EXISTS FOR ()-[f:FACT]-() ON (f.id);
+CREATE FULLTEXT INDEX entity_aliases IF NOT EXISTS FOR (n:Entity) ON EACH [n.aliases] OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
 CREATE FULLTEXT INDEX episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.content, n.summary];

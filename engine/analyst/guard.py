@@ -52,8 +52,9 @@ _CALL = re.compile(r"\bCALL\s+([A-Za-z_][A-Za-z_0-9.]*)", re.IGNORECASE)
 
 
 
-def check_read_only(query: str) -> str:
+def check_read_only(query: str, *, procedures: frozenset[str] = READ_ONLY_PROCEDURES) -> str:
     """Return the query stripped of a trailing `;`, or raise ReadOnlyViolation naming why.
+    `procedures` are those it may CALL (lower case).
 
     >>> check_read_only("MATCH (e:Episode) WHERE e.namespace = $namespace RETURN e.summary;")
     'MATCH (e:Episode) WHERE e.namespace = $namespace RETURN e.summary'
@@ -84,10 +85,10 @@ def check_read_only(query: str) -> str:
         if word.upper() in _WRITE_KEYWORDS:
             raise ReadOnlyViolation(f"query_graph is read-only: {word.upper()} is not allowed")
     for procedure in _CALL.findall(visible):
-        if procedure.lower() not in READ_ONLY_PROCEDURES:
+        if procedure.lower() not in procedures:
             raise ReadOnlyViolation(
                 f"query_graph is read-only: CALL {procedure} is not an allowed procedure "
-                f"(allowed: {', '.join(sorted(READ_ONLY_PROCEDURES))})"
+                f"(allowed: {', '.join(sorted(procedures))})"
             )
     return query.rstrip().removesuffix(";").rstrip()
 

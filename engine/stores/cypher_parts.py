@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from engine.analyst.guard import check_read_only
+from engine.analyst.guard import READ_ONLY_PROCEDURES, check_read_only
 from engine.errors import ReadOnlyViolation
 from engine.stores.cypher_dialect import Dialect
 from graph_schema.definitions import EPISODE, RELATIONSHIPS, RelType
@@ -22,11 +22,17 @@ __all__ = [
 ]  # fmt: skip
 
 
+# What the stores' own reads may CALL beyond an analyst: the aliases' full-text index, whose
+# rows those reads keep to their namespace (`Dialect.named_entities`).
+_STORE_READ_PROCEDURES = READ_ONLY_PROCEDURES | {"db.index.fulltext.querynodes"}
+
+
 @lru_cache(maxsize=1024)
 def may_write(query: str) -> bool:
-    """Whether a statement may change the graph: whatever the analyst check would refuse."""
+    """Whether a statement may change the graph: whatever the analyst check would refuse,
+    but for the procedures the stores' reads call."""
     try:
-        check_read_only(query)
+        check_read_only(query, procedures=_STORE_READ_PROCEDURES)
     except ReadOnlyViolation:
         return True
     return False

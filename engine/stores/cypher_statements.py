@@ -245,16 +245,9 @@ class GraphStatements(AdminStatements, DigestStatements):
             "ids", "ns",
         )
         self.find_entities = statement(
-            "MATCH (en:Entity) WHERE en.namespace = $ns AND "
-            f"(en.canonical IN $names OR {d.has_any('en.aliases', '$names')}) "
-            "RETURN en ORDER BY en.created_at, en.id",
-            "ns", "names",
+            f"{d.named_entities()} RETURN en ORDER BY en.created_at, en.id", "ns", "names"
         )
-        self.entities_with_prefix = statement(
-            "MATCH (en:Entity) WHERE en.namespace = $ns AND "
-            f"{d.starts_with_any('en.canonical', '$prefixes')} RETURN en",
-            "ns", "prefixes",
-        )
+        self.entities_with_prefix = statement(f"{d.with_prefix('$prefixes')} RETURN en", "ns", "prefixes")
         self.entity = statement(
             "MATCH (en:Entity {id: $id}) WHERE en.namespace = $ns RETURN en", "id", "ns"
         )

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.stores.base import HopRows, NamedRows, ReadAhead
+from engine.stores.cypher_dialect import NEO4J
 from engine.stores.cypher_digests import digest_from
 from engine.stores.cypher_parts import (
     FACT_COLUMNS,
@@ -58,9 +59,7 @@ def _facts(ids: str, closed: str) -> str:
 
 
 NAMED_ROWS: Statement = statement(
-    "OPTIONAL MATCH (en:Entity) WHERE en.namespace = $ns "
-    "AND (en.canonical IN $names OR any(_x IN en.aliases WHERE _x IN $names)) "
-    "WITH en ORDER BY en.created_at, en.id "
+    f"{NEO4J.named_entities()} WITH en ORDER BY en.created_at, en.id "
     "WITH collect(en) AS named "
     "WITH named, [x IN named | x.id] AS every, "
     "[x IN named WHERE x.mention_count <= $max_degree | x.id] AS specific "

@@ -4,6 +4,8 @@ on every backend."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.errors import StoreUnavailable
@@ -30,6 +32,37 @@ def test_entities_merge_on_write_prefixes_aliases_and_curation(graph: GraphStore
     assert graph.find_entities("ns", ["psql"])[0].id == "pg"
     with pytest.raises(StoreUnavailable):
         graph.merge_entities("ns", "pg", "missing")
+
+
+# Pieces of names that mean something to Cypher, Lucene's query syntax or a tokenizer.
+_AWKWARD = ['"', "\\", "'", "`", "$", " ", "*", "?", "~", "(", ")", ":", "/", "+", "-", "!", "^", "[", "]",
+            "{", "}", "&&", "||", " OR ", " AND ", "北京", "é", "a", "b", "c"]  # fmt: skip
+
+
+def test_entities_are_found_by_name_or_alias_exactly_and_only_in_their_namespace(graph: GraphStore) -> None:
+    """Random names and aliases in two namespaces: by every backend, `find_entities` and
+    `named_rows` return exactly the asked namespace's entities of which a name is the
+    canonical one or an alias (what a plain reading of the entities finds)."""
+    rng = random.Random(11)
+
+    def name() -> str:
+        return "".join(rng.choice(_AWKWARD) for _ in range(rng.randint(1, 4))).strip() or "x"
+
+    names = list(dict.fromkeys(name() for _ in range(40)))
+    entities = [
+        entity(f"{namespace}-{i}", rng.choice(names), namespace, canonical=rng.choice(names),
+               aliases=rng.sample(names, rng.randint(0, 2)))
+        for namespace in ("ns", "other") for i in range(25)
+    ]  # fmt: skip
+    graph.write(GraphBatch(episodes=[episode("e-ns", T), episode("e-other", T, "other")], entities=entities,
+                           mentions=[(f"e-{e.namespace}", e.id, 1) for e in entities]))  # fmt: skip
+    for _ in range(15):
+        asked = rng.sample(names, rng.randint(0, 6)) + [name()]
+        expected = {e.id for e in entities
+                    if e.namespace == "ns" and (e.canonical in asked or set(e.aliases) & set(asked))}  # fmt: skip
+        assert {e.id for e in graph.find_entities("ns", asked)} == expected, asked
+        named = graph.named_rows("ns", asked, T + 1, max_degree=100, limit=10)
+        assert {e.id for e in named.entities} == expected, asked
 
 
 def test_decisions_supersession_and_links(graph: GraphStore) -> None:
