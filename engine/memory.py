@@ -305,7 +305,7 @@ class Memory:
     # -- lifecycle ------------------------------------------------------------------------
     def warm(self) -> None:
         """Load every model the first store, recall or reflection would otherwise wait for
-        (`engine.warm.warm_up`) and rehearse a store (`Writer.rehearse`: nothing is kept), so
+        (`engine.warm.warm_up`) and rehearse stores (`Writer.rehearse`: nothing is kept), so
         that the first call is as fast as the next. `hindsight serve` calls it in the
         background as it starts; safe beside other calls."""
         self._core.check_open()

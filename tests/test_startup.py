@@ -88,14 +88,22 @@ def test_after_warm_up_the_first_store_prepares_no_graph_statement(tmp_path: Pat
 
 
 def test_warming_up_keeps_nothing(on_each_store: Memory) -> None:
+    """On a new store the rehearsal commits and then removes its turns; on one that holds
+    data it rolls them back. Either way nothing of it stays, and nothing else changes."""
     memory = on_each_store
     memory.warm()
-    assert memory.stats().episodes == 0 and memory.namespaces() == []
+    nothing = {"namespace": None, "episodes": 0, "entities": 0, "decisions": 0, "facts": 0, "graph_reads": None}
+    assert memory.stats().model_dump() == nothing and memory.namespaces() == []
     assert memory._core.vectors.count(None, exact=True) == 0
     stored = memory.store("Dana met Sam in Berlin on 4 May about the Atlas launch.", session_id="rehearsal")
     assert stored.status == "stored"
     assert [c.id for c in memory.recall("Where did Dana meet Sam?")] == [stored.id]
     assert memory._core.vectors.count(None, exact=True) == 1
+    before = memory.stats()
+    memory.warm()
+    assert memory.stats() == before and memory.namespaces() == ["default"]
+    assert memory._core.vectors.count(None, exact=True) == 1
+    assert [c.id for c in memory.recall("Where did Dana meet Sam?")] == [stored.id]
 
 
 def test_a_model_asked_for_by_many_threads_at_once_loads_once() -> None:

@@ -7,6 +7,7 @@ into `engine/reflect/`, `engine/lifecycle/forget.py`, `doctor.py` or `backup.py`
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 from engine.core import Core
 from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.fact_points import rebuild_fact_points
-from engine.inputs import check_namespace, is_unicode_text
+from engine.inputs import NAMESPACE_PATTERN, check_namespace, is_unicode_text
 from engine.keyword_keys import refresh_around
 from engine.lifecycle.audit import AuditEntry
 from engine.lifecycle.backup import BackupSummary, export_memory, import_memory
@@ -213,9 +214,10 @@ class Keeper:
         return sorted({e.session_id for e in found if e.session_id})
 
     def namespaces(self) -> list[str]:
-        """Every namespace that holds an episode."""
+        """Every namespace that holds an episode. A name no caller can give (the warm-up's
+        rehearsal, for the moment it holds turns) is not listed."""
         self._core.check_open()
-        return self._core.graph.namespaces()
+        return [n for n in self._core.graph.namespaces() if re.fullmatch(NAMESPACE_PATTERN, n)]
 
     def archived(self, *, namespace: str = "default") -> list[Episode]:
         """The namespace's archived episodes (cold storage), oldest archived first."""

@@ -249,6 +249,10 @@ class GraphWrites(Protocol):
         """Write a batch of nodes and edges (inside `transaction()` to make it atomic)."""
         ...
 
+    def remove_namespace(self, namespace: str) -> None:
+        """Remove every node of a namespace, with its relationships, in one transaction."""
+        ...
+
 
 class RecallGraph(GraphLookup, DigestGraph, Protocol):
     """The graph as recall reads it (`engine/recall/`): live episodes, mentions both ways,

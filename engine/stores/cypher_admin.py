@@ -81,6 +81,11 @@ class CypherAdmin(CypherRunner):
     def restore(self, namespace: str, episode_id: str) -> bool:
         return bool(self._run(self._q.restore, {"id": episode_id, "ns": namespace}))
 
+    def remove_namespace(self, namespace: str) -> None:
+        with self.transaction():
+            for each_label in self._q.remove_namespace:
+                self._run(each_label, {"ns": namespace})
+
     def delete_episodes(self, namespace: str, ids: Sequence[str]) -> list[str]:
         if not ids:
             return []

@@ -37,6 +37,9 @@ class AdminStatements(StatementSet):
             "MATCH (d:Decision) WHERE d.id IN $decisions DETACH DELETE d", "decisions"
         )
         self.delete_episodes = statement(f"{EPISODES_BY_ID} DETACH DELETE ep", "ids", "ns")
+        self.remove_namespace = tuple(
+            statement(f"MATCH (n:{node.label}) WHERE n.namespace = $ns DETACH DELETE n", "ns") for node in NODES
+        )
         # The session chain around episodes: what a delete closes over, where a return rejoins.
         self.chain_around = statement(
             f"{EPISODES_BY_ID} OPTIONAL MATCH (prev:Episode)-[:NEXT]->(ep) "

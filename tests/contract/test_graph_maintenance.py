@@ -4,9 +4,10 @@ backend."""
 
 from __future__ import annotations
 
+from engine.models import Session, session_node_id
 from engine.stores.base import GraphBatch, GraphStore
 from tests.contract.conftest import OpenGraph
-from tests.contract.graph_data import T, base_batch, episode, fact
+from tests.contract.graph_data import T, base_batch, decision, entity, episode, fact
 
 
 def test_deleting_episodes_closes_the_session_chain_over_them(open_graph: OpenGraph) -> None:
@@ -59,3 +60,28 @@ def test_export_then_import_reproduces_the_graph(open_graph: OpenGraph) -> None:
     fresh.import_records(records)
     assert sorted(fresh.export_records(), key=repr) == sorted(records, key=repr)
     assert fresh.facts_about("ns", ["pg"], include_closed=False)[0].id == "f1"
+
+
+def test_removing_a_namespace_leaves_no_node_of_it_and_every_other_untouched(graph: GraphStore) -> None:
+    graph.write(base_batch())
+    other = GraphBatch(
+        episodes=[episode("o1", T, "other", session_id="s"), episode("o2", T + 5, "other", session_id="s")],
+        entities=[entity("o-atlas", "Atlas", "other")],
+        decisions=[decision("o-d1", "use Redis").model_copy(update={"namespace": "other"})],
+        sessions=[Session(id=session_node_id("other", "s"), namespace="other", name="s", started_at=T, created_at=T)],
+        mentions=[("o1", "o-atlas", 1)], decided=[("o2", "o-d1")], about=[("o-d1", "o-atlas")],
+        in_session=[("o1", session_node_id("other", "s")), ("o2", session_node_id("other", "s"))],
+        next=[("o1", "o2")],
+    )  # fmt: skip
+    graph.write(other)
+    kept = graph.stats("ns", T + 30)
+    assert graph.stats("other", T + 30).episodes == 2 and graph.sessions("other", T + 30)
+
+    graph.remove_namespace("other")
+    assert graph.stats("other", T + 30).model_dump(exclude={"graph_reads"}) == {
+        "namespace": "other", "episodes": 0, "entities": 0, "decisions": 0, "facts": 0}
+    assert graph.sessions("other", T + 30) == [] and graph.namespaces() == ["ns"]
+    assert graph.stats("ns", T + 30) == kept
+    assert [e.id for e in graph.live_episodes("ns", ["e1", "e2", "e3"], T + 30)] == ["e1", "e2", "e3"]
+    graph.remove_namespace("nobody")  # nothing to remove: nothing happens
+    assert graph.stats("ns", T + 30) == kept
