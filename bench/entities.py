@@ -34,7 +34,6 @@ SCAN = statement(
     "RETURN en ORDER BY en.created_at, en.id",
     "ns", "names",
 )  # fmt: skip
-_REMOVE = statement("MATCH (en:Entity) WHERE en.namespace = $ns DETACH DELETE en", "ns")
 _BATCH = 2_000
 
 
@@ -58,7 +57,7 @@ def _median_ms(call: Any, asks: list[list[str]]) -> float:
 
 def measure(graph: Neo4jGraphStore, count: int, ask_count: int) -> dict[str, Any]:
     namespace = f"bench-entities-{count}"
-    graph._run(_REMOVE, {"ns": namespace})
+    graph.remove_namespace(namespace)
     entities = _entities(namespace, count)
     for start in range(0, count, _BATCH):
         graph.write(GraphBatch(entities=entities[start : start + _BATCH]))
@@ -84,7 +83,7 @@ def measure(graph: Neo4jGraphStore, count: int, ask_count: int) -> dict[str, Any
         "named_rows_ms": _median_ms(lambda names: graph.named_rows(namespace, names, 2e9, 100, 40), asks),
     }
     row["scan_vs_index"] = round(row["scan_ms"] / row["index_ms"], 1)
-    graph._run(_REMOVE, {"ns": namespace})
+    graph.remove_namespace(namespace)
     return row
 
 
