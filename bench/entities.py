@@ -7,7 +7,8 @@ the namespace's entities the same store ran before, A/B in one run on one server
 Needs a Neo4j server (`make neo4j-up`, then `eval "$(tools/neo4j/neo4j.sh env)"`): each size is
 written into a namespace of its own, `bench-entities-<n>`, removed at the end. One entity in 50
 has an alias. Each ask names two stored names (one of them an alias where it has one) and an
-unknown one, as a question does; both forms answer every ask and must agree. Reported: the
+unknown one, as a question does; the two forms must return the same entities for the first
+20 asks before any is timed. Reported: the
 median milliseconds of `find_entities` by each form, and of recall's first read
 (`named_rows`: the named entities, their episodes and facts), which uses the index form.
 """

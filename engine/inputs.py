@@ -38,6 +38,7 @@ __all__ = [
     "StoreRequest",
     "check_json_tree",
     "check_namespace",
+    "is_namespace",
     "invalid_input",
     "is_unicode_text",
     "to_epoch",
@@ -311,8 +312,17 @@ def valid_session(value: str | None) -> str | None:
     return value
 
 
+def is_namespace(value: object) -> bool:
+    """Whether a value is a namespace a caller can name.
+
+    >>> is_namespace("team-a.v2"), is_namespace("_rehearsal"), is_namespace("a b")
+    (True, False, False)
+    """
+    return isinstance(value, str) and _NAMESPACE.fullmatch(value) is not None
+
+
 def check_namespace(value: str) -> str:
-    if not isinstance(value, str) or not _NAMESPACE.fullmatch(value):
+    if not is_namespace(value):
         raise ValueError(
             "must be 1-64 characters of letters, digits, '_', '-' or '.', starting with a "
             "letter or digit"

@@ -122,7 +122,7 @@ def relative_span(text: str, at: float) -> tuple[float, float] | None:
     ['2023-04-21', '2023-05-01']
     """
     moment = _moment(at)
-    for pattern in (_AGO, _LAST_WEEKDAY, _ZH_LAST_WEEKDAY, _LAST_PERIOD):
+    for pattern in _PAST:
         for match in pattern.finditer(text):
             if _whole_words(text, match):
                 return _span(pattern, match, moment)

@@ -7,7 +7,6 @@ into `engine/reflect/`, `engine/lifecycle/forget.py`, `doctor.py` or `backup.py`
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from engine.core import Core
 from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.fact_points import rebuild_fact_points
-from engine.inputs import NAMESPACE_PATTERN, check_namespace, is_unicode_text
+from engine.inputs import check_namespace, is_namespace, is_unicode_text
 from engine.keyword_keys import refresh_around
 from engine.lifecycle.audit import AuditEntry
 from engine.lifecycle.backup import BackupSummary, export_memory, import_memory
@@ -217,7 +216,7 @@ class Keeper:
         """Every namespace that holds an episode. A name no caller can give (the warm-up's
         rehearsal, for the moment it holds turns) is not listed."""
         self._core.check_open()
-        return [n for n in self._core.graph.namespaces() if re.fullmatch(NAMESPACE_PATTERN, n)]
+        return [n for n in self._core.graph.namespaces() if is_namespace(n)]
 
     def archived(self, *, namespace: str = "default") -> list[Episode]:
         """The namespace's archived episodes (cold storage), oldest archived first."""
