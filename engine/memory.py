@@ -309,8 +309,7 @@ class Memory:
         that the first call is as fast as the next. `hindsight serve` calls it in the
         background as it starts; safe beside other calls."""
         self._core.check_open()
-        warm_up(self._core.embedder)
-        self._core.writer.rehearse()
+        warm_up(self._core.embedder, self._core.writer.rehearse)
 
     def close(self) -> None:
         """Keep what working memory holds worth keeping, then flush and close both stores.

@@ -4,20 +4,31 @@ runs in the background as it starts)."""
 
 from __future__ import annotations
 
-from engine.embed import Embedder
+from collections.abc import Callable
+
+from engine.embed import Embedder, batch_model_deferred
 from engine.nlp import find_entities, parse_english
 from engine.text import tokenize
 
 __all__ = ["warm_up"]
 
 
-def warm_up(embedder: Embedder) -> None:
-    """Load what the first store, recall or reflection would wait for: the embedder's query
-    and batch paths (and the multilingual space), spaCy's NER and parser, jieba and LAC."""
-    embedder.embed(["warming up"])
+def warm_up(embedder: Embedder, rehearse: Callable[[], None]) -> None:
+    """Load what the first store, recall or reflection would wait for, and `rehearse` stores.
+
+    What an English store needs comes first (the query's model, spaCy's NER, the stemmer),
+    then the rehearsal; a store sent meanwhile waits only for what it uses. Then the batch
+    path (torch in bf16, ~5 s, more than all the rest), Chinese (LAC, jieba, the multilingual
+    space) and reflection's parser. Until torch is loaded, a batch runs on the query's model
+    (`MiniLMEmbedder.embed`) rather than wait for it."""
+    with batch_model_deferred():
+        embedder.embed(["warming up"])
+        find_entities(["Dana met Sam in Berlin."])
+        tokenize("moved the budget")
+        rehearse()
     embedder.embed(["warming up", "the batch path"])
+    find_entities(["王先生在北京工作。"])
+    tokenize("预算改成50万")
     if embedder.multilingual is not None:
         embedder.multilingual.embed(["预热"])
-    find_entities(["Dana met Sam in Berlin.", "王先生在北京工作。"])
     parse_english(["I moved to Berlin last year."])
-    tokenize("moved the budget: 预算改成50万")  # the stemmer and jieba

@@ -118,6 +118,25 @@ def test_the_first_bfloat16_batch_sets_torchs_threads(monkeypatch: pytest.Monkey
         torch.set_num_threads(before)
 
 
+def test_a_batch_runs_in_float32_rather_than_wait_for_the_bfloat16_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until torch is loaded (~5 s), a batch sent while the warm-up defers its load, or while
+    another thread loads it, runs on the query's model and loads nothing; then in bf16."""
+    monkeypatch.setattr(bf16, "_loaded", {})
+    embedder = MiniLMEmbedder("bfloat16")
+    float32 = embedder._onnx.embed(TEXTS, as_query=True)
+    with bf16.batch_model_deferred():
+        np.testing.assert_array_equal(np.array(embedder.embed(TEXTS), dtype=np.float32), float32)
+    assert bf16._loaded == {}
+    with bf16._loading:  # held as the thread loading it holds it (not reentrant: no wait here)
+        np.testing.assert_array_equal(np.array(embedder.embed(TEXTS), dtype=np.float32), float32)
+    assert bf16._loaded == {}
+    loaded = np.array(embedder.embed(TEXTS), dtype=np.float32)
+    assert set(bf16._loaded) == {"bf16"} and not np.array_equal(loaded, float32)
+    assert (loaded * float32).sum(axis=1).min() > 0.999
+    with bf16.batch_model_deferred():  # loaded: deferring changes nothing
+        np.testing.assert_array_equal(np.array(embedder.embed(TEXTS), dtype=np.float32), loaded)
+
+
 def test_precision_comes_from_the_settings() -> None:
     assert MiniLMEmbedder("float32").bfloat16 is False
     assert MiniLMEmbedder("bfloat16").bfloat16 is True

@@ -16,12 +16,15 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Literal, Protocol
 
-from engine.embed.bf16 import TorchMiniLM
+from engine.embed.bf16 import TorchMiniLM, batch_model_deferred
 from engine.embed.multilingual import UseEmbedder
 from engine.embed.onnx import DIMENSION, OnnxMiniLM
 from engine.settings.stores import default_model_cache
 
-__all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "SharedEmbedder", "cpu_has_bf16", "embedder_for"]
+__all__ = [
+    "Embedder", "MiniLMEmbedder", "SharedBatch", "SharedEmbedder", "batch_model_deferred", "cpu_has_bf16",
+    "embedder_for",
+]  # fmt: skip
 
 
 class Embedder(Protocol):
@@ -87,8 +90,15 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        model = self._torch if len(texts) > 1 and self.bfloat16 else self._onnx
-        return model.embed(texts).tolist()  # type: ignore[no-any-return]
+        if len(texts) > 1 and self.bfloat16:
+            # While another thread (the warm-up) loads torch, ~5 s, or will, a batch runs in
+            # float32 on the query's model rather than wait for it.
+            vectors = self._torch.embed(texts, wait=False)
+            if vectors is None:
+                vectors = self._onnx.embed(texts, as_query=True)
+        else:
+            vectors = self._onnx.embed(texts)
+        return vectors.tolist()  # type: ignore[no-any-return]
 
 
 def embedder_for(

@@ -79,9 +79,10 @@ class OnnxMiniLM:
         self._lock = threading.Lock()  # the first use of each session loads (or exports) once
         self._sessions: dict[int, Any] = {}  # by thread count
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors, one row per text, in order."""
-        session = self.loaded(self._query_threads if len(texts) == 1 else self._threads)
+    def embed(self, texts: Sequence[str], as_query: bool = False) -> np.ndarray:
+        """Unit vectors, one row per text, in order: on the query's session for one text or
+        `as_query`, else on the batch's."""
+        session = self.loaded(self._query_threads if as_query or len(texts) == 1 else self._threads)
         return embed_sorted(texts, tokenizer(), lambda feed: session.run(None, feed)[0])
 
     def loaded(self, threads: int) -> Any:

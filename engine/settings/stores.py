@@ -73,7 +73,8 @@ class StoreSettings(BaseSettings):
         description="The arithmetic of batches. bfloat16 runs them through torch in bf16 (about "
         "1.7x faster than float32 where the CPU has AVX-512 BF16, same vectors to a "
         "cosine of 0.9999); auto picks it only on such a CPU, since elsewhere bf16 is"
-        " emulated and slow. Queries always run in float32 on ONNX Runtime.",
+        " emulated and slow. Queries always run in float32 on ONNX Runtime, and so does a batch"
+        " sent while another thread (the server's warm-up) loads torch, ~5 s, rather than wait.",
     )
     embedder_threads: int = Field(
         1, ge=0, le=256, json_schema_extra=_WHERE_AND_WHAT,
