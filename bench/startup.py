@@ -8,7 +8,8 @@ same run (compare ratios, not times, across machines). The stdio server is start
 data directory and sent MCP `initialize`; then, `--wait` seconds later (a person typing their
 first message), ten `store_memory` calls: the first against the median of the others. A second
 server is sent its first store at once after `initialize` (an agent storing what it was just
-told), while the models still load. Each store is two sentences, so it embeds a batch.
+told), while the models still load. Each store is two sentences, so it embeds a batch. Last, a
+one-off `hindsight store` of such a text, the whole process, into a new data directory.
 """
 
 from __future__ import annotations
@@ -70,10 +71,19 @@ def _store(server: subprocess.Popen[str], n: int) -> float:
     started = time.perf_counter()
     _send(server, {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {
         "name": "store_memory",
-        "arguments": {"content": f"We decided to move the Atlas launch to day {n} of the sprint. "
-                                 "Priya will tell the Berlin team."}}})  # fmt: skip
+        "arguments": {"content": _text(n)}}})  # fmt: skip
     server.stdout.readline()
     return time.perf_counter() - started
+
+
+def _cli_store() -> float:
+    """Seconds for `hindsight store` of a two-sentence text, a new data directory each time."""
+    with tempfile.TemporaryDirectory(prefix="startup-") as data:
+        return wall([str(HINDSIGHT), "store", _text(0), "--data-dir", data])
+
+
+def _text(n: int) -> str:
+    return f"We decided to move the Atlas launch to day {n} of the sprint. Priya will tell the Berlin team."
 
 
 def _send(server: subprocess.Popen[str], message: dict[str, Any]) -> None:
@@ -92,11 +102,13 @@ def run(runs: int, wait: float) -> dict[str, Any]:
     first = median(s["stores"][0] for s in served)
     later = median(median(s["stores"][1:]) for s in served)
     at_once = median(stdio_run(0.0)["stores"][0] for _ in range(runs))
+    one_off = median(_cli_store() for _ in range(runs))
     return {
         "bare_interpreter_s": round(bare, 3), "import_engine_s": round(imported, 3), "help_s": round(help_, 3),
         "stdio_initialize_s": round(median(s["initialize"] for s in served), 3),
         "first_store_s": round(first, 3), "later_store_s": round(later, 3),
         "first_over_later": round(first / later, 2), "first_store_at_once_s": round(at_once, 3),
+        "cli_store_s": round(one_off, 3),
         "wait_s": wait, "runs": runs,
     }  # fmt: skip
 
@@ -113,6 +125,7 @@ def table(result: dict[str, Any]) -> str:
         f"| later `store_memory` (median of the next nine) | {result['later_store_s']} |",
         f"| first / later | {result['first_over_later']}x |",
         f"| first `store_memory` sent at once after `initialize` | {result['first_store_at_once_s']} |",
+        f"| `hindsight store`, one-off | {result['cli_store_s']} |",
     ])  # fmt: skip
 
 

@@ -116,6 +116,7 @@ class Memory:
             settings.model_cache_dir,
             settings.embedder_query_threads,
             settings.multilingual_embedder,
+            settings.embedder_bf16_min_texts,
         )
         second = embedder.multilingual
         stores = open_stores(

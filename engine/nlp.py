@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from engine.loading import loaded_once
+from engine.loading import loaded_once, torch_hidden
 from engine.text import has_cjk
 
 __all__ = ["SPACY_MODEL", "RawEntity", "find_entities", "limit_numpy_blas", "parse_english"]
@@ -57,8 +57,9 @@ class RawEntity(BaseModel):
 
 @loaded_once
 def _spacy() -> Any:
-    import spacy
-    from thinc.api import use_ops
+    with torch_hidden():  # ~1.8 s a process spends on torch only where a batch needs it
+        import spacy
+        from thinc.api import use_ops
 
     # The parser and lemmatizer are not needed for NER and cost half the time. The attribute
     # ruler only maps tags to coarse parts of speech (a quarter of what is left), and the one
@@ -72,8 +73,9 @@ def _spacy() -> Any:
 
 @loaded_once
 def _spacy_parser() -> Any:
-    import spacy
-    from thinc.api import use_ops
+    with torch_hidden():
+        import spacy
+        from thinc.api import use_ops
 
     # Reflection reads the parse, lemmas and coarse parts of speech; entities come from the graph.
     with use_ops("numpy", use_blis=False):

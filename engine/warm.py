@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.embed import Embedder, batch_model_deferred
+from engine.embed import Embedder, MiniLMEmbedder
 from engine.nlp import find_entities, parse_english
 from engine.text import tokenize
 
@@ -19,14 +19,16 @@ def warm_up(embedder: Embedder, rehearse: Callable[[], None]) -> None:
     What an English store needs comes first (the query's model, spaCy's NER, the stemmer),
     then the rehearsal; a store sent meanwhile waits only for what it uses. Then the batch
     path (torch in bf16, ~5 s, more than all the rest), Chinese (LAC, jieba, the multilingual
-    space) and reflection's parser. Until torch is loaded, a batch runs on the query's model
-    (`MiniLMEmbedder.embed`) rather than wait for it."""
-    with batch_model_deferred():
-        embedder.embed(["warming up"])
-        find_entities(["Dana met Sam in Berlin."])
-        tokenize("moved the budget")
-        rehearse()
-    embedder.embed(["warming up", "the batch path"])
+    space) and reflection's parser. A single store's sentences run on the query's model until
+    torch is loaded, and any batch does while it loads (`MiniLMEmbedder.embed`)."""
+    embedder.embed(["warming up"])
+    find_entities(["Dana met Sam in Berlin."])
+    tokenize("moved the budget")
+    rehearse()
+    if isinstance(embedder, MiniLMEmbedder):
+        embedder.load_batch_model()
+    else:
+        embedder.embed(["warming up", "the batch path"])
     find_entities(["王先生在北京工作。"])
     tokenize("预算改成50万")
     if embedder.multilingual is not None:

@@ -36,7 +36,7 @@ TEXTS = [
 
 def test_bfloat16_vectors_match_float32() -> None:
     full = np.array(MiniLMEmbedder("float32").embed(TEXTS))
-    half = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
+    half = np.array(MiniLMEmbedder("bfloat16", bf16_min_texts=2).embed(TEXTS))
     assert half.shape == full.shape == (len(TEXTS), 384)
     assert np.allclose(np.linalg.norm(half, axis=1), 1.0, atol=1e-5)  # still unit length
     cosines = (full * half).sum(axis=1)
@@ -59,14 +59,14 @@ def test_bfloat16_batches_match_float32_at_every_length() -> None:
     vectors, in order."""
     texts = [f"{text} " * (1 + i % 7) for i, text in enumerate(TEXTS * 40)]  # 160 texts
     texts += [" ".join(["the Atlas migration slipped again"] * 200), "ok"]
-    half = np.array(MiniLMEmbedder("bfloat16").embed(texts))
+    half = np.array(MiniLMEmbedder("bfloat16", bf16_min_texts=2).embed(texts))
     full = np.array(MiniLMEmbedder("float32").embed(texts))
     cosines = (half * full).sum(axis=1)
     assert cosines.min() > 0.9999, cosines.min()
 
 
 def test_two_threads_embed_bfloat16_batches_at_once() -> None:
-    embedder = MiniLMEmbedder("bfloat16")
+    embedder = MiniLMEmbedder("bfloat16", bf16_min_texts=2)
     parts = [[f"{text} (part {p})" for text in TEXTS] * (1 + p % 3) for p in range(12)]
     alone = [embedder.embed(part) for part in parts]
     with ThreadPoolExecutor(2) as pool:
@@ -87,7 +87,7 @@ def test_a_trace_that_disagrees_is_not_used(monkeypatch: pytest.MonkeyPatch, cap
 
     monkeypatch.setattr(bf16, "_loaded", {})
     monkeypatch.setattr(bf16, "_trace", lambda sentence: Constant())
-    vectors = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
+    vectors = np.array(MiniLMEmbedder("bfloat16", bf16_min_texts=2).embed(TEXTS))
     assert "disagrees" in caplog.text
     assert (vectors * _eager_bfloat16(TEXTS)).sum(axis=1).min() > 0.99999
 
@@ -98,7 +98,7 @@ def test_a_model_torch_cannot_trace_embeds_eagerly(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(bf16, "_loaded", {})
     monkeypatch.setattr(bf16, "_trace", fails)
-    vectors = np.array(MiniLMEmbedder("bfloat16").embed(TEXTS))
+    vectors = np.array(MiniLMEmbedder("bfloat16", bf16_min_texts=2).embed(TEXTS))
     assert "cannot trace" in caplog.text and "unsupported operator" in caplog.text
     assert (vectors * _eager_bfloat16(TEXTS)).sum(axis=1).min() > 0.99999
 
@@ -110,36 +110,51 @@ def test_the_first_bfloat16_batch_sets_torchs_threads(monkeypatch: pytest.Monkey
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        MiniLMEmbedder("bfloat16", threads=1).embed(TEXTS)
+        MiniLMEmbedder("bfloat16", threads=1, bf16_min_texts=2).embed(TEXTS)
         assert torch.get_num_threads() == 1
-        MiniLMEmbedder("bfloat16", threads=2).embed(TEXTS)  # loaded: the first one's count holds
+        MiniLMEmbedder("bfloat16", threads=2, bf16_min_texts=2).embed(TEXTS)  # loaded: the first one's count holds
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
 
 
-def test_a_batch_runs_in_float32_rather_than_wait_for_the_bfloat16_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until torch is loaded (~5 s), a batch sent while the warm-up defers its load, or while
-    another thread loads it, runs on the query's model and loads nothing; then in bf16."""
+def test_a_batch_runs_in_float32_rather_than_load_or_wait_for_the_bfloat16_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading torch takes ~5 s: a batch smaller than `bf16_min_texts`, or any batch while
+    another thread loads it, runs on the query's model and loads nothing; a larger batch (or
+    `load_batch_model`) loads it, and then every batch runs in bf16."""
     monkeypatch.setattr(bf16, "_loaded", {})
-    embedder = MiniLMEmbedder("bfloat16")
+    embedder = MiniLMEmbedder("bfloat16", bf16_min_texts=len(TEXTS))
     float32 = embedder._onnx.embed(TEXTS, as_query=True)
-    with bf16.batch_model_deferred():
-        np.testing.assert_array_equal(np.array(embedder.embed(TEXTS), dtype=np.float32), float32)
+
+    def embedded(texts: list[str]) -> np.ndarray:
+        return np.array(embedder.embed(texts), dtype=np.float32)
+
+    np.testing.assert_array_equal(embedded(TEXTS[:-1]), float32[:-1])
     assert bf16._loaded == {}
     with bf16._loading:  # held as the thread loading it holds it (not reentrant: no wait here)
-        np.testing.assert_array_equal(np.array(embedder.embed(TEXTS), dtype=np.float32), float32)
+        np.testing.assert_array_equal(embedded(TEXTS), float32)
+        embedder.load_batch_model()
     assert bf16._loaded == {}
-    loaded = np.array(embedder.embed(TEXTS), dtype=np.float32)
+    loaded = embedded(TEXTS)
     assert set(bf16._loaded) == {"bf16"} and not np.array_equal(loaded, float32)
     assert (loaded * float32).sum(axis=1).min() > 0.999
-    with bf16.batch_model_deferred():  # loaded: deferring changes nothing
-        np.testing.assert_array_equal(np.array(embedder.embed(TEXTS), dtype=np.float32), loaded)
+    np.testing.assert_array_equal(embedded(TEXTS[:-1]), embedder._torch.embed(TEXTS[:-1]))
+    monkeypatch.setattr(bf16, "_loaded", {})
+    embedder.load_batch_model()
+    assert set(bf16._loaded) == {"bf16"}
+
+
+def test_the_setting_decides_which_batches_load_torch() -> None:
+    settings = Settings(embedder_bf16_min_texts=32)
+    chosen = embedder_for("minilm", "bfloat16", bf16_min_texts=settings.embedder_bf16_min_texts)
+    assert isinstance(chosen, MiniLMEmbedder) and chosen._bf16_min_texts == 32
+    with pytest.raises(ValueError, match="embedder_bf16_min_texts"):
+        Settings(embedder_bf16_min_texts=1)
 
 
 def test_precision_comes_from_the_settings() -> None:
     assert MiniLMEmbedder("float32").bfloat16 is False
-    assert MiniLMEmbedder("bfloat16").bfloat16 is True
+    assert MiniLMEmbedder("bfloat16", bf16_min_texts=2).bfloat16 is True
     chosen = embedder_for("minilm", Settings(embedder_precision="float32").embedder_precision)
     assert isinstance(chosen, MiniLMEmbedder) and chosen.bfloat16 is False
 

@@ -75,6 +75,32 @@ with Memory.open(settings=Settings(data_dir=Path({str(tmp_path)!r}))) as memory:
     assert [m for m in loaded_later if m.split(".")[0] in models] == []
 
 
+def test_spacy_loads_without_torch_and_hides_it_from_no_other_thread() -> None:
+    """thinc imports torch where it is installed (~1.8 s of a one-off CLI store); the spaCy
+    models never run on it, so their loading hides it, from the loading thread only."""
+    probe = """
+import sys, threading
+from engine.loading import torch_hidden
+from engine.nlp import find_entities, parse_english
+found = find_entities(["Dana met Sam in Berlin."])[0]
+parse_english(["I moved to Berlin last year."])
+spacy_alone = "torch" in sys.modules
+with torch_hidden():
+    try:
+        import torch
+        hidden = False
+    except ImportError:
+        hidden = True
+    other = threading.Thread(target=__import__, args=("torch",))
+    other.start()
+    other.join()
+    imported_beside = "torch" in sys.modules
+print(sorted(e.name for e in found), spacy_alone, hidden, imported_beside)
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "['Berlin', 'Dana', 'Sam'] False True True"
+
+
 def test_after_warm_up_the_first_store_prepares_no_graph_statement(tmp_path: Path) -> None:
     from engine import Memory, Settings
 

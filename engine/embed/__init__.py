@@ -16,15 +16,12 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Literal, Protocol
 
-from engine.embed.bf16 import TorchMiniLM, batch_model_deferred
+from engine.embed.bf16 import TorchMiniLM
 from engine.embed.multilingual import UseEmbedder
 from engine.embed.onnx import DIMENSION, OnnxMiniLM
 from engine.settings.stores import default_model_cache
 
-__all__ = [
-    "Embedder", "MiniLMEmbedder", "SharedBatch", "SharedEmbedder", "batch_model_deferred", "cpu_has_bf16",
-    "embedder_for",
-]  # fmt: skip
+__all__ = ["Embedder", "MiniLMEmbedder", "SharedBatch", "SharedEmbedder", "cpu_has_bf16", "embedder_for"]
 
 
 class Embedder(Protocol):
@@ -63,7 +60,10 @@ class MiniLMEmbedder:
     ONNX Runtime computes a query and, in float32, batches too (`engine.embed.onnx`). A batch in
     bfloat16 goes through torch instead (`engine.embed.bf16`): on a CPU with AVX-512 BF16 that is
     the fastest way to embed many texts, and its vectors match float32's to a cosine of 0.9999.
-    Both compute a batch on `threads` cores, and can run two at once.
+    Both compute a batch on `threads` cores, and can run two at once. Loading torch takes ~5 s
+    (once a process), so only a batch of `bf16_min_texts` or more loads it (or
+    `load_batch_model`); a smaller one, such as a single store's sentences, runs in float32 on
+    the query's model until then, as does any batch while another thread loads torch.
     """
 
     name = "all-minilm-l6-v2"
@@ -76,9 +76,11 @@ class MiniLMEmbedder:
         cache_dir: Path | None = None,
         query_threads: int | None = None,
         multilingual: Embedder | None = None,
+        bf16_min_texts: int = 8,
     ) -> None:
         self.multilingual = multilingual
         self._precision = precision
+        self._bf16_min_texts = bf16_min_texts
         self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads)
         self._torch = TorchMiniLM(threads)
 
@@ -91,14 +93,22 @@ class MiniLMEmbedder:
         if not texts:
             return []
         if len(texts) > 1 and self.bfloat16:
-            # While another thread (the warm-up) loads torch, ~5 s, or will, a batch runs in
-            # float32 on the query's model rather than wait for it.
-            vectors = self._torch.embed(texts, wait=False)
-            if vectors is None:
+            vectors = self._torch.embed(texts, load=len(texts) >= self._bf16_min_texts)
+            if vectors is None:  # on the query's model: the batch's is never loaded here
                 vectors = self._onnx.embed(texts, as_query=True)
         else:
             vectors = self._onnx.embed(texts)
         return vectors.tolist()  # type: ignore[no-any-return]
+
+    def load_batch_model(self) -> None:
+        """Load the model batches compute with (torch's, in bf16) unless another thread is
+        loading it, and run a batch through it: the warm-up's way to have it ready before
+        the first batch (TorchScript optimises a module at its first runs)."""
+        warming = ["warming up", "the batch path"]
+        if self.bfloat16:
+            self._torch.embed(warming)  # None while another thread loads it
+        else:
+            self._onnx.embed(warming)
 
 
 def embedder_for(
@@ -108,16 +118,18 @@ def embedder_for(
     cache_dir: Path | None = None,
     query_threads: int | None = None,
     multilingual: str = "off",
+    bf16_min_texts: int = 8,
 ) -> Embedder:
-    """The embedder a setting names: bf16 batches per `precision`, ONNX Runtime on `threads`
-    cores for a batch and `query_threads` for one text (0: all; None: as a batch), its
-    export cached in `cache_dir` (None: `default_model_cache()`); with `multilingual="use"`,
-    CJK text also gets a vector in USE multilingual's space (`engine.embed.multilingual`)."""
+    """The embedder a setting names: bf16 batches per `precision` (torch loaded by a batch of
+    `bf16_min_texts` or more), ONNX Runtime on `threads` cores for a batch and `query_threads`
+    for one text (0: all; None: as a batch), its export cached in `cache_dir` (None:
+    `default_model_cache()`); with `multilingual="use"`, CJK text also gets a vector in USE
+    multilingual's space (`engine.embed.multilingual`)."""
     if multilingual not in ("off", "use"):
         raise ValueError(f"unknown multilingual embedder: {multilingual}")
     second = UseEmbedder(threads) if multilingual == "use" else None
     if choice == "minilm":
-        return MiniLMEmbedder(precision, threads, cache_dir, query_threads, second)
+        return MiniLMEmbedder(precision, threads, cache_dir, query_threads, second, bf16_min_texts)
     raise ValueError(f"unknown embedder: {choice}")
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from engine.embed.minilm import minilm
 from engine.embed.onnx import INPUTS, embed_sorted, encode, sentence_model, tokenizer
 
-__all__ = ["TorchMiniLM", "batch_model_deferred"]
+__all__ = ["TorchMiniLM"]
 
 log = logging.getLogger(__name__)
 
@@ -45,23 +45,7 @@ _CHECK_TEXTS = [
 # the trace froze wrongly (padding, the mask) is off by far more.
 _TRACE_MIN_COSINE = 0.999
 _loading = threading.Lock()
-_deferring_lock = threading.Lock()
 _loaded: dict[str, Forward] = {}  # "bf16": one module a process, shared by every embedder
-_deferring: list[None] = []  # one entry per `batch_model_deferred` block running
-
-
-@contextmanager
-def batch_model_deferred() -> Iterator[None]:
-    """While inside, a batch that does not wait (`TorchMiniLM.embed(wait=False)`) leaves an
-    unloaded model unloaded: the warm-up loads what a store needs first, and torch (~5 s)
-    after it, itself."""
-    with _deferring_lock:
-        _deferring.append(None)
-    try:
-        yield
-    finally:
-        with _deferring_lock:
-            _deferring.pop()
 
 
 class TorchMiniLM:
@@ -73,21 +57,19 @@ class TorchMiniLM:
     def __init__(self, threads: int) -> None:
         self._threads = threads
 
-    def embed(self, texts: Sequence[str], wait: bool = True) -> np.ndarray | None:
-        """Unit vectors, one row per text, in order. Without `wait`, None while another
-        thread loads the model or a warm-up defers it (`batch_model_deferred`): the caller embeds
-        another way."""
-        forward = self.loaded(wait)
+    def embed(self, texts: Sequence[str], load: bool = True) -> np.ndarray | None:
+        """Unit vectors, one row per text, in order; None where the model is not loaded and
+        this call does not load it: without `load`, or while another thread loads it (~5 s),
+        so that the caller embeds another way rather than wait."""
+        forward = self.loaded(load)
         return None if forward is None else embed_sorted(texts, tokenizer(), forward)
 
-    def loaded(self, wait: bool = True) -> Forward | None:
+    def loaded(self, load: bool = True) -> Forward | None:
         """The forward pass from a feed of token arrays to vectors, loaded (and traced) on
-        first use; without `wait`, None where `embed` would give None."""
+        first use; None where `embed` gives None."""
         forward = _loaded.get("bf16")
         if forward is None:
-            if not wait and _deferring:
-                return None
-            if not _loading.acquire(blocking=wait):
+            if not load or not _loading.acquire(blocking=False):
                 return None
             try:
                 forward = _loaded.get("bf16")  # another thread may have loaded it

@@ -73,8 +73,16 @@ class StoreSettings(BaseSettings):
         description="The arithmetic of batches. bfloat16 runs them through torch in bf16 (about "
         "1.7x faster than float32 where the CPU has AVX-512 BF16, same vectors to a "
         "cosine of 0.9999); auto picks it only on such a CPU, since elsewhere bf16 is"
-        " emulated and slow. Queries always run in float32 on ONNX Runtime, and so does a batch"
-        " sent while another thread (the server's warm-up) loads torch, ~5 s, rather than wait.",
+        " emulated and slow. Queries always run in float32 on ONNX Runtime.",
+    )
+    embedder_bf16_min_texts: int = Field(
+        8, ge=2, json_schema_extra=_WHERE_AND_WHAT,
+        description="Fewest texts of a batch that load torch for bf16 (~5 s, once a process). "
+        "A smaller batch, such as one store's sentences, runs in float32 on the query's "
+        "model until a larger one (store_many's parts, reflection, the server's warm-up) has"
+        " loaded it, so a one-off CLI store does not wait for torch; so does any batch "
+        "while another thread loads it. Higher spares more short-lived processes the load; "
+        "above embed_part_size, store_many never loads it.",
     )
     embedder_threads: int = Field(
         1, ge=0, le=256, json_schema_extra=_WHERE_AND_WHAT,
