@@ -32,7 +32,6 @@ from engine import Memory, Settings
 
 # The path each variant names: a whole's own model pass, or its sentences' mean.
 VARIANTS = {"own pass (embed_whole)": True, "sentences' mean": False}
-_WARM = [{"content": "Ana: Warming up. The models load once per process.", "namespace": "warm"}] * 2
 
 
 @contextmanager
@@ -53,7 +52,7 @@ def run(data: Path, conversations: int | None, ks: list[int]) -> dict[str, Any]:
     turns = 0
     with _memories() as memories:
         for memory in memories.values():
-            memory.store_many(_WARM)
+            memory.warm()
         for number, sample in enumerate(samples):
             items = [{**i, "namespace": f"locomo-{number}"} for i in turns_of(sample)]
             turns += len(items)

@@ -69,8 +69,7 @@ def measure(choice: str, turns: list[str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hindsight-multilingual-") as where:
         settings = Settings(data_dir=Path(where), multilingual_embedder=choice)
         with Memory.open(settings=settings) as memory:
-            memory.store_many([{"content": "预热", "namespace": "warm"}])  # loads every model
-            memory.recall("预热", namespace="warm")
+            memory.warm()  # loads every model
             started = time.perf_counter()
             memory.store_many([{"content": t, "session_id": f"s{i // 20}"} for i, t in enumerate(turns)])
             stored = len(turns) / (time.perf_counter() - started)
