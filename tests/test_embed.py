@@ -118,10 +118,10 @@ def test_the_first_bfloat16_batch_sets_torchs_threads(monkeypatch: pytest.Monkey
         torch.set_num_threads(before)
 
 
-def test_a_batch_runs_in_float32_rather_than_load_or_wait_for_the_bfloat16_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Loading torch takes ~5 s: a batch smaller than `bf16_min_texts`, or any batch while
-    another thread loads it, runs on the query's model and loads nothing; a larger batch (or
-    `load_batch_model`) loads it, and then every batch runs in bf16."""
+def test_a_small_batch_runs_in_float32_and_loads_no_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading torch takes ~5 s: a batch smaller than `bf16_min_texts` runs on the query's
+    model, before torch is loaded and after alike (a vector never depends on what the process
+    loaded before); a larger batch, or `load_batch_model`, loads it and runs in bf16."""
     monkeypatch.setattr(bf16, "_loaded", {})
     embedder = MiniLMEmbedder("bfloat16", bf16_min_texts=len(TEXTS))
     float32 = embedder._onnx.embed(TEXTS, as_query=True)
@@ -129,22 +129,19 @@ def test_a_batch_runs_in_float32_rather_than_load_or_wait_for_the_bfloat16_model
     def embedded(texts: list[str]) -> np.ndarray:
         return np.array(embedder.embed(texts), dtype=np.float32)
 
-    np.testing.assert_array_equal(embedded(TEXTS[:-1]), float32[:-1])
-    assert bf16._loaded == {}
-    with bf16._loading:  # held as the thread loading it holds it (not reentrant: no wait here)
-        np.testing.assert_array_equal(embedded(TEXTS), float32)
-        embedder.load_batch_model()
+    small = embedded(TEXTS[:-1])
+    np.testing.assert_array_equal(small, float32[:-1])
     assert bf16._loaded == {}
     loaded = embedded(TEXTS)
     assert set(bf16._loaded) == {"bf16"} and not np.array_equal(loaded, float32)
     assert (loaded * float32).sum(axis=1).min() > 0.999
-    np.testing.assert_array_equal(embedded(TEXTS[:-1]), embedder._torch.embed(TEXTS[:-1]))
+    np.testing.assert_array_equal(embedded(TEXTS[:-1]), small)
     monkeypatch.setattr(bf16, "_loaded", {})
     embedder.load_batch_model()
     assert set(bf16._loaded) == {"bf16"}
 
 
-def test_the_setting_decides_which_batches_load_torch() -> None:
+def test_the_setting_decides_which_batches_run_in_bfloat16() -> None:
     settings = Settings(embedder_bf16_min_texts=32)
     chosen = embedder_for("minilm", "bfloat16", bf16_min_texts=settings.embedder_bf16_min_texts)
     assert isinstance(chosen, MiniLMEmbedder) and chosen._bf16_min_texts == 32

@@ -37,6 +37,7 @@ from engine.demo import DEMO_FACT_QUERY, DEMO_PERSON, DEMO_QUERIES, sample_episo
 from engine.errors import InvalidInput, WriteFailed
 
 if TYPE_CHECKING:
+    from engine.memory import Memory
     from engine.settings import Settings
     from mcp_server.server import Transport
 
@@ -275,7 +276,6 @@ def serve(
 ) -> None:
     """Run the server (MCP and, over HTTP, the REST API); print the MCP client configuration."""
     from engine.inputs import check_namespace
-    from engine.memory import Memory
     from engine.settings import settings_at
     from mcp_server.opening import OpeningMemory
     from mcp_server.server import Transport, run
@@ -292,10 +292,10 @@ def serve(
         # A client spawns this for every chat: answer `initialize` while the engine opens.
         with mapped_errors():
             settings = settings_at(data_dir, None).model_copy(update=overrides)
-        memory = OpeningMemory(lambda: Memory.open(settings=settings))
+        memory = OpeningMemory(lambda: _opened(settings))
         try:
             _announce(chosen, settings, namespace)
-            run(cast(Memory, memory), settings, transport=chosen, default_namespace=namespace)
+            run(cast("Memory", memory), settings, transport=chosen, default_namespace=namespace)
         finally:
             memory.close()
         return
@@ -303,6 +303,14 @@ def serve(
         settings = opened.settings.model_copy(update=overrides)
         _announce(chosen, settings, namespace)
         run(opened, settings, transport=chosen, default_namespace=namespace)
+
+
+def _opened(settings: Settings) -> Memory:
+    """The memory, opened on the stdio server's opening thread, which also imports the engine
+    (~0.3 s): the main thread meanwhile imports the MCP SDK and answers `initialize`."""
+    from engine.memory import Memory
+
+    return Memory.open(settings=settings)
 
 
 def _announce(transport: Transport, settings: Settings, namespace: str) -> None:

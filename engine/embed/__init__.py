@@ -61,9 +61,9 @@ class MiniLMEmbedder:
     bfloat16 goes through torch instead (`engine.embed.bf16`): on a CPU with AVX-512 BF16 that is
     the fastest way to embed many texts, and its vectors match float32's to a cosine of 0.9999.
     Both compute a batch on `threads` cores, and can run two at once. Loading torch takes ~5 s
-    (once a process), so only a batch of `bf16_min_texts` or more loads it (or
-    `load_batch_model`); a smaller one, such as a single store's sentences, runs in float32 on
-    the query's model until then, as does any batch while another thread loads torch.
+    (once a process), so a batch of fewer than `bf16_min_texts` texts, such as one store's
+    sentences, always runs in float32 on the query's model: a one-off store never loads torch,
+    and a text's vector depends on its batch's size, never on what the process loaded before.
     """
 
     name = "all-minilm-l6-v2"
@@ -92,21 +92,19 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        if len(texts) > 1 and self.bfloat16:
-            vectors = self._torch.embed(texts, load=len(texts) >= self._bf16_min_texts)
-            if vectors is None:  # on the query's model: the batch's is never loaded here
-                vectors = self._onnx.embed(texts, as_query=True)
-        else:
-            vectors = self._onnx.embed(texts)
+        if len(texts) >= self._bf16_min_texts and self.bfloat16:
+            vectors = self._torch.embed(texts)
+        else:  # a small batch, where bf16's, on the query's model: its batch model stays unloaded
+            vectors = self._onnx.embed(texts, as_query=len(texts) > 1 and self.bfloat16)
         return vectors.tolist()  # type: ignore[no-any-return]
 
     def load_batch_model(self) -> None:
-        """Load the model batches compute with (torch's, in bf16) unless another thread is
-        loading it, and run a batch through it: the warm-up's way to have it ready before
-        the first batch (TorchScript optimises a module at its first runs)."""
+        """Load the model batches compute with (torch's, in bf16) and run a batch through it:
+        the warm-up's way to have it ready before the first batch (TorchScript optimises a
+        module at its first runs)."""
         warming = ["warming up", "the batch path"]
         if self.bfloat16:
-            self._torch.embed(warming)  # None while another thread loads it
+            self._torch.embed(warming)
         else:
             self._onnx.embed(warming)
 

@@ -57,21 +57,16 @@ class TorchMiniLM:
     def __init__(self, threads: int) -> None:
         self._threads = threads
 
-    def embed(self, texts: Sequence[str], load: bool = True) -> np.ndarray | None:
-        """Unit vectors, one row per text, in order; None where the model is not loaded and
-        this call does not load it: without `load`, or while another thread loads it (~5 s),
-        so that the caller embeds another way rather than wait."""
-        forward = self.loaded(load)
-        return None if forward is None else embed_sorted(texts, tokenizer(), forward)
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors, one row per text, in order."""
+        return embed_sorted(texts, tokenizer(), self.loaded())
 
-    def loaded(self, load: bool = True) -> Forward | None:
+    def loaded(self) -> Forward:
         """The forward pass from a feed of token arrays to vectors, loaded (and traced) on
-        first use; None where `embed` gives None."""
+        first use."""
         forward = _loaded.get("bf16")
         if forward is None:
-            if not load or not _loading.acquire(blocking=False):
-                return None
-            try:
+            with _loading:
                 forward = _loaded.get("bf16")  # another thread may have loaded it
                 if forward is None:
                     import torch
@@ -79,8 +74,6 @@ class TorchMiniLM:
                     if self._threads > 0:
                         torch.set_num_threads(self._threads)
                     forward = _loaded["bf16"] = _load()
-            finally:
-                _loading.release()
         return forward
 
 

@@ -77,12 +77,11 @@ class StoreSettings(BaseSettings):
     )
     embedder_bf16_min_texts: int = Field(
         8, ge=2, json_schema_extra=_WHERE_AND_WHAT,
-        description="Fewest texts of a batch that load torch for bf16 (~5 s, once a process). "
-        "A smaller batch, such as one store's sentences, runs in float32 on the query's "
-        "model until a larger one (store_many's parts, reflection, the server's warm-up) has"
-        " loaded it, so a one-off CLI store does not wait for torch; so does any batch "
-        "while another thread loads it. Higher spares more short-lived processes the load; "
-        "above embed_part_size, store_many never loads it.",
+        description="Fewest texts of a batch that runs in bf16 on torch, which takes ~5 s to "
+        "load once a process. A smaller batch, such as one store's sentences, runs in "
+        "float32 on the query's model, so a one-off CLI store or a store sent during the "
+        "server's warm-up never waits for torch. Above embed_part_size, store_many never "
+        "uses bf16.",
     )
     embedder_threads: int = Field(
         1, ge=0, le=256, json_schema_extra=_WHERE_AND_WHAT,
