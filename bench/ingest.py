@@ -1,13 +1,15 @@
-"""Ingest of real text: LoCoMo's turns stored by `store_many`, each turn's vector made by its
-own model pass (`embed_whole`, the path before the mean) against the mean of its sentences'
-vectors, A/B in one process, with the R@k each path's memory gives.
+"""Ingest of real text: LoCoMo's turns stored by `store_many` on three paths in one process,
+with the R@k each path's memory gives: each turn's vector made by its own model pass
+(`embed_whole`) with batches in bf16 (float32 on a CPU without AVX-512 BF16, as
+`embedder_precision` auto picks), the path before the two others; the mean of its sentences'
+vectors, same batches (the default); and that mean with batches in int8.
 
     python -m bench.ingest [--data ../shared/data/locomo/locomo10.json] [--conversations N]
                            [--k 5,10] [--json]
 
-Both memories are open side by side and warmed first (the models load once per process), and
-each conversation is stored by one then the other, the first alternating, so that neither
-pays a load nor owns a quieter minute of the machine. Each stores every turn
+The memories are open side by side and warmed first (the models load once per process), and
+each conversation is stored by each in turn, the first rotating, so that none pays a load
+nor owns a quieter minute of the machine. Each stores every turn
 (`importance_threshold` 0, as bench.locomo). R@k follows bench.locomo: every question asked
 the day after the conversation, LoCoMo's evidence turns as the relevant set.
 """
@@ -29,18 +31,24 @@ from typing import Any
 from bench.locomo import DEFAULT_DATA
 from bench.locomo_data import CATEGORIES, recall_at, turns_of
 from engine import Memory, Settings
+from engine.embed import cpu_has_bf16
 
-# The path each variant names: a whole's own model pass, or its sentences' mean.
-VARIANTS = {"own pass (embed_whole)": True, "sentences' mean": False}
+_FLOAT = "bfloat16" if cpu_has_bf16() else "float32"  # what `embedder_precision` auto picks
+# The settings of the path each variant names; the first is the baseline.
+VARIANTS: dict[str, dict[str, Any]] = {
+    f"own pass (embed_whole), {_FLOAT}": {"embed_whole": True, "embedder_precision": _FLOAT},
+    f"sentences' mean, {_FLOAT}": {"embed_whole": False, "embedder_precision": _FLOAT},
+    "sentences' mean, int8": {"embed_whole": False, "embedder_precision": "int8"},
+}
 
 
 @contextmanager
 def _memories() -> Iterator[dict[str, Memory]]:
     with ExitStack() as stack:
         opened = {}
-        for name, whole in VARIANTS.items():
+        for name, chosen in VARIANTS.items():
             scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hindsight-ingest-")))
-            settings = Settings(data_dir=scratch, importance_threshold=0.0, track_access=False, embed_whole=whole)
+            settings = Settings(data_dir=scratch, importance_threshold=0.0, track_access=False, **chosen)
             opened[name] = stack.enter_context(Memory.open(settings=settings))
         yield opened
 
@@ -56,7 +64,8 @@ def run(data: Path, conversations: int | None, ks: list[int]) -> dict[str, Any]:
         for number, sample in enumerate(samples):
             items = [{**i, "namespace": f"locomo-{number}"} for i in turns_of(sample)]
             turns += len(items)
-            order = list(VARIANTS) if number % 2 == 0 else list(reversed(VARIANTS))
+            names = list(VARIANTS)
+            order = names[number % len(names) :] + names[: number % len(names)]
             for name in order:
                 started = time.perf_counter()
                 results = memories[name].store_many(items)
@@ -64,10 +73,10 @@ def run(data: Path, conversations: int | None, ks: list[int]) -> dict[str, Any]:
                 dia_of = {r.id: i["metadata"]["dia_id"] for r, i in zip(results, items, strict=True)}
                 scores[name] += _asked(memories[name], sample, f"locomo-{number}", dia_of, items, ks)
             print(f"conversation {number + 1}/{len(samples)}: {len(items)} turns", file=sys.stderr)
-    baseline = turns / seconds["own pass (embed_whole)"]
+    baseline = turns / seconds[next(iter(VARIANTS))]
     return {
         "turns": turns,
-        "questions": len(scores["sentences' mean"]),
+        "questions": len(scores[next(iter(VARIANTS))]),
         "variants": {
             name: {
                 "turns_per_s": round(turns / seconds[name], 1),

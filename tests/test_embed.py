@@ -231,9 +231,9 @@ def test_threads_come_from_the_settings() -> None:
     )
     assert isinstance(chosen, MiniLMEmbedder)
     one = np.array(chosen.embed(TEXTS[:1]))
-    assert set(chosen._onnx._sessions) == {2}
+    assert set(chosen._onnx._sessions) == {(2, False)}
     many = np.array(chosen.embed(TEXTS))
-    assert set(chosen._onnx._sessions) == {1, 2}
+    assert set(chosen._onnx._sessions) == {(1, False), (2, False)}
     for threads in (1, 2):
         options = chosen._onnx.loaded(threads).get_session_options()
         assert options.intra_op_num_threads == threads
@@ -246,7 +246,7 @@ def test_one_session_when_a_query_and_a_batch_use_as_many_cores() -> None:
     chosen = MiniLMEmbedder("float32", threads=2, query_threads=2)
     chosen.embed(TEXTS[:1])
     chosen.embed(TEXTS)
-    assert set(chosen._onnx._sessions) == {2}
+    assert set(chosen._onnx._sessions) == {(2, False)}
 
 
 def test_a_cached_export_embeds_without_torch(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ class Embedder(Protocol):
         ...
 
 
-Precision = Literal["auto", "float32", "bfloat16"]
+Precision = Literal["auto", "float32", "bfloat16", "int8"]
 
 
 def cpu_has_bf16() -> bool:
@@ -57,13 +57,15 @@ def cpu_has_bf16() -> bool:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on the CPU (English).
 
-    ONNX Runtime computes a query and, in float32, batches too (`engine.embed.onnx`). A batch in
-    bfloat16 goes through torch instead (`engine.embed.bf16`): on a CPU with AVX-512 BF16 that is
-    the fastest way to embed many texts, and its vectors match float32's to a cosine of 0.9999.
-    Both compute a batch on `threads` cores, and can run two at once. Loading torch takes ~5 s
-    (once a process), so a batch of fewer than `bf16_min_texts` texts, such as one store's
-    sentences, always runs in float32 on the query's model: a one-off store never loads torch,
-    and a text's vector depends on its batch's size, never on what the process loaded before.
+    ONNX Runtime computes a query in float32, and a batch in float32 or, where set, with int8
+    weights (`engine.embed.int8`: the fastest, vectors within a cosine of ~0.99 of float32's,
+    and a text's vector moves with the batch it is in). A batch in bfloat16 goes through torch
+    instead (`engine.embed.bf16`; vectors match float32's to a cosine of 0.9999), the default
+    on a CPU with AVX-512 BF16. Each computes
+    a batch on `threads` cores, and can run two at once. Loading torch takes ~5 s (once a
+    process), so in bf16 a batch of fewer than `bf16_min_texts` texts, such as one store's
+    sentences, runs in float32 on the query's model: a one-off store never loads torch, and a
+    text's vector depends on its batch's size, never on what the process loaded before.
     """
 
     name = "all-minilm-l6-v2"
@@ -81,7 +83,7 @@ class MiniLMEmbedder:
         self.multilingual = multilingual
         self._precision = precision
         self._bf16_min_texts = bf16_min_texts
-        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads)
+        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads, precision == "int8")
         self._torch = TorchMiniLM(threads)
 
     @functools.cached_property

@@ -40,6 +40,13 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 DIMENSION = 384
 # An export whose vector for this text is further than this from torch's is refused.
 EXPORT_MIN_COSINE = 0.9999
+# An int8 model whose vectors of these texts fall further than this from float32's is refused.
+INT8_MIN_COSINE = 0.95
+_INT8_CHECK_TEXTS = [
+    "ok thanks",
+    "Priya moved the Atlas database to PostgreSQL on Tuesday.",
+    "What did Marco say about the launch date of the Kestrel demo, and who will tell the team?",
+]
 # Texts per forward pass: larger batches are faster per text until memory bandwidth caps.
 BATCH_SIZE = 64
 
@@ -59,6 +66,12 @@ def cache_file(cache_dir: Path) -> Path:
     return cache_dir / f"all-minilm-l6-v2-{key}.onnx"
 
 
+def quantized_file(cache_dir: Path) -> Path:
+    """Where the int8 model made from that export lives (`engine.embed.int8`)."""
+    export = cache_file(cache_dir)
+    return export.with_name(f"{export.stem}-int8.onnx")
+
+
 class OnnxMiniLM:
     """all-MiniLM-L6-v2 on ONNX Runtime: one text on `query_threads` cores, a batch on
     `threads` cores (0: all).
@@ -72,31 +85,36 @@ class OnnxMiniLM:
     runs, they spin with a backoff, which leaves more to any work beside it.
     """
 
-    def __init__(self, cache_dir: Path, threads: int, query_threads: int | None = None) -> None:
+    def __init__(
+        self, cache_dir: Path, threads: int, query_threads: int | None = None, int8_batches: bool = False
+    ) -> None:
         self._cache_dir = cache_dir
         self._threads = threads
         self._query_threads = threads if query_threads is None else query_threads
-        self._lock = threading.Lock()  # the first use of each session loads (or exports) once
-        self._sessions: dict[int, Any] = {}  # by thread count
+        self._int8_batches = int8_batches
+        # The first use of each session loads (or exports) once; an int8 one loads float32 first.
+        self._lock = threading.RLock()
+        self._sessions: dict[tuple[int, bool], Any] = {}  # by thread count and int8
 
     def embed(self, texts: Sequence[str], as_query: bool = False) -> np.ndarray:
         """Unit vectors, one row per text, in order: on the query's session for one text or
-        `as_query`, else on the batch's."""
-        session = self.loaded(self._query_threads if as_query or len(texts) == 1 else self._threads)
+        `as_query`, else on the batch's (int8 with `int8_batches`)."""
+        lone = as_query or len(texts) == 1
+        session = self.loaded(self._query_threads if lone else self._threads, int8=self._int8_batches and not lone)
         return embed_sorted(texts, tokenizer(), lambda feed: session.run(None, feed)[0])
 
-    def loaded(self, threads: int) -> Any:
-        """The ONNX Runtime session computing on `threads` cores, loaded (or exported) on
-        first use."""
-        session = self._sessions.get(threads)
+    def loaded(self, threads: int, int8: bool = False) -> Any:
+        """The ONNX Runtime session computing on `threads` cores, loaded (or exported, or
+        quantized) on first use."""
+        session = self._sessions.get((threads, int8))
         if session is None:
             with self._lock:
-                session = self._sessions.get(threads)  # another thread may have loaded it
+                session = self._sessions.get((threads, int8))  # another thread may have loaded it
                 if session is None:
-                    session = self._sessions[threads] = self._session(threads)
+                    session = self._sessions[(threads, int8)] = self._session(threads, int8)
         return session
 
-    def _session(self, threads: int) -> Any:
+    def _session(self, threads: int, int8: bool) -> Any:
         import onnxruntime
 
         options = onnxruntime.SessionOptions()
@@ -112,15 +130,34 @@ class OnnxMiniLM:
         def load(model: str | bytes) -> Any:
             return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
-        path = cache_file(self._cache_dir)
+        path = quantized_file(self._cache_dir) if int8 else cache_file(self._cache_dir)
         if path.exists():
             try:
                 return load(str(path))
-            except Exception as exc:  # noqa: BLE001 - any unreadable file is exported again
-                log.warning("the cached embedding model %s is unreadable (%s): exporting it again", path, exc)
-        model = export_minilm()
+            except Exception as exc:  # noqa: BLE001 - any unreadable file is made again
+                log.warning("the cached embedding model %s is unreadable (%s): making it again", path, exc)
+        if not int8:
+            model = export_minilm()
+        else:
+            from engine.embed.int8 import quantize_minilm
+
+            float32 = self._float32_model()
+            model = quantize_minilm(float32)
+            cosine = _agreement(float32, model)
+            if cosine < INT8_MIN_COSINE:
+                log.warning("the int8 model disagrees with float32 (cosine %.4f): batches embed in float32", cosine)
+                return self.loaded(threads)
         _save(path, model)
         return load(model)
+
+    def _float32_model(self) -> bytes:
+        """The float32 export's bytes: cached, or exported (and cached) now."""
+        path = cache_file(self._cache_dir)
+        self.loaded(self._threads)  # exports it if it is missing or unreadable
+        try:
+            return path.read_bytes()
+        except OSError:  # an unwritable cache: export it again, in memory
+            return export_minilm()
 
 
 def embed_sorted(
@@ -192,6 +229,17 @@ def _check(exported: bytes, expected: np.ndarray, feed: dict[str, np.ndarray]) -
     cosine = float(session.run(None, feed)[0][0] @ expected)
     if cosine < EXPORT_MIN_COSINE:
         raise RuntimeError(f"the ONNX export of MiniLM disagrees with torch (cosine {cosine:.6f})")
+
+
+def _agreement(float32: bytes, quantized: bytes) -> float:
+    """The lowest cosine between two models' vectors of the sample texts."""
+    import onnxruntime
+
+    def vectors(model: bytes) -> np.ndarray:
+        session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+        return embed_sorted(_INT8_CHECK_TEXTS, tokenizer(), lambda feed: session.run(None, feed)[0])
+
+    return float((vectors(float32) * vectors(quantized)).sum(axis=1).min())
 
 
 def _save(path: Path, model: bytes) -> None:

@@ -68,20 +68,23 @@ class StoreSettings(BaseSettings):
         "English. off: MiniLM only. Changing it starts a new vector collection "
         "(hindsight doctor --repair fills it).",
     )
-    embedder_precision: Literal["auto", "float32", "bfloat16"] = Field(
+    embedder_precision: Literal["auto", "float32", "bfloat16", "int8"] = Field(
         "auto", json_schema_extra=_WHERE_AND_WHAT,
         description="The arithmetic of batches. bfloat16 runs them through torch in bf16 (about "
         "1.7x faster than float32 where the CPU has AVX-512 BF16, same vectors to a "
         "cosine of 0.9999); auto picks it only on such a CPU, since elsewhere bf16 is"
-        " emulated and slow. Queries always run in float32 on ONNX Runtime.",
+        " emulated and slow, and float32 otherwise. int8 runs them on ONNX Runtime with int8 "
+        "weights: faster still on any CPU and no torch, but vectors only within a cosine of "
+        "~0.99 of float32's, moving a little with the batch a text is in (a re-embedding by "
+        "import or doctor shifts scores by ~1%). Queries always run in float32 on ONNX Runtime.",
     )
     embedder_bf16_min_texts: int = Field(
         8, ge=2, json_schema_extra=_WHERE_AND_WHAT,
-        description="Fewest texts of a batch that runs in bf16 on torch, which takes ~5 s to "
-        "load once a process. A smaller batch, such as one store's sentences, runs in "
-        "float32 on the query's model, so a one-off CLI store or a store sent during the "
-        "server's warm-up never waits for torch. Above embed_part_size, store_many never "
-        "uses bf16.",
+        description="Where batches run in bf16, the fewest texts of a batch that does, on "
+        "torch, which takes ~5 s to load once a process. A smaller batch, such as one "
+        "store's sentences, runs in float32 on the query's model, so a one-off CLI store or"
+        " a store sent during the server's warm-up never waits for torch. Above "
+        "embed_part_size, store_many never uses bf16.",
     )
     embedder_threads: int = Field(
         1, ge=0, le=256, json_schema_extra=_WHERE_AND_WHAT,
