@@ -61,11 +61,11 @@ class MiniLMEmbedder:
     weights (`engine.embed.int8`: the fastest, vectors within a cosine of ~0.99 of float32's,
     and a text's vector moves with the batch it is in). A batch in bfloat16 goes through torch
     instead (`engine.embed.bf16`; vectors match float32's to a cosine of 0.9999), the default
-    on a CPU with AVX-512 BF16. Each computes
-    a batch on `threads` cores, and can run two at once. Loading torch takes ~5 s (once a
-    process), so in bf16 a batch of fewer than `bf16_min_texts` texts, such as one store's
-    sentences, runs in float32 on the query's model: a one-off store never loads torch, and a
-    text's vector depends on its batch's size, never on what the process loaded before.
+    on a CPU with AVX-512 BF16. Each computes a batch on `threads` cores, and can run two at
+    once. Loading torch takes ~5 s (once a process), so in bf16 a batch of fewer than
+    `bf16_min_texts` texts, such as one store's sentences, runs in float32 on the query's
+    model: a one-off store never loads torch, and a text's vector depends on its batch's
+    size, never on what the process loaded before.
     """
 
     name = "all-minilm-l6-v2"
@@ -120,9 +120,9 @@ def embedder_for(
     multilingual: str = "off",
     bf16_min_texts: int = 8,
 ) -> Embedder:
-    """The embedder a setting names: bf16 batches per `precision` (torch loaded by a batch of
-    `bf16_min_texts` or more), ONNX Runtime on `threads` cores for a batch and `query_threads`
-    for one text (0: all; None: as a batch), its export cached in `cache_dir` (None:
+    """The embedder a setting names: batches in bf16, float32 or int8 per `precision` (in bf16,
+    those of `bf16_min_texts` texts or more), ONNX Runtime on `threads` cores for a batch and
+    `query_threads` for one text (0: all; None: as a batch), its export cached in `cache_dir` (None:
     `default_model_cache()`); with `multilingual="use"`, CJK text also gets a vector in USE
     multilingual's space (`engine.embed.multilingual`)."""
     if multilingual not in ("off", "use"):
