@@ -92,7 +92,8 @@ class OnnxMiniLM:
         self._threads = threads
         self._query_threads = threads if query_threads is None else query_threads
         self._int8_batches = int8_batches
-        # The first use of each session loads (or exports) once; an int8 one loads float32 first.
+        # The first use of each session loads (or exports, or quantizes) once; an int8 model
+        # that disagrees falls back to the float32 session, loaded under the same lock.
         self._lock = threading.RLock()
         self._sessions: dict[tuple[int, bool], Any] = {}  # by thread count and int8
 
@@ -151,13 +152,19 @@ class OnnxMiniLM:
         return load(model)
 
     def _float32_model(self) -> bytes:
-        """The float32 export's bytes: cached, or exported (and cached) now."""
+        """The float32 export's bytes: cached, or exported (and cached) now where the cache
+        holds none that loads. No session is kept: int8 batches never compute in float32."""
+        import onnxruntime
+
         path = cache_file(self._cache_dir)
-        self.loaded(self._threads)  # exports it if it is missing or unreadable
         try:
-            return path.read_bytes()
-        except OSError:  # an unwritable cache: export it again, in memory
-            return export_minilm()
+            model = path.read_bytes()
+            onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+            return model
+        except Exception:  # noqa: BLE001 - missing or unreadable: exported again
+            model = export_minilm()
+            _save(path, model)
+            return model
 
 
 def embed_sorted(
