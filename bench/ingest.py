@@ -1,8 +1,8 @@
 """Ingest of real text: LoCoMo's turns stored by `store_many` on three paths in one process,
 with the R@k each path's memory gives: each turn's vector made by its own model pass
-(`embed_whole`) with batches in bf16 (float32 on a CPU without AVX-512 BF16, as
-`embedder_precision` auto picks), the path before the two others; the mean of its sentences'
-vectors, same batches (the default); and that mean with batches in int8.
+(`embed_whole`) with batches in bf16 (float32 on a CPU without AVX-512 BF16), the path before
+the two others; the mean of its sentences' vectors, same batches; and that mean with every
+text in int8 (the default, `embedder_precision` auto).
 
     python -m bench.ingest [--data ../shared/data/locomo/locomo10.json] [--conversations N]
                            [--k 5,10] [--json]
@@ -33,12 +33,12 @@ from bench.locomo_data import CATEGORIES, recall_at, turns_of
 from engine import Memory, Settings
 from engine.embed import cpu_has_bf16
 
-_FLOAT = "bfloat16" if cpu_has_bf16() else "float32"  # what `embedder_precision` auto picks
+_FLOAT = "bfloat16" if cpu_has_bf16() else "float32"  # the faster float on this CPU
 # The settings of the path each variant names; the first is the baseline.
 VARIANTS: dict[str, dict[str, Any]] = {
     f"own pass (embed_whole), {_FLOAT}": {"embed_whole": True, "embedder_precision": _FLOAT},
     f"sentences' mean, {_FLOAT}": {"embed_whole": False, "embedder_precision": _FLOAT},
-    "sentences' mean, int8": {"embed_whole": False, "embedder_precision": "int8"},
+    "sentences' mean, int8 (the default)": {"embed_whole": False, "embedder_precision": "auto"},
 }
 
 

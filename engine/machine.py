@@ -103,12 +103,11 @@ def _graph_index(settings: Settings) -> Choice:
 def machine_report(settings: Settings) -> MachineReport:
     """The machine, the choices the settings make on it, and the installed packages."""
     cores = os.cpu_count() or 1  # what "0: one per core" counts, engine-wide
-    bf16 = cpu_has_bf16()
     precision = settings.embedder_precision
     if precision == "auto":
-        chosen, why = ("bfloat16", "auto: the CPU has AVX-512 BF16") if bf16 else (
-            "float32", "auto: no AVX-512 BF16 on this CPU, where bf16 would be emulated"
-        )
+        chosen, why = "int8", "auto: the fastest on any CPU, each text's vector its own"
+    elif precision == "bfloat16" and not cpu_has_bf16():
+        chosen, why = precision, "set, though this CPU has no AVX-512 BF16 (emulated: slow)"
     else:
         chosen, why = precision, "set"
     vectors = settings.vector_store

@@ -18,8 +18,8 @@ def warm_up(embedder: Embedder, rehearse: Callable[[], None]) -> None:
 
     What an English store needs comes first (the query's model, spaCy's NER, the stemmer),
     then the rehearsal; a store sent meanwhile waits only for what it uses. Then the batch
-    path (torch where batches run in bf16: ~5 s, more than all the rest), Chinese (LAC, jieba,
-    the multilingual space) and reflection's parser."""
+    path (the int8 model's batch session; torch where batches run in bf16, ~5 s, more than
+    all the rest), Chinese (LAC, jieba, the multilingual space) and reflection's parser."""
     embedder.embed(["warming up"])
     find_entities(["Dana met Sam in Berlin."])
     tokenize("moved the budget")

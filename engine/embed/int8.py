@@ -1,10 +1,11 @@
-"""all-MiniLM-L6-v2 with int8 weights, for batches where `embedder_precision` is int8: ONNX
+"""all-MiniLM-L6-v2 with int8 weights, where `embedder_precision` is int8 (or auto): ONNX
 Runtime's dynamic quantization of the float32 export, one scale per output channel, made once
 and cached beside the export (`engine.embed.onnx` checks it against float32 and loads it).
 
-The fastest way to embed a batch on a CPU, and no torch. What it trades: its vectors sit
-within a cosine of ~0.99 of float32's, and the activations' scale is the batch's, so a text's
-vector moves a little with the texts it is embedded beside (bf16's hardly does).
+The fastest way to embed on a CPU, and no torch. Dynamic quantization scales the activations
+by the largest value in the run, so `OnnxMiniLM` runs each text alone: in a batch, a text's
+vector would move with the texts beside it. Alone it is a function of the text, within a
+cosine of ~0.99 of float32's, and a query meets the same text stored at a cosine of 1.
 """
 
 from __future__ import annotations

@@ -85,13 +85,11 @@ class OnnxMiniLM:
     runs, they spin with a backoff, which leaves more to any work beside it.
     """
 
-    def __init__(
-        self, cache_dir: Path, threads: int, query_threads: int | None = None, int8_batches: bool = False
-    ) -> None:
+    def __init__(self, cache_dir: Path, threads: int, query_threads: int | None = None, int8: bool = False) -> None:
         self._cache_dir = cache_dir
         self._threads = threads
         self._query_threads = threads if query_threads is None else query_threads
-        self._int8_batches = int8_batches
+        self._int8 = int8
         # The first use of each session loads (or exports, or quantizes) once; an int8 model
         # that disagrees falls back to the float32 session, loaded under the same lock.
         self._lock = threading.RLock()
@@ -99,9 +97,16 @@ class OnnxMiniLM:
 
     def embed(self, texts: Sequence[str], as_query: bool = False) -> np.ndarray:
         """Unit vectors, one row per text, in order: on the query's session for one text or
-        `as_query`, else on the batch's (int8 with `int8_batches`)."""
+        `as_query`, else on the batch's. With `int8`, each text runs alone on the int8
+        model: its activations are quantized at a scale of their own, so a text's vector is
+        the same whatever it is embedded beside, query or stored."""
         lone = as_query or len(texts) == 1
-        session = self.loaded(self._query_threads if lone else self._threads, int8=self._int8_batches and not lone)
+        session = self.loaded(self._query_threads if lone else self._threads, int8=self._int8)
+        if self._int8 and texts:
+            tokens = tokenizer()
+            # Each distinct text once: a batch repeats its "Thanks!" and "Wow, great!".
+            vectors = {text: session.run(None, encode(tokens, [text]))[0][0] for text in dict.fromkeys(texts)}
+            return np.vstack([vectors[text] for text in texts])
         return embed_sorted(texts, tokenizer(), lambda feed: session.run(None, feed)[0])
 
     def loaded(self, threads: int, int8: bool = False) -> Any:
@@ -146,14 +151,14 @@ class OnnxMiniLM:
             model = quantize_minilm(float32)
             cosine = _agreement(float32, model)
             if cosine < INT8_MIN_COSINE:
-                log.warning("the int8 model disagrees with float32 (cosine %.4f): batches embed in float32", cosine)
+                log.warning("the int8 model disagrees with float32 (cosine %.4f): texts embed in float32", cosine)
                 return self.loaded(threads)
         _save(path, model)
         return load(model)
 
     def _float32_model(self) -> bytes:
         """The float32 export's bytes: cached, or exported (and cached) now where the cache
-        holds none that loads. No session is kept: int8 batches never compute in float32."""
+        holds none that loads. No session is kept: with int8, nothing computes in float32."""
         import onnxruntime
 
         path = cache_file(self._cache_dir)
@@ -239,12 +244,13 @@ def _check(exported: bytes, expected: np.ndarray, feed: dict[str, np.ndarray]) -
 
 
 def _agreement(float32: bytes, quantized: bytes) -> float:
-    """The lowest cosine between two models' vectors of the sample texts."""
+    """The lowest cosine between two models' vectors of the sample texts, each run alone as
+    int8 texts are."""
     import onnxruntime
 
     def vectors(model: bytes) -> np.ndarray:
         session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
-        return embed_sorted(_INT8_CHECK_TEXTS, tokenizer(), lambda feed: session.run(None, feed)[0])
+        return np.vstack([session.run(None, encode(tokenizer(), [text]))[0] for text in _INT8_CHECK_TEXTS])
 
     return float((vectors(float32) * vectors(quantized)).sum(axis=1).min())
 

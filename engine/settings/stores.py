@@ -70,13 +70,13 @@ class StoreSettings(BaseSettings):
     )
     embedder_precision: Literal["auto", "float32", "bfloat16", "int8"] = Field(
         "auto", json_schema_extra=_WHERE_AND_WHAT,
-        description="The arithmetic of batches. bfloat16 runs them through torch in bf16 (about "
-        "1.7x faster than float32 where the CPU has AVX-512 BF16, same vectors to a "
-        "cosine of 0.9999); auto picks it only on such a CPU, since elsewhere bf16 is"
-        " emulated and slow, and float32 otherwise. int8 runs them on ONNX Runtime with int8 "
-        "weights: faster still on any CPU and no torch, but vectors only within a cosine of "
-        "~0.99 of float32's, moving a little with the batch a text is in (a re-embedding by "
-        "import or doctor shifts scores by ~1%). Queries always run in float32 on ONNX Runtime.",
+        description="The arithmetic of the embeddings. auto is int8: ONNX Runtime with int8 "
+        "weights computes every text, stored or asked, one text a run, so that a text's vector "
+        "depends on it alone; about 2x float32's speed on any CPU, no torch, vectors within a "
+        "cosine of ~0.99 of float32's and recall as good. float32: ONNX Runtime in float32. "
+        "bfloat16: batches through torch in bf16 (fast only where the CPU has AVX-512 BF16, "
+        "same vectors as float32 to a cosine of 0.9999), queries in float32. Changing it "
+        "leaves stored vectors as they were (hindsight doctor --rebuild-vectors re-embeds them).",
     )
     embedder_bf16_min_texts: int = Field(
         8, ge=2, json_schema_extra=_WHERE_AND_WHAT,
