@@ -61,7 +61,7 @@ def test_a_texts_int8_vector_is_the_same_in_any_batch_and_as_a_query(cache: Path
     together = np.array(embedder.embed(TEXTS))
     backwards = np.array(embedder.embed(TEXTS[::-1]))[::-1]
     alone = np.array([embedder.embed([text])[0] for text in TEXTS])  # a query's session
-    # Dynamic quantization scales by the whole run: batched, "ok thanks" moved to ~0.98.
+    # Dynamic quantization scales by the whole run: batched, each vector moved with the others.
     assert np.allclose(together, backwards, atol=1e-6)
     assert np.allclose(together, alone, atol=1e-6)
     repeated = np.array(embedder.embed([TEXTS[1], TEXTS[0], TEXTS[1]]))  # embedded once, given twice
