@@ -74,8 +74,8 @@ def test_the_int8_model_is_made_once_and_loads_without_torch(cache: Path) -> Non
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from engine.embed import MiniLMEmbedder, int8\n"
-        "int8.quantize_minilm = None  # a second quantization would fail\n"
+        "from engine.embed import MiniLMEmbedder, onnx\n"
+        "onnx.quantize_minilm = None  # a second quantization would fail\n"
         f"embedder = MiniLMEmbedder('int8', cache_dir=Path({str(cache)!r}))\n"
         "assert len(embedder.embed(['the Atlas database', 'the launch date'])) == 2\n"
         "print('torch' in sys.modules)\n"

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.embed.int8 import INT8_FORMAT, quantize_minilm
 from engine.embed.minilm import minilm
 
 __all__ = [
@@ -67,9 +68,10 @@ def cache_file(cache_dir: Path) -> Path:
 
 
 def quantized_file(cache_dir: Path) -> Path:
-    """Where the int8 model made from that export lives (`engine.embed.int8`)."""
+    """Where the int8 model made from that export lives (`engine.embed.int8`), named by the
+    quantization's format too."""
     export = cache_file(cache_dir)
-    return export.with_name(f"{export.stem}-int8.onnx")
+    return export.with_name(f"{export.stem}-int8-q{INT8_FORMAT}.onnx")
 
 
 class OnnxMiniLM:
@@ -145,8 +147,6 @@ class OnnxMiniLM:
         if not int8:
             model = export_minilm()
         else:
-            from engine.embed.int8 import quantize_minilm
-
             float32 = self._float32_model()
             model = quantize_minilm(float32)
             cosine = _agreement(float32, model)
