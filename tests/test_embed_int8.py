@@ -4,8 +4,6 @@ checked against float32, each text's vector its own, and never importing torch."
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ from engine.embed import MiniLMEmbedder, onnx
 from engine.embed.onnx import cache_file, quantized_file
 from engine.settings import Settings
 from engine.settings.stores import default_model_cache
+from tests.test_embed import torch_after_embedding
 
 TEXTS = [
     "We decided to move the Atlas database to PostgreSQL.",
@@ -71,17 +70,8 @@ def test_a_texts_int8_vector_is_the_same_in_any_batch_and_as_a_query(cache: Path
 def test_the_int8_model_is_made_once_and_loads_without_torch(cache: Path) -> None:
     MiniLMEmbedder("int8", cache_dir=cache).embed(TEXTS)
     assert quantized_file(cache).exists()
-    script = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from engine.embed import MiniLMEmbedder, onnx\n"
-        "onnx.quantize_minilm = None  # a second quantization would fail\n"
-        f"embedder = MiniLMEmbedder('int8', cache_dir=Path({str(cache)!r}))\n"
-        "assert len(embedder.embed(['the Atlas database', 'the launch date'])) == 2\n"
-        "print('torch' in sys.modules)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "False", done.stderr
+    no_second = "onnx.quantize_minilm = None  # a second quantization would fail"
+    assert not torch_after_embedding("int8", cache, ["the Atlas database", "the launch date"], first=no_second)
 
 
 def test_an_int8_model_that_disagrees_is_not_used(

@@ -105,10 +105,7 @@ class OnnxMiniLM:
         lone = as_query or len(texts) == 1
         session = self.loaded(self._query_threads if lone else self._threads, int8=self._int8)
         if self._int8 and texts:
-            tokens = tokenizer()
-            # Each distinct text once: a batch repeats its "Thanks!" and "Wow, great!".
-            vectors = {text: session.run(None, encode(tokens, [text]))[0][0] for text in dict.fromkeys(texts)}
-            return np.vstack([vectors[text] for text in texts])
+            return embed_alone(texts, session)
         return embed_sorted(texts, tokenizer(), lambda feed: session.run(None, feed)[0])
 
     def loaded(self, threads: int, int8: bool = False) -> Any:
@@ -170,6 +167,14 @@ class OnnxMiniLM:
             model = export_minilm()
             _save(path, model)
             return model
+
+
+def embed_alone(texts: Sequence[str], session: Any) -> np.ndarray:
+    """Unit vectors, one row per text, in order, each text run alone on `session` (as int8
+    needs) and each distinct text once: a batch repeats its "Thanks!" and "Wow, great!"."""
+    tokens = tokenizer()
+    vectors = {text: session.run(None, encode(tokens, [text]))[0][0] for text in dict.fromkeys(texts)}
+    return np.vstack([vectors[text] for text in texts])
 
 
 def embed_sorted(
@@ -250,7 +255,7 @@ def _agreement(float32: bytes, quantized: bytes) -> float:
 
     def vectors(model: bytes) -> np.ndarray:
         session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
-        return np.vstack([session.run(None, encode(tokenizer(), [text]))[0] for text in _INT8_CHECK_TEXTS])
+        return embed_alone(_INT8_CHECK_TEXTS, session)
 
     return float((vectors(float32) * vectors(quantized)).sum(axis=1).min())
 
