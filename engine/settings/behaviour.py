@@ -290,7 +290,15 @@ class BehaviourSettings(StoreSettings):
         description="The embedded graph writes recall's access marks this many episodes at a "
         "time, then checkpoints, since unmerged writes slow later reads: larger "
         "writes less often in longer pauses, and a crash loses at most this many "
-        "marks. Neo4j writes at once.",
+        "marks. Neo4j writes them by access_write_seconds instead.",
+    )
+    access_write_seconds: float = Field(
+        1.0, ge=0, json_schema_extra=_FORGETTING,
+        description="Neo4j writes recall's access marks this long after the first one held, "
+        "every mark held by then in one transaction: longer writes less often while recalls "
+        "come fast (each write is a transaction on the leader, beside the next recall's "
+        "reads), and another process or a crash may miss this long's marks. 0 writes after "
+        "every recall.",
     )
     episodic_capacity: int | None = Field(
         None, gt=0, json_schema_extra=_FORGETTING,

@@ -90,6 +90,7 @@ def _open_graph(settings: Settings) -> GraphStore:
         password=settings.neo4j_password.get_secret_value(),
         database=settings.neo4j_database,
         attempts=settings.connect_attempts,
+        access_write_seconds=settings.access_write_seconds,
     )
 
 

@@ -8,9 +8,12 @@ transaction per thread and is not retried (its caller's block cannot be replayed
 failure there rolls back and surfaces as `WriteFailed`.
 
 Statements that change nothing run as auto-commit queries in READ-mode sessions: one round
-trip each rather than three, and a routing `neo4j://` URI sends them to a cluster's followers. Recall's access marks are held in process and
-written by a background thread after the answer, so that recall neither waits on a write nor
-goes to the leader; any other read writes the held marks first, and reads what they say.
+trip each rather than three, and a routing `neo4j://` URI sends them to a cluster's
+followers. Recall's access marks are held in process and written by a background thread
+`access_write_seconds` after the first, those of every recall meanwhile in one transaction,
+so that recall neither waits on a write nor goes to the leader, and recalls in quick
+succession share one write; any other read writes the held marks first, and reads what they
+say.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ class Neo4jGraphStore(CypherGraphStore):
         database: str = "neo4j",
         attempts: int = 5,
         max_wait: float = 8.0,
+        access_write_seconds: float = 1.0,
     ) -> None:
         super().__init__(NEO4J)
         self._recall_reads |= {NAMED_ROWS.text, HOP_ROWS.text, READ_AHEAD.text}
@@ -83,6 +87,7 @@ class Neo4jGraphStore(CypherGraphStore):
         self._access_held = threading.Lock()  # guards the log
         self._access_writing = threading.RLock()  # held while marks are drained and written
         self._access_due = threading.Event()
+        self._access_delay = access_write_seconds
         self._closed = threading.Event()
         try:
             # A statement naming a property no node has yet (`archived_at` on a new database)
@@ -290,6 +295,8 @@ class Neo4jGraphStore(CypherGraphStore):
     def _write_marks_when_due(self) -> None:
         while not self._closed.is_set():
             self._access_due.wait()
+            # The recalls of the next moments join this write: one transaction, not one each.
+            self._closed.wait(self._access_delay)
             self._access_due.clear()
             if not self._closed.is_set():
                 self._write_marks()

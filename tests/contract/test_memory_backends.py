@@ -12,6 +12,7 @@ import pytest
 
 from engine import Memory, Settings
 from engine.errors import StoreUnavailable
+from engine.stores.neo4j_graph import Neo4jGraphStore
 from tests.backends import BACKENDS, open_settings
 
 
@@ -99,3 +100,26 @@ def test_neo4j_logs_no_notification_noise_and_writes_marks_after_recall(
     # A database without `archived_at` yet draws a WARNING per statement unless filtered.
     noise = [r.getMessage() for r in caplog.records if r.name.startswith("neo4j.notifications")]
     assert noise == []
+
+
+@pytest.mark.neo4j
+def test_neo4j_writes_the_marks_of_recalls_in_quick_succession_in_one_transaction(tmp_path: Path) -> None:
+    settings = open_settings("neo4j", tmp_path, access_write_seconds=60)
+    with Memory.open(settings=settings) as memory:
+        atlas = memory.store("We decided to use Postgres for Atlas.", importance=0.9)
+        kestrel = memory.store("The Kestrel deploy key lives in the vault.", importance=0.9)
+        graph = memory._core.graph
+        assert isinstance(graph, Neo4jGraphStore)
+        own, transactions = graph._in_own_transaction, []
+
+        def counted(work, write=True):  # type: ignore[no-untyped-def]
+            transactions.append(write)
+            return own(work, write)
+
+        graph._in_own_transaction = counted  # type: ignore[method-assign]
+        for question in ("Which database for Atlas?", "Where is the Kestrel deploy key?", "Atlas database"):
+            memory.recall(question, top_k=1)
+        assert transactions == []  # held within the delay, not one write a recall
+    assert transactions == [True]  # close wrote them all at once
+    with Memory.open(settings=open_settings("neo4j", tmp_path, wipe=False)) as memory:
+        assert (memory.get(atlas.id).access_count, memory.get(kestrel.id).access_count) == (2, 1)
