@@ -78,10 +78,9 @@ class OnnxMiniLM:
     """all-MiniLM-L6-v2 on ONNX Runtime: one text on `query_threads` cores, a batch on
     `threads` cores (0: all).
 
-    Two sessions when the counts differ, each loaded at its first use: a lone text (a
-    recall's query) is the one thing computing, and two AVX-512 cores embed it in ~2.8 ms
-    against ~4.5 ms on one; a batch is embedded in parts by two threads at once
-    (`SharedBatch`), one core each. A session's threads stop spinning when its run returns
+    Two sessions when the counts differ, each loaded at its first use: in float32 a lone
+    text (a recall's query) computes faster on more cores, where int8 does not; a batch is
+    embedded in parts by two threads at once (`SharedBatch`), one core each. A session's threads stop spinning when its run returns
     (`session.force_spinning_stop`): left spinning, they took a core from the Python work
     after the embedding (recall's fusion and ranking) and from the other session. While it
     runs, they spin with a backoff, which leaves more to any work beside it.

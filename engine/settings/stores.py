@@ -92,10 +92,12 @@ class StoreSettings(BaseSettings):
         "embedding parts and spaCy's NER at once.",
     )
     embedder_query_threads: int = Field(
-        0, ge=0, le=256, json_schema_extra=_WHERE_AND_WHAT,
-        description="Cores one text (a recall's query, a single store) is embedded on; 0: all, "
-        "which on two cores embeds a query in ~2.8 ms against ~4.5 ms on one. A value"
-        " other than embedder_threads loads a second copy of the model.",
+        1, ge=0, le=256, json_schema_extra=_WHERE_AND_WHAT,
+        description="Cores one text (a recall's query, a single store) is embedded on; 0: all. "
+        "One, because an int8 query computes no faster on more (a short text leaves "
+        "threads waiting on each other), and recall's reads run beside it on another core. "
+        "float32 and bfloat16 embed a lone text faster on more cores (about 1.6x "
+        "on two). A value other than embedder_threads loads a second copy of the model.",
     )
     model_cache_dir: Path | None = Field(
         None, json_schema_extra=_WHERE_AND_WHAT,
