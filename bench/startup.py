@@ -6,7 +6,10 @@ stdio` answer, and whether the first store after start waits for models.
 Each figure is the median of `--runs` fresh processes, beside a bare interpreter's start in the
 same run (compare ratios, not times, across machines). The stdio server is started on an empty
 data directory and sent MCP `initialize`; then, `--wait` seconds later (a person typing their
-first message), ten `store_memory` calls: the first against the median of the others. A second
+first message), ten `store_memory` calls: the first against the median of the others; then,
+after the same pause, one more. Any store after a pause is slower than one right after
+another (the process's caches went cold meanwhile): what start-up adds is the first store
+against that one. A second
 server is sent its first store at once after `initialize` (an agent storing what it was just
 told), while the models still load. Each store is two sentences, so it embeds a batch. Last, a
 one-off `hindsight store` of such a text, the whole process, into a new data directory.
@@ -37,7 +40,8 @@ def wall(command: list[str]) -> float:
 
 
 def stdio_run(wait: float) -> dict[str, Any]:
-    """One server: seconds to answer `initialize`, then the ten stores' seconds."""
+    """One server: seconds to answer `initialize`, then the ten stores' seconds, then the
+    seconds of a store after the same pause."""
     with tempfile.TemporaryDirectory(prefix="startup-") as data:
         start = time.perf_counter()
         with subprocess.Popen(
@@ -48,10 +52,12 @@ def stdio_run(wait: float) -> dict[str, Any]:
                 initialize = _initialize(server, start)
                 time.sleep(wait)
                 stores = [_store(server, n) for n in range(10)]
+                time.sleep(wait)
+                paused = _store(server, 10)
             finally:
                 server.terminate()
                 server.wait(timeout=30)
-    return {"initialize": initialize, "stores": stores}
+    return {"initialize": initialize, "stores": stores, "paused": paused}
 
 
 def _initialize(server: subprocess.Popen[str], start: float) -> float:
@@ -101,13 +107,15 @@ def run(runs: int, wait: float) -> dict[str, Any]:
     served = [stdio_run(wait) for _ in range(runs)]
     first = median(s["stores"][0] for s in served)
     later = median(median(s["stores"][1:]) for s in served)
+    paused = median(s["paused"] for s in served)
     at_once = median(stdio_run(0.0)["stores"][0] for _ in range(runs))
     one_off = median(_cli_store() for _ in range(runs))
     return {
         "bare_interpreter_s": round(bare, 3), "import_engine_s": round(imported, 3), "help_s": round(help_, 3),
         "stdio_initialize_s": round(median(s["initialize"] for s in served), 3),
         "first_store_s": round(first, 3), "later_store_s": round(later, 3),
-        "first_over_later": round(first / later, 2), "first_store_at_once_s": round(at_once, 3),
+        "first_over_later": round(first / later, 2), "paused_store_s": round(paused, 3),
+        "first_over_paused": round(first / paused, 2), "first_store_at_once_s": round(at_once, 3),
         "cli_store_s": round(one_off, 3),
         "wait_s": wait, "runs": runs,
     }  # fmt: skip
@@ -124,6 +132,8 @@ def table(result: dict[str, Any]) -> str:
         f"| first `store_memory` | {result['first_store_s']} |",
         f"| later `store_memory` (median of the next nine) | {result['later_store_s']} |",
         f"| first / later | {result['first_over_later']}x |",
+        f"| `store_memory` after the same pause, once those ten are done | {result['paused_store_s']} |",
+        f"| first / after the same pause | {result['first_over_paused']}x |",
         f"| first `store_memory` sent at once after `initialize` | {result['first_store_at_once_s']} |",
         f"| `hindsight store`, one-off | {result['cli_store_s']} |",
     ])  # fmt: skip
