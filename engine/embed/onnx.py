@@ -80,10 +80,11 @@ class OnnxMiniLM:
 
     Two sessions when the counts differ, each loaded at its first use: in float32 a lone
     text (a recall's query) computes faster on more cores, where int8 does not; a batch is
-    embedded in parts by two threads at once (`SharedBatch`), one core each. A session's threads stop spinning when its run returns
-    (`session.force_spinning_stop`): left spinning, they took a core from the Python work
-    after the embedding (recall's fusion and ranking) and from the other session. While it
-    runs, they spin with a backoff, which leaves more to any work beside it.
+    embedded in parts by two threads at once (`SharedBatch`), one core each. A session's
+    threads stop spinning when its run returns (`session.force_spinning_stop`): left
+    spinning, they took a core from the Python work after the embedding (recall's fusion and
+    ranking) and from the other session. While it runs, they spin with a backoff, which
+    leaves more to any work beside it.
     """
 
     def __init__(self, cache_dir: Path, threads: int, query_threads: int | None = None, int8: bool = False) -> None:
