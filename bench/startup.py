@@ -10,8 +10,9 @@ first message), ten `store_memory` calls: the first against the median of the ot
 after the same pause, one more. Any store after a pause is slower than one right after
 another (the process's caches went cold meanwhile): what start-up adds is the first store
 against that one. A second server is sent its first store at once after `initialize` (an
-agent storing what it was just told), while the models still load. Each store is two sentences, so it embeds a batch. Last, a
-one-off `hindsight store` of such a text, the whole process, into a new data directory.
+agent storing what it was just told), while the models still load. Each store is two
+sentences, so it embeds a batch. Last, a one-off `hindsight store` of such a text, the whole
+process, into a new data directory.
 """
 
 from __future__ import annotations
