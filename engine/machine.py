@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from engine.embed import cpu_has_bf16
+from engine.embed.onnx import int8_refused
 from engine.nlp import SPACY_MODEL
 from engine.settings import Settings
 from engine.settings.stores import default_model_cache
@@ -104,7 +105,10 @@ def machine_report(settings: Settings) -> MachineReport:
     """The machine, the choices the settings make on it, and the installed packages."""
     cores = os.cpu_count() or 1  # what "0: one per core" counts, engine-wide
     precision = settings.embedder_precision
-    if precision == "auto":
+    refused = int8_refused(settings.model_cache_dir or default_model_cache())
+    if precision in ("auto", "int8") and refused is not None:
+        chosen, why = "float32", f"{precision}, but int8 disagreed with float32 here (cosine {refused:.2f})"
+    elif precision == "auto":
         chosen, why = "int8", "auto: the fastest on any CPU, each text's vector its own"
     elif precision == "bfloat16" and not cpu_has_bf16():
         chosen, why = precision, "set, though this CPU has no AVX-512 BF16 (emulated: slow)"

@@ -3,6 +3,7 @@ checked against float32, each text's vector its own, and never importing torch."
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from engine.embed import MiniLMEmbedder, onnx
 from engine.embed.onnx import cache_file, quantized_file
+from engine.machine import machine_report
 from engine.settings import Settings
 from engine.settings.stores import default_model_cache
 from tests.test_embed import torch_after_embedding
@@ -80,8 +82,21 @@ def test_an_int8_model_that_disagrees_is_not_used(
     monkeypatch.setattr(onnx, "_agreement", lambda float32, quantized: 0.5)
     vectors = MiniLMEmbedder("int8", cache_dir=cache).embed(TEXTS)
     assert "disagrees with float32 (cosine 0.5000): texts embed in float32" in caplog.text
-    assert np.allclose(vectors, MiniLMEmbedder("float32", cache_dir=cache).embed(TEXTS), atol=1e-5)
+    float32 = MiniLMEmbedder("float32", cache_dir=cache).embed(TEXTS)
+    assert np.allclose(vectors, float32, atol=1e-5)
     assert not quantized_file(cache).exists()
+    # Noted: the next process embeds in float32 at once, and `hindsight info` says so.
+    monkeypatch.setattr(onnx, "quantize_minilm", None)  # a second quantization would fail
+    assert np.allclose(MiniLMEmbedder("int8", cache_dir=cache).embed(TEXTS), float32, atol=1e-5)
+    [chosen] = [c for c in machine_report(Settings(model_cache_dir=cache)).choices if c.name == "embedder_precision"]
+    assert chosen.value == "float32" and "disagreed" in chosen.why
+
+
+def test_a_refusal_noted_under_another_onnxruntime_is_tried_again(cache: Path) -> None:
+    onnx.refusal_file(cache).write_text(json.dumps({"cosine": 0.5, "onnxruntime": "0.0.1"}))
+    assert onnx.int8_refused(cache) is None
+    MiniLMEmbedder("int8", cache_dir=cache).embed(TEXTS[:2])
+    assert quantized_file(cache).exists()  # quantized, checked and kept this time
 
 
 def test_the_precision_setting_offers_int8() -> None:

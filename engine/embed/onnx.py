@@ -30,7 +30,7 @@ from engine.embed.minilm import minilm
 
 __all__ = [
     "DIMENSION", "EXPORT_FORMAT", "EXPORT_MIN_COSINE", "INPUTS", "OnnxMiniLM", "cache_file",
-    "embed_sorted", "encode", "export_minilm", "sentence_model", "tokenizer",
+    "embed_sorted", "encode", "export_minilm", "int8_refused", "refusal_file", "sentence_model", "tokenizer",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,24 @@ def quantized_file(cache_dir: Path) -> Path:
     quantization's format too."""
     export = cache_file(cache_dir)
     return export.with_name(f"{export.stem}-int8-q{INT8_FORMAT}.onnx")
+
+
+def refusal_file(cache_dir: Path) -> Path:
+    """Where a refused int8 model is noted (its cosine, the onnxruntime that computed it), so
+    that later processes embed in float32 at once rather than quantize and refuse again."""
+    return quantized_file(cache_dir).with_suffix(".refused.json")
+
+
+def int8_refused(cache_dir: Path) -> float | None:
+    """The cosine to float32 of the int8 model refused under this onnxruntime, or None: a
+    refusal under another version (other kernels) is tried again."""
+    from importlib.metadata import version
+
+    try:
+        noted = json.loads(refusal_file(cache_dir).read_text())
+        return float(noted["cosine"]) if noted["onnxruntime"] == version("onnxruntime") else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 class OnnxMiniLM:
@@ -143,12 +161,17 @@ class OnnxMiniLM:
                 log.warning("the cached embedding model %s is unreadable (%s): making it again", path, exc)
         if not int8:
             model = export_minilm()
+        elif (refused := int8_refused(self._cache_dir)) is not None:
+            log.warning("the int8 model disagreed with float32 here (cosine %.4f): texts embed in float32 "
+                        "(delete %s to try again)", refused, refusal_file(self._cache_dir))  # fmt: skip
+            return self.loaded(threads)
         else:
             float32 = self._float32_model()
             model = quantize_minilm(float32)
             cosine = _agreement(float32, model)
             if cosine < INT8_MIN_COSINE:
                 log.warning("the int8 model disagrees with float32 (cosine %.4f): texts embed in float32", cosine)
+                _note_refusal(self._cache_dir, cosine)
                 return self.loaded(threads)
         _save(path, model)
         return load(model)
@@ -258,6 +281,12 @@ def _agreement(float32: bytes, quantized: bytes) -> float:
         return embed_alone(_INT8_CHECK_TEXTS, session)
 
     return float((vectors(float32) * vectors(quantized)).sum(axis=1).min())
+
+
+def _note_refusal(cache_dir: Path, cosine: float) -> None:
+    from importlib.metadata import version
+
+    _save(refusal_file(cache_dir), json.dumps({"cosine": cosine, "onnxruntime": version("onnxruntime")}).encode())
 
 
 def _save(path: Path, model: bytes) -> None:

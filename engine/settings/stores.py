@@ -73,7 +73,9 @@ class StoreSettings(BaseSettings):
         description="The arithmetic of the embeddings. auto is int8: ONNX Runtime with int8 "
         "weights computes every text, stored or asked, one text a run, so that a text's vector "
         "depends on it alone; about 2x float32's speed on any CPU, no torch, vectors within a "
-        "cosine of ~0.99 of float32's and recall as good. float32: ONNX Runtime in float32. "
+        "cosine of ~0.99 of float32's and recall as good; an int8 model further from float32 on a "
+        "machine is refused there, noted in the model cache, and texts embed in float32 "
+        "(hindsight info says so). float32: ONNX Runtime in float32. "
         "bfloat16: batches through torch in bf16 (fast only where the CPU has AVX-512 BF16, "
         "same vectors as float32 to a cosine of 0.9999), queries in float32. Changing it "
         "leaves stored vectors as they were (hindsight doctor --rebuild-vectors re-embeds them).",
