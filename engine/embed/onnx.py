@@ -83,11 +83,9 @@ def refusal_file(cache_dir: Path) -> Path:
 def int8_refused(cache_dir: Path) -> float | None:
     """The cosine to float32 of the int8 model refused under this onnxruntime, or None: a
     refusal under another version (other kernels) is tried again."""
-    from importlib.metadata import version
-
     try:
         noted = json.loads(refusal_file(cache_dir).read_text())
-        return float(noted["cosine"]) if noted["onnxruntime"] == version("onnxruntime") else None
+        return float(noted["cosine"]) if noted["onnxruntime"] == _onnxruntime_version() else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -284,9 +282,15 @@ def _agreement(float32: bytes, quantized: bytes) -> float:
 
 
 def _note_refusal(cache_dir: Path, cosine: float) -> None:
+    noted = {"cosine": cosine, "onnxruntime": _onnxruntime_version()}
+    _save(refusal_file(cache_dir), json.dumps(noted).encode())
+
+
+def _onnxruntime_version() -> str:
+    """Read from the package's metadata, so that `hindsight info` does not load onnxruntime."""
     from importlib.metadata import version
 
-    _save(refusal_file(cache_dir), json.dumps({"cosine": cosine, "onnxruntime": version("onnxruntime")}).encode())
+    return version("onnxruntime")
 
 
 def _save(path: Path, model: bytes) -> None:

@@ -98,7 +98,7 @@ class StoreSettings(BaseSettings):
         description="Cores one text (a recall's query, a single store) is embedded on; 0: all. "
         "One, because an int8 query computes no faster on more (a short text leaves "
         "threads waiting on each other), and recall's reads run beside it on another core. "
-        "float32 and bfloat16 embed a lone text faster on more cores (about 1.6x "
+        "float32 and bfloat16 embed a lone text faster on more cores (about 1.4x "
         "on two). A value other than embedder_threads loads a second copy of the model.",
     )
     model_cache_dir: Path | None = Field(
