@@ -3,8 +3,10 @@ statement it was drawn from, and an entity's profile in a line an agent can past
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from itertools import zip_longest
 
 from engine.views import Fact
 
@@ -12,9 +14,15 @@ __all__ = ["fact_text", "profile_text", "relation"]
 
 # Third-person verbs and their base form, for a negated relation ("does not like").
 _BASE = {"likes": "like", "dislikes": "dislike", "prefers": "prefer", "works": "work", "lives": "live",
-         "has": "have", "plans": "plan", "wants": "want", "uses": "use", "considers": "consider"}  # fmt: skip
+         "has": "have", "plans": "plan", "wants": "want", "uses": "use", "considers": "consider",
+         "does": "do"}  # fmt: skip
 # The vocabulary's other forms, said of someone as they are.
 _SAID = frozenset({"is", "left", "met", "went", "made", "took", "got", "saw", "bought"})
+# Before a predicate's first word, what makes it a state ("I'm passionate about fashion", "I got
+# involved in", "been hooked on"): reflection names such a relation by the adjective or the
+# participle and its preposition.
+_STATE = (r"(?:am|'m|’m|is|'s|’s|are|'re|’re|was|were|be|been|being|get|got|getting|feel|felt)\s+"
+          r"(?:(?:\w+ly|so|very|super|pretty|quite|also|still|now|always|just|even)\s+)?")
 
 
 def relation(fact: Fact) -> str:
@@ -29,12 +37,20 @@ def relation(fact: Fact) -> str:
     >>> relation(Fact(subject="Sam", predicate="favorite_sport", object="badminton", statement="",
     ...               confidence=1, support=1, valid_from=0))
     "Sam's favorite sport is badminton"
+    >>> relation(Fact(subject="Gina", predicate="passionate_about", object="fashion", confidence=1, support=1,
+    ...               statement="I'm really passionate about fashion.", valid_from=0))
+    'Gina is passionate about fashion'
+    >>> relation(Fact(subject="Mel", predicate="does", object="running", statement="", confidence=1, support=1,
+    ...               valid_from=0))
+    'Mel does running'
     """
     if fact.predicate.startswith("favorite_"):
         kind = fact.predicate.removeprefix("favorite_").replace("_", " ")
         return f"{fact.subject}'s favorite {kind} {'is not' if fact.negated else 'is'} {fact.object}"
     verb, *rest = fact.predicate.split("_")
-    if fact.negated:
+    if rest and verb not in _SAID and re.search(rf"\b{_STATE}{re.escape(verb)}\b", fact.statement, re.IGNORECASE):
+        verb = f"is not {verb}" if fact.negated else f"is {verb}"
+    elif fact.negated:
         verb = "is not" if verb == "is" else f"does not {_BASE.get(verb, verb)}"
     else:
         verb = _third_person(verb)
@@ -65,23 +81,42 @@ def fact_text(fact: Fact) -> str:
 
 def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     """An entity's current facts in one line, by predicate, each value with when it was
-    stated (or the time it names): what an agent pastes into a prompt.
+    stated (or the time it names): what an agent pastes into a prompt. `facts` come grouped
+    and best first (`engine.lookup.grouped_facts`); the line takes the best of each predicate
+    before the second of any, so that one predicate said of many things does not fill it,
+    and names a value stated again at another time once, with both times.
 
     >>> fact = lambda p, o, at: Fact(subject="Sam", predicate=p, object=o, statement="",
     ...                              confidence=1, support=1, valid_from=at)
     >>> profile_text("Sam", [fact("works_at", "Microsoft", 1750420800), fact("likes", "jazz", 1746000000),
     ...                      fact("likes", "hiking", 1741000000)])
     'Sam: works at Microsoft (Jun 2025); likes jazz (Apr 2025), hiking (Mar 2025).'
+    >>> likes = [fact("likes", o, 1746000000) for o in ("jazz", "tea", "art")]
+    >>> profile_text("Sam", [*likes, fact("play", "clarinet", 1741000000)], limit=2)
+    'Sam: likes jazz (Apr 2025); plays clarinet (Mar 2025).'
+    >>> profile_text("Sam", [fact("attended", "pride parade", 1750420800), fact("attended", "Pride Parade", 1741000000)])
+    'Sam: attended pride parade (Jun 2025, Mar 2025).'
     """
-    groups: dict[str, list[str]] = {}
-    for fact in list(facts)[:limit]:
+    groups: dict[str, list[Fact]] = {}
+    for fact in facts:
+        groups.setdefault(fact.predicate, []).append(fact)
+    chosen = [f for rank in zip_longest(*groups.values()) for f in rank if f is not None][:limit]
+    shown: dict[str, dict[str, list[str]]] = {}  # verb -> the object as first written -> its times
+    seen: dict[tuple[str, str], str] = {}
+    for fact in sorted(chosen, key=lambda f: list(groups).index(f.predicate)):
         words = relation(fact).removeprefix(fact.subject).strip()
         verb = words.removesuffix(fact.object).strip()
-        at = fact.refers_to if fact.refers_to is not None else fact.valid_from
-        groups.setdefault(verb, []).append(f"{fact.object} ({_month(at)})")
-    if not groups:
+        at = _month(fact.refers_to if fact.refers_to is not None else fact.valid_from)
+        written = seen.setdefault((verb, fact.object.casefold()), fact.object)
+        times = shown.setdefault(verb, {}).setdefault(written, [])
+        if at not in times:
+            times.append(at)
+    if not shown:
         return f"{name}: nothing known yet."
-    return f"{name}: " + "; ".join(f"{verb} {', '.join(values)}" for verb, values in groups.items()) + "."
+    return f"{name}: " + "; ".join(
+        f"{verb} " + ", ".join(f"{value} ({', '.join(times)})" for value, times in values.items())
+        for verb, values in shown.items()
+    ) + "."
 
 
 def _month(epoch: float) -> str:

@@ -100,13 +100,21 @@ def entity_profile(
 
 
 def grouped_facts(facts: list[Fact]) -> list[Fact]:
-    """Facts grouped by predicate, the group of most support first; in a group, by support,
-    then the latest first."""
+    """Facts grouped by predicate; in a group by support, then the latest first; the groups
+    in the order of their best facts. A predicate said of many things once each ("likes")
+    does not lead over one said three times ("has kids").
+
+    >>> fact = lambda p, o, support, at: Fact(subject="Mel", predicate=p, object=o, statement="",
+    ...                                       confidence=1, support=support, valid_from=at)
+    >>> facts = [fact("likes", o, 1, at) for o, at in (("jazz", 3), ("tea", 4), ("art", 5))]
+    >>> [(f.predicate, f.object) for f in grouped_facts([*facts, fact("has", "kids", 3, 1), fact("play", "clarinet", 1, 2)])]
+    [('has', 'kids'), ('likes', 'art'), ('likes', 'tea'), ('likes', 'jazz'), ('play', 'clarinet')]
+    """
     groups: dict[str, list[Fact]] = {}
-    for fact in facts:
+    for fact in sorted(facts, key=lambda f: (-f.support, -f.valid_from, f.object)):
         groups.setdefault(fact.predicate, []).append(fact)
-    order = sorted(groups.values(), key=lambda group: (-sum(f.support for f in group), group[0].predicate))
-    return [f for group in order for f in sorted(group, key=lambda f: (-f.support, -f.valid_from, f.object))]
+    order = sorted(groups.values(), key=lambda group: (-group[0].support, -group[0].valid_from, group[0].predicate))
+    return [f for group in order for f in group]
 
 
 def one_entity(graph: ReadingGraph, namespace: str, name: str) -> Entity:

@@ -105,10 +105,11 @@ class EpisodeExplanation(BaseModel):
 class EntityProfile(BaseModel):
     """Entity-aware recall: the entity, its aliases, facts, decisions and latest episodes.
 
-    `facts` are the current ones, grouped by predicate (the best-supported group first),
-    each group by support then recency; `closed_facts` were replaced or reversed, newest
-    first, with their `valid_from` and `valid_to`; `summary` is the entity's own current
-    facts in one line for a prompt ("Caroline: researching adoption agencies (May 2023); ...").
+    `facts` are the current ones, grouped by predicate (the group of the best-supported fact
+    first), each group by support then recency; `closed_facts` were replaced or reversed,
+    newest first, with their `valid_from` and `valid_to`; `summary` is the entity's own current
+    facts in one line for a prompt ("Caroline: researching adoption agencies (May 2023); ..."),
+    the best of each predicate before the second of any.
     """
 
     entity: Entity
