@@ -1,7 +1,8 @@
 """The maintenance loop of `hindsight serve`: reflection and forgetting on a schedule.
 
-Every `settings.reflection_interval` seconds, for every namespace: `reflect` (bounded per
-run), then `maintain` (archive expired, stale and over-capacity episodes). Audit entries name
+Every `settings.reflection_interval` seconds, for every namespace: `reflect` until every new
+episode is read (`engine.lifecycle.catch_up`, in runs bounded by `reflection_batch_size`),
+then `maintain` (archive expired, stale and over-capacity episodes). Audit entries name
 the actor "maintenance". A failing round is logged and the loop goes on.
 """
 
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from engine import HindsightError
 from engine.lifecycle.audit import acting_as
+from engine.lifecycle.catch_up import reflect_to_end
 
 if TYPE_CHECKING:
     from engine.memory import Memory
@@ -43,13 +45,18 @@ class MaintenanceLoop:
 
     def run_once(self) -> None:
         """One round over every namespace."""
-        acting_as.set("maintenance")
-        for namespace in self._memory.namespaces():
-            try:
-                self._memory.reflect(namespace=namespace)
-                self._memory.maintain(namespace=namespace)
-            except HindsightError as exc:
-                log.warning("maintenance of %s failed: %s", namespace, exc)
+        acting = acting_as.set("maintenance")  # reset after: a caller's thread keeps its actor
+        try:
+            for namespace in self._memory.namespaces():
+                try:
+                    # Every episode since the last round, in bounded runs: a namespace that
+                    # stores more than a run reads between two rounds would never catch up.
+                    reflect_to_end(self._memory, namespace, stop=self._stopped.is_set)
+                    self._memory.maintain(namespace=namespace)
+                except HindsightError as exc:
+                    log.warning("maintenance of %s failed: %s", namespace, exc)
+        finally:
+            acting_as.reset(acting)
         self.rounds += 1
 
     def _loop(self) -> None:

@@ -214,6 +214,26 @@ def test_store_says_when_it_skipped_or_saw_again(tmp_path: Path) -> None:
     assert json.loads(out)["episodes"] == 1
 
 
+def test_reflect_reads_every_new_episode_in_bounded_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_REFLECTION_BATCH_SIZE", "2")
+    data = tmp_path / "d"
+    people = ["Dana works at Acme.", "Omar lives in Lisbon.", "Priya plays the cello.", "Marco works at Initech.",
+              "Li Na lives in Chengdu."]  # fmt: skip
+    with Memory.open(data) as memory:
+        memory.store_many([{"content": text, "importance": "high"} for text in people])
+    code, out, _ = run("reflect", "--once", "--data-dir", str(data), "--json")
+    assert code == 0 and json.loads(out)["episodes_seen"] == 2  # one run, as a server makes
+    code, out, _ = run("reflect", "--data-dir", str(data), "--json")
+    summary = json.loads(out)
+    assert code == 0 and (summary["status"], summary["episodes_seen"]) == ("done", 3)  # the rest, in two runs
+    with Memory.open(data) as memory:
+        assert memory.entity("Li Na").summary.startswith("Li Na: lives in Chengdu")
+    code, out, _ = run("reflect", "--data-dir", str(data))
+    assert code == 0 and out.startswith("nothing_new: read 0 episodes")
+    code, out, _ = run("reflect", "--force", "--data-dir", str(data))
+    assert code == 0 and "read 5 episodes in 3 runs" in out and "0 new" in out  # re-read once, nothing doubled
+
+
 def test_lifecycle_commands(tmp_path: Path) -> None:
     data = str(tmp_path / "d")
     ids = []

@@ -161,6 +161,19 @@ def test_maintenance_loop_reflects_and_archives_as_maintenance(memory: Memory) -
     assert [(e.action, e.actor) for e in memory.audit(limit=1)] == [("reflect", "maintenance")]
 
 
+def test_a_maintenance_round_reads_every_new_episode_in_bounded_runs(settings: Settings) -> None:
+    """A namespace that stores more between two rounds than one run reads still catches up."""
+    from mcp_server.schedule import MaintenanceLoop
+
+    with Memory.open(settings=settings.model_copy(update={"reflection_batch_size": 2})) as memory:
+        memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana",
+                            "importance": 0.8} for n in range(5)])  # fmt: skip
+        MaintenanceLoop(memory, interval=0).run_once()
+        runs = [e for e in memory.audit(limit=20) if e.action == "reflect"]
+        assert [e.actor for e in runs] == ["maintenance"] * 3  # 2 + 2 + 1 episodes
+        assert memory.reflect().status == "nothing_new"
+
+
 def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) -> None:
     """A store_many batch's episodes share one created_at; reflection pages through them by
     (created_at, id), so runs of `reflection_batch_size` read each episode exactly once."""

@@ -215,6 +215,7 @@ def demo(
 ) -> None:
     """Store a sample multi-session conversation and show recall with traces."""
     from engine.fact_text import relation
+    from engine.lifecycle.catch_up import reflect_to_end
 
     items = sample_episodes()
     with tempfile.TemporaryDirectory(prefix="hindsight-demo-") as scratch:
@@ -224,9 +225,8 @@ def demo(
                 results = memory.store_many(
                     [{**i, "namespace": "demo"} for i in items], progress=advance
                 )
-            written = closed = 0
-            while (run := memory.reflect(namespace="demo")).status == "done":
-                written, closed = written + run.facts_written, closed + run.facts_closed
+            with progress_bar("reflecting: episodes read", None, not as_json) as advance:
+                reflected, _ = reflect_to_end(memory, "demo", force=False, advance=advance)
             person = memory.entity(DEMO_PERSON, namespace="demo")
             answers = {
                 q: memory.recall(q, namespace="demo", top_k=3, now="2026-11-29T12:00:00Z")
@@ -250,7 +250,8 @@ def demo(
         f"and {counts.decisions} active decisions "
         f"(data in {where}{' (temporary)' if data_dir is None else ''})."
     )
-    console.print(f"Reflection wrote {written} facts and closed {closed}. {person.summary}", markup=False)
+    console.print(f"Reflection wrote {reflected.facts_written} facts and closed {reflected.facts_closed}. "
+                  f"{person.summary}", markup=False)  # fmt: skip
     for fact in person.closed_facts:
         console.print(f"  closed on {day(fact.valid_to or 0.0)}: {relation(fact)} (said {day(fact.valid_from)})", markup=False)
     for query, cards in answers.items():

@@ -30,19 +30,30 @@ archive_app = typer.Typer(help="The cold archive: list archived episodes, bring 
 def reflect(
     namespace: Namespace = "default",
     force: Annotated[bool, typer.Option(help="Re-read every episode, not only the new ones.")] = False,
+    once: Annotated[bool, typer.Option(
+        help="One bounded run (reflection_batch_size episodes), as `hindsight serve` makes; "
+        "by default runs follow each other until every new episode is read.")] = False,
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
-    """Derive semantic facts from recent episodes (FACT edges between entities)."""
+    """Derive semantic facts from the episodes stored since the last reflection (FACT edges
+    between entities), with a progress bar; the sums of the runs when done."""
+    from engine.lifecycle.catch_up import reflect_to_end
+
     with open_memory(data_dir) as memory:
-        summary = memory.reflect(namespace=namespace, force=force)
+        if once:
+            summary, runs = memory.reflect(namespace=namespace, force=force), 1
+        else:
+            with progress_bar("reflecting: episodes read", None, not as_json) as advance:
+                summary, runs = reflect_to_end(memory, namespace, force=force, advance=advance)
     if as_json:
         print_json(summary)
     else:
         console.print(
-            f"{summary.status}: read {summary.episodes_seen} episodes in {summary.clusters} "
-            f"clusters; facts {summary.facts_written} new, {summary.facts_reinforced} "
-            f"reinforced, {summary.facts_closed} closed"
+            f"{summary.status}: read {summary.episodes_seen} episodes"
+            f"{f' in {runs} runs' if runs > 1 else ''}, {summary.clusters} clusters; facts "
+            f"{summary.facts_written} new, {summary.facts_reinforced} reinforced, "
+            f"{summary.facts_closed} closed"
         )
 
 

@@ -51,8 +51,9 @@ class Keeper:
         every session whose digest is missing or older than its latest episode.
 
         Bounded by `reflection_batch_size` episodes and `reflection_time_budget` seconds;
-        call again to go on. `force` re-reads from the first episode: facts are reinforced by
-        distinct episodes, so re-reading never inflates them.
+        call again to go on. `force` re-reads from the first episode, and the runs after it go
+        on from where it stopped: facts are reinforced by distinct episodes, so re-reading
+        never inflates them.
 
         Returns:
             What the run read and wrote (`status: nothing_new` when there was nothing to read).

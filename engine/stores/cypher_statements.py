@@ -167,9 +167,11 @@ class GraphStatements(AdminStatements, DigestStatements):
         )
         # -- episode reads ------------------------------------------------------------------
         self.namespaces = statement("MATCH (ep:Episode) RETURN DISTINCT ep.namespace AS ns ORDER BY ns")
+        # Where the latest run stopped: after a forced re-read from the first episode, the
+        # runs that follow go on from there, not from the furthest any run had read.
         self.reflection_cursor = statement(
             "MATCH (r:Reflection) WHERE r.namespace = $ns RETURN r.until, r.until_id "
-            "ORDER BY r.until DESC, r.until_id DESC LIMIT 1",
+            "ORDER BY r.ran_at DESC, r.until DESC, r.until_id DESC LIMIT 1",
             "ns",
         )
         episode = episode_columns("ep")

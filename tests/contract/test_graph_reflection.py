@@ -50,6 +50,10 @@ def test_reflection_cursor(graph: GraphStore) -> None:
     graph.write(GraphBatch(reflections=[summary]))
     assert graph.reflection_cursor("ns") == (T + 20, "e7")
     assert graph.reflection_cursor("other") == (0.0, "")
+    # A later run re-read from the first episode (`force`): the next goes on from where it stopped.
+    reread = summary.model_copy(update={"id": "r2", "ran_at": T + 60, "until": T + 5, "until_id": "e2"})
+    graph.write(GraphBatch(reflections=[reread]))
+    assert graph.reflection_cursor("ns") == (T + 5, "e2")
 
 
 def test_episodes_after_pages_through_episodes_that_share_created_at(graph: GraphStore) -> None:
