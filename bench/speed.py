@@ -34,6 +34,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -240,8 +242,10 @@ def measure(
                                  "point NEO4J_URI at a test server (make neo4j-up)")  # fmt: skip
             memory.recall("warm up the models")
             start = time.perf_counter()
-            results = memory.store_many(items)  # its vector index is built at the end
+            # Its vector index is built at the end.
+            results = memory.store_many(items, progress=_reporter(len(items), start))
             store_seconds = time.perf_counter() - start
+            print(f"stored in {store_seconds:,.0f} s; recalling...", file=sys.stderr, flush=True)
             stored = [item for item, result in zip(items, results, strict=True) if result.status == "stored"]
             baseline = _baseline(stored, Path(where) / "baseline", embedder)
             recall, base_ms = _paired(memory, baseline, embedder, asked)
@@ -267,6 +271,8 @@ def measure(
         reopen_seconds += time.perf_counter() - start
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         data_mb = _size(data_dir) / 2**20  # on Neo4j: the vectors, the archive and the logs
+        if http_seconds:
+            print("serving recalls over HTTP...", file=sys.stderr, flush=True)
         mcp_rps, rest_rps = (
             _served_requests_per_second(data_dir, all_questions, http_seconds, backend)
             if http_seconds else (None, None)
@@ -300,6 +306,35 @@ def measure(
     row["recall_vs_baseline_p50"] = round(row["recall_p50_ms"] / row["baseline_p50_ms"], 2)
     row["recall_vs_baseline_p95"] = round(row["recall_p95_ms"] / row["baseline_p95_ms"], 2)
     return row
+
+
+def _reporter(total: int, start: float, every: float = 30.0) -> Callable[[int], None]:
+    """A `store_many` progress callback that says, at most every `every` seconds, how far the
+    store has come: a large corpus takes an hour."""
+    said = [start]
+
+    def report(done: int) -> None:
+        now = time.perf_counter()
+        if now - said[0] >= every or done >= total:
+            said[0] = now
+            rate = done / max(now - start, 1e-9)
+            print(f"stored {done:,} of {total:,} turns ({100 * done / total:.0f}%), {rate:,.0f} a second",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+    return report
+
+
+def _child(command: list[str]) -> tuple[int, str, str]:
+    """Run a measuring child: its progress (stderr) passes through as it comes; returns its
+    exit code, its output and the end of its stderr for a failure's message."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None and child.stderr is not None
+        tail: deque[str] = deque(maxlen=60)
+        for line in child.stderr:  # the child writes its one line of output at the end
+            tail.append(line)
+            print(f"  {line}", end="", file=sys.stderr, flush=True)
+        output = child.stdout.read()
+    return child.returncode, output, "".join(tail)
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -343,15 +378,14 @@ def main() -> None:
     runs = [(b, int(s)) for s in args.episodes.split(",") for b in args.backend.split(",")]
     for backend, size in runs:
         print(f"measuring {size:,} episodes on {backend}...", file=sys.stderr, flush=True)
-        child = subprocess.run(
+        code, output, errors = _child(
             [sys.executable, "-m", "bench.speed", "--one", str(size), "--queries", str(args.queries),
              "--http-seconds", str(args.http_seconds), "--sustained", str(args.sustained),
              "--backend", backend],
-            capture_output=True, text=True,
         )  # fmt: skip
-        if child.returncode:
-            sys.exit(f"bench.speed: measuring {size:,} on {backend} failed:\n{child.stderr[-3000:]}")
-        rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
+        if code:
+            sys.exit(f"bench.speed: measuring {size:,} on {backend} failed:\n{errors[-3000:]}")
+        rows.append(json.loads(output.strip().splitlines()[-1]))
         if args.json:
             print(json.dumps(rows[-1]), flush=True)
     if not args.json:

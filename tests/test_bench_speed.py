@@ -35,6 +35,7 @@ def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets(
     )  # fmt: skip
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(row["backend"], row["episodes"]) for row in rows] == [(backend, 150)]
+    assert "stored 150 of 150 turns (100%)" in done.stderr  # the child's progress comes through
     for row in rows:
         assert {"episodes", "store_many_eps_per_s", "recall_p50_ms", "recall_p95_ms",
                 "baseline_p95_ms", "peak_rss_mb"} <= set(row)  # fmt: skip
