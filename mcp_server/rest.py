@@ -62,7 +62,8 @@ class StoreMany(BaseModel):
 class ReflectOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    force: bool = Field(False, description="Re-read every episode, not only the new ones")
+    force: bool = Field(False, description="Start again from the first episode, not after the last run; "
+                        "the calls after it go on from there")
 
 
 class CypherQuery(BaseModel):
@@ -190,7 +191,8 @@ def rest_router(memory: Memory) -> APIRouter:
     def reflect(
         namespace: NamespacePath, options: Annotated[ReflectOptions | None, Body()] = None
     ) -> ReflectionSummary:
-        """Derive semantic facts from the episodes stored since the last reflection."""
+        """Derive semantic facts from the episodes stored since the last reflection: one
+        bounded run (`reflection_batch_size` episodes); call again while `status` is "done"."""
         return memory.reflect(namespace=namespace, force=bool(options and options.force))
 
     @router.post("/namespaces/{namespace}/cypher", tags=["graph"], operation_id="cypher")

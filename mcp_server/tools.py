@@ -270,8 +270,9 @@ REFLECT = """Reflect: derive semantic facts (relations between entities stated a
 episodes, decisions, stated preferences, fixes of failing tools) from the episodes stored since
 the last reflection, and write them as facts with confidence. A contradicting newer fact closes
 the old one; nothing is deleted. The server also reflects on a schedule; call it after a burst
-of new information. force=true re-reads every episode. Facts then appear in retrieve_memory
-(layer semantic) and get_entity. Example: {"force": false}"""
+of new information. One call reads a bounded run of episodes (100 by default): call again while
+status is "done", until it is "nothing_new". force=true starts again from the first episode.
+Facts then appear in retrieve_memory (layer semantic) and get_entity. Example: {"force": false}"""
 
 EXPLAIN = """Explain one memory: why it exists (kind, role, session, time, importance, source),
 the entities it mentions, the decisions it made, and its neighbours (the episodes before and
