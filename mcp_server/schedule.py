@@ -1,15 +1,17 @@
 """The maintenance loop of `hindsight serve`: reflection and forgetting on a schedule.
 
-Every `settings.reflection_interval` seconds, for every namespace: `reflect` until every new
-episode is read (`engine.lifecycle.catch_up`, in runs bounded by `reflection_batch_size`),
-then `maintain` (archive expired, stale and over-capacity episodes). Audit entries name
-the actor "maintenance". A failing round is logged and the loop goes on.
+Every `settings.reflection_interval` seconds, for every namespace: `reflect` until every
+episode stored before the round began is read (`engine.lifecycle.catch_up`, in runs bounded
+by `reflection_batch_size`), then `maintain` (archive expired, stale and over-capacity
+episodes). Audit entries name the actor "maintenance". A failing round is logged and the
+loop goes on.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from engine import HindsightError
@@ -18,6 +20,7 @@ from engine.lifecycle.catch_up import reflect_to_end
 
 if TYPE_CHECKING:
     from engine.memory import Memory
+    from engine.views import ReflectionSummary
 
 __all__ = ["MaintenanceLoop"]
 
@@ -46,12 +49,19 @@ class MaintenanceLoop:
     def run_once(self) -> None:
         """One round over every namespace."""
         acting = acting_as.set("maintenance")  # reset after: a caller's thread keeps its actor
+        began = time.time()  # episodes' created_at is the wall clock too
+
+        def stop(last: ReflectionSummary) -> bool:
+            # What was stored before the round began: a namespace written faster than
+            # reflection reads must not hold the round (and the others) forever.
+            return self._stopped.is_set() or last.until >= began
+
         try:
             for namespace in self._memory.namespaces():
                 try:
                     # Every episode since the last round, in bounded runs: a namespace that
                     # stores more than a run reads between two rounds would never catch up.
-                    reflect_to_end(self._memory, namespace, stop=self._stopped.is_set)
+                    reflect_to_end(self._memory, namespace, stop=stop)
                     self._memory.maintain(namespace=namespace)
                 except HindsightError as exc:
                     log.warning("maintenance of %s failed: %s", namespace, exc)

@@ -174,6 +174,25 @@ def test_a_maintenance_round_reads_every_new_episode_in_bounded_runs(settings: S
         assert memory.reflect().status == "nothing_new"
 
 
+def test_reflect_to_end_stops_where_told(settings: Settings) -> None:
+    """The maintenance round stops at what was stored before it began: told to stop once a run
+    reads past a time, the runs leave what came after for the next call."""
+    from engine.lifecycle.catch_up import reflect_to_end
+
+    with Memory.open(settings=settings.model_copy(update={"reflection_batch_size": 2})) as memory:
+        def stored(first: int) -> None:
+            memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana",
+                                "importance": 0.8} for n in range(first, first + 2)])  # fmt: skip
+        stored(0)
+        time.sleep(0.01)
+        began = time.time()
+        stored(2)
+        stored(4)
+        total, runs = reflect_to_end(memory, "default", stop=lambda last: last.until >= began)
+        assert (runs, total.episodes_seen) == (2, 4)  # the run that reached past `began` was the last
+        assert memory.reflect().episodes_seen == 2
+
+
 def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) -> None:
     """A store_many batch's episodes share one created_at; reflection pages through them by
     (created_at, id), so runs of `reflection_batch_size` read each episode exactly once."""

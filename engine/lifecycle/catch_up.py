@@ -28,13 +28,13 @@ def reflect_to_end(
     *,
     force: bool = False,
     advance: Callable[[int], None] | None = None,
-    stop: Callable[[], bool] | None = None,
+    stop: Callable[[ReflectionSummary], bool] | None = None,
 ) -> tuple[ReflectionSummary, int]:
-    """Reflection runs until one finds nothing new (or `stop()` holds between two), `advance`
-    told the episodes read so far; returns their sum and how many ran. `force` re-reads from
-    the first episode once; the runs after it go on from where it stopped."""
+    """Reflection runs until one finds nothing new, or `stop(last run)` holds, `advance` told
+    the episodes read so far; returns their sum and how many ran. `force` re-reads from the
+    first episode once; the runs after it go on from where it stopped."""
     runs: list[ReflectionSummary] = []
-    while not (runs and stop is not None and stop()):
+    while not (runs and stop is not None and stop(runs[-1])):
         run = memory.reflect(namespace=namespace, force=force and not runs)
         if run.status != "done":
             break
