@@ -101,9 +101,10 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     for fact in facts:
         groups.setdefault(fact.predicate, []).append(fact)
     chosen = [f for rank in zip_longest(*groups.values()) for f in rank if f is not None][:limit]
+    place = {predicate: i for i, predicate in enumerate(groups)}
     shown: dict[str, dict[str, list[str]]] = {}  # verb -> the object as first written -> its times
     seen: dict[tuple[str, str], str] = {}
-    for fact in sorted(chosen, key=lambda f: list(groups).index(f.predicate)):
+    for fact in sorted(chosen, key=lambda f: place[f.predicate]):
         words = relation(fact).removeprefix(fact.subject).strip()
         verb = words.removesuffix(fact.object).strip()
         at = _month(fact.refers_to if fact.refers_to is not None else fact.valid_from)

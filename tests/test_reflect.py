@@ -161,13 +161,17 @@ def test_maintenance_loop_reflects_and_archives_as_maintenance(memory: Memory) -
     assert [(e.action, e.actor) for e in memory.audit(limit=1)] == [("reflect", "maintenance")]
 
 
+def _adopted(memory: Memory, numbers: range) -> None:
+    """One store_many of Ana's statements that each support one fact, "Ana -adopt-> dog number"."""
+    memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana", "importance": 0.8} for n in numbers])
+
+
 def test_a_maintenance_round_reads_every_new_episode_in_bounded_runs(settings: Settings) -> None:
     """A namespace that stores more between two rounds than one run reads still catches up."""
     from mcp_server.schedule import MaintenanceLoop
 
     with Memory.open(settings=settings.model_copy(update={"reflection_batch_size": 2})) as memory:
-        memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana",
-                            "importance": 0.8} for n in range(5)])  # fmt: skip
+        _adopted(memory, range(5))
         MaintenanceLoop(memory, interval=0).run_once()
         runs = [e for e in memory.audit(limit=20) if e.action == "reflect"]
         assert [e.actor for e in runs] == ["maintenance"] * 3  # 2 + 2 + 1 episodes
@@ -180,14 +184,11 @@ def test_reflect_to_end_stops_where_told(settings: Settings) -> None:
     from engine.lifecycle.catch_up import reflect_to_end
 
     with Memory.open(settings=settings.model_copy(update={"reflection_batch_size": 2})) as memory:
-        def stored(first: int) -> None:
-            memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana",
-                                "importance": 0.8} for n in range(first, first + 2)])  # fmt: skip
-        stored(0)
+        _adopted(memory, range(2))
         time.sleep(0.01)
         began = time.time()
-        stored(2)
-        stored(4)
+        _adopted(memory, range(2, 4))
+        _adopted(memory, range(4, 6))
         total, runs = reflect_to_end(memory, "default", stop=lambda last: last.until >= began)
         assert (runs, total.episodes_seen) == (2, 4)  # the run that reached past `began` was the last
         assert memory.reflect().episodes_seen == 2
@@ -200,8 +201,7 @@ def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) ->
     small = settings.model_copy(update={"reflection_batch_size": 10})
     assert small.store_batch_size >= count  # one batch: one created_at
     with Memory.open(settings=small) as memory:
-        memory.store_many([{"content": f"I adopted dog number {n}.", "role": "Ana",
-                            "importance": 0.8} for n in range(count)])  # fmt: skip
+        _adopted(memory, range(count))
         seen = []
         while (summary := memory.reflect()).status == "done":
             seen.append(summary.episodes_seen)
