@@ -404,8 +404,9 @@ def test_optimize_keeps_every_point_and_every_answer(vectors: VectorStore) -> No
 # Opens the embedded stores as the settings name them, and prints the size of Qdrant Edge's
 # search pool: its threads are named edge-search-N. In a process of its own, so that no
 # other test's shard (whose threads end a while after it closes) is counted.
-# The pool's threads start asynchronously and other threads come and go while /proc is read:
-# the count is the largest seen over a few reads, and a thread gone mid-read is skipped.
+# The pool's threads start asynchronously, and the closed shards' threads end a while later
+# (longer on a loaded machine): the count is the first that holds over ten reads in a row
+# (half a second), and a thread gone mid-read is skipped.
 _POOL_SIZE = """
 import os, sys, time
 from pathlib import Path
@@ -426,11 +427,11 @@ def count():
             pass
     return sum(name.startswith("edge-search") for name in names)
 
-seen = 0
-for _ in range(20):
-    seen = max(seen, count())
+reads = [count()]
+while len(reads) < 400 and (len(reads) < 10 or len(set(reads[-10:])) > 1):
     time.sleep(0.05)
-print(seen)
+    reads.append(count())
+print(reads[-1])
 vectors.close()
 graph.close()
 """
