@@ -25,6 +25,50 @@ _STATE = (r"(?:am|'m|’m|is|'s|’s|are|'re|’re|was|were|be|been|being|get|go
           r"(?:(?:\w+ly|so|very|super|pretty|quite|also|still|now|always|just|even)\s+)?")
 
 
+# What leads into the verb of a plan or a wish ("wanted to learn Spanish", "I'll go to the gym").
+_LEAD = re.compile(r"\b(?:to|will|gonna|wanna)\s+|(?:'ll|’ll)\s+", re.IGNORECASE)
+_NOT_A_VERB = frozenset({"a", "an", "the", "some", "any", "more", "this", "that", "these", "those", "be"})
+# The speaker's own words: "plans to turn my passion into a business" is not said of Jon.
+_SPEAKERS = frozenset({"i", "me", "my", "we", "us", "our", "you", "your"})
+_PLANS = {"plans_to": ("plans to", "plans", "does not plan to", "does not plan"),
+          "wants": ("wants to", "wants", "does not want to", "does not want")}
+
+
+def _planned(fact: Fact) -> str | None:
+    """For a plan or a wish, its verb with the object as the statement says them: "learn
+    Spanish" of "I've always wanted to learn Spanish", "go to the gym" of "I will go to the
+    gym"; None when the statement has no short one before the object.
+
+    >>> planned = lambda obj, said: _planned(Fact(subject="Sam", predicate="plans_to", object=obj,
+    ...     statement=said, confidence=1, support=1, valid_from=0))
+    >>> planned("gym", "Starting tomorrow, I will go to the gym and exercise."), planned("trip", "Can't wait for the trip!")
+    ('go to the gym', None)
+    >>> planned("Dead", 'We are planning to play "Walking Dead" next Saturday.')
+    'play "Walking Dead"'
+    >>> planned("local cuisine", "We're planning to ski, try the local cuisine and relax.")
+    'try the local cuisine'
+    >>> planned("business", "I'm aiming to turn my dancing passion into a business.")
+    """
+    at = fact.statement.casefold().find(fact.object.casefold())
+    if at < 0 or not fact.statement.isascii():
+        return None
+    end = at + len(fact.object)
+    while end < len(fact.statement) and fact.statement[end].isalpha():
+        end += 1  # the word as said: "organizer of tournaments"
+    if fact.statement[:end].count('"') % 2 and fact.statement[end : end + 1] == '"':
+        end += 1  # the rest of a title: 'play "Walking Dead"'
+    before = fact.statement[:at]
+    for lead in reversed(list(_LEAD.finditer(before))):
+        # the verb nearest the object of "to ski, try the local cuisine"
+        words = before[lead.end() :].rsplit(",", 1)[-1].split()
+        words = words[1:] if words[:1] in (["and"], ["or"]) else words
+        if len(words) > 4 or _SPEAKERS & {w.casefold() for w in words}:
+            return None
+        if words and words[0].casefold() not in _NOT_A_VERB and not words[0].endswith("ing"):
+            return " ".join([*words, fact.statement[at:end]])
+    return None
+
+
 def relation(fact: Fact) -> str:
     """The fact's relation in words.
 
@@ -44,6 +88,12 @@ def relation(fact: Fact) -> str:
     ...               valid_from=0))
     'Mel does running'
     """
+    if fact.predicate in _PLANS:
+        with_verb, alone, not_with_verb, not_alone = _PLANS[fact.predicate]
+        action = _planned(fact)
+        if action is not None:
+            return f"{fact.subject} {not_with_verb if fact.negated else with_verb} {action}"
+        return f"{fact.subject} {not_alone if fact.negated else alone} {fact.object}"
     if fact.predicate.startswith("favorite_"):
         kind = fact.predicate.removeprefix("favorite_").replace("_", " ")
         return f"{fact.subject}'s favorite {kind} {'is not' if fact.negated else 'is'} {fact.object}"
@@ -96,6 +146,9 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     'Sam: likes jazz (Apr 2025); plays clarinet (Mar 2025).'
     >>> profile_text("Sam", [fact("attended", "pride parade", 1750420800), fact("attended", "Pride Parade", 1741000000)])
     'Sam: attended pride parade (Jun 2025, Mar 2025).'
+    >>> plan = fact("plans_to", "Dead", 1750420800).model_copy(update={"statement": 'We plan to play "Walking Dead".'})
+    >>> profile_text("Sam", [plan])
+    'Sam: plans to play "Walking Dead" (Jun 2025).'
     """
     groups: dict[str, list[Fact]] = {}
     for fact in facts:
@@ -106,16 +159,18 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     seen: dict[tuple[str, str], str] = {}
     for fact in sorted(chosen, key=lambda f: place[f.predicate]):
         words = relation(fact).removeprefix(fact.subject).strip()
-        verb = words.removesuffix(fact.object).strip()
+        # 'plans to play "Walking Dead"' names its object in its own words: the whole is the verb
+        value = fact.object if words.endswith(fact.object) else ""
+        verb = words.removesuffix(value).strip()
         at = _month(fact.refers_to if fact.refers_to is not None else fact.valid_from)
-        written = seen.setdefault((verb, fact.object.casefold()), fact.object)
+        written = seen.setdefault((verb, value.casefold()), value)
         times = shown.setdefault(verb, {}).setdefault(written, [])
         if at not in times:
             times.append(at)
     if not shown:
         return f"{name}: nothing known yet."
     return f"{name}: " + "; ".join(
-        f"{verb} " + ", ".join(f"{value} ({', '.join(times)})" for value, times in values.items())
+        f"{verb} " + ", ".join(f"{value} ({', '.join(times)})".lstrip() for value, times in values.items())
         for verb, values in shown.items()
     ) + "."
 
