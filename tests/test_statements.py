@@ -106,6 +106,13 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         # a generic word joined to the object is not a second object
         ("I am still working on the dance studio and things are looking up!",
          [("speaker", "work_on", "dance studio", False)]),
+        # a relative clause's noun fills the gap its verb leaves, not an object after it
+        ("That's the connection I'd like to have with Toby.", [("speaker", "wants", "connection", False)]),
+        ("I found a recipe I really like.",
+         [("speaker", "find", "recipe", False), ("speaker", "likes", "recipe", False)]),
+        # an organisation one works with is not a tool one uses
+        ("We worked with a local organization that helps victims.",
+         [("speaker", "work_with", "local organization", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -125,6 +132,10 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "You'll be an awesome mom!",  # a wish for the other party
         "Glad you had support.",  # a reaction, not their words
         "It was so powerful.",  # no resolvable subject
+        "Hey Evan, haven't found any exercises I like.",  # none is liked
+        "My girlfriend and I love to discover new places to eat around town.",  # what is discovered is not said
+        "We were near the ocean.",  # where one was
+        "I'm just around the corner from the lake.",
         "I wanted to tell you about my school event.",  # nothing stated about the event
         "We can make a real difference in our community.",  # an exhortation
         "You're an inspiration to us all!",  # a compliment

@@ -104,6 +104,8 @@ COLLEAGUES = frozenset({
     "mechanic", "people", "colleague", "coworker", "friend", "kid", "child", "student", "client",
     "customer", "volunteer", "team", "teammate", "artist", "designer", "engineer", "doctor",
     "nurse", "teacher", "partner", "group", "family", "animal", "dog", "horse",
+    "organization", "organisation", "company", "charity", "nonprofit", "agency", "school", "club",
+    "community", "shelter", "foundation",
 })  # fmt: skip
 ROLE_VERBS = frozenset({"work", "start", "join", "serve"})  # "... as a data engineer"
 ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit

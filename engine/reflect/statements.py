@@ -482,10 +482,18 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     elif _states_nothing(verb) or (future and content.lemma_ not in PLANNED):
         return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
     objects = _objects(content)
+    if verb.dep_ == "relcl":
+        named = antecedent(verb)
+        if any(c.lower_ in ("any", "no") for c in named.children):
+            return []  # "haven't found any exercises I like": none is liked
+        if content.i != verb.i and not any(c.dep_ == "dobj" for c in content.children):
+            # "the connection I'd like to have with Toby": what is had is the connection
+            objects = [(None, named)] if is_thing(named) else []
     if control in LIKING and content.i != verb.i and objects and all(link and "_" not in link for link, _ in objects):
         objects = []  # "I love experimenting in the kitchen": the experimenting, not the kitchen
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
             and content.i != verb.i and content.lemma_ not in LIGHT_VERBS and content.tag_ != "VBN"
+            and not any(c.dep_ == "dobj" for c in content.children)  # "love to discover new places"
             and not _about_something_unnamed(content)
             and not any(c.dep_ == "dobj" and c.lemma_ == "time" for c in content.children)):  # "love spending time": not "spending"  # fmt: skip
         objects = [(None, content)]  # "I love to swim": the activity is the object

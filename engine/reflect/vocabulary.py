@@ -83,6 +83,9 @@ _VAGUE_ALONE = frozenset({"look", "come", "check", "feel"})
 _BARE_LINKS = frozenset({
     "in", "on", "at", "for", "of", "to", "with", "about", "from", "by", "like", "as", "without",
     "over", "game_for", "part_of", "one_of", "sure_with", "sure_about", "sure_of", "here_for", "there_for",
+    # where one was, not what one is: "we were near the ocean", "just around the corner"
+    "near", "around", "behind", "beside", "under", "above", "across", "along", "through", "inside",
+    "outside", "off", "up", "down", "past", "after", "before", "between", "among", "against",
 })  # fmt: skip
 
 
