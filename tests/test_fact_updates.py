@@ -52,6 +52,10 @@ def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
         ("我在阿里巴巴工作。", "我上个月跳槽到字节跳动了。", "works_at", "阿里巴巴", "字节跳动"),
         ("我住在北京。", "我搬到上海了。", "lives_in", "北京", "上海"),
         ("我最喜欢的运动是网球。", "现在我最喜欢的运动是羽毛球。", "favorite_运动", "网球", "羽毛球"),
+        ("I'm employed at Siemens in Munich.", "I got hired by Bosch last month.", "works_at", "Siemens", "Bosch"),
+        ("My favorite band is Coldplay.", "My new favorite band is Radiohead.", "favorite_band", "Coldplay",
+         "Radiohead"),
+        ("我在网易工作。", "我换工作了，去了拼多多。", "works_at", "网易", "拼多多"),
     ],
 )  # fmt: skip
 def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
@@ -77,6 +81,11 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I like cold brew.", "Actually I don't like cold brew anymore, it is too bitter.", ("likes", "cold brew")),
         ("我喜欢爵士乐。", "我不喜欢爵士乐了。", ("likes", "爵士乐")),
         ("我很喜欢恐怖片。", "我受不了恐怖片了。", ("likes", "恐怖片")),
+        # a habit quit ends the liking; a Chinese object is matched by its head (喝咖啡: 咖啡)
+        ("I love coffee.", "I gave up coffee, it was wrecking my sleep.", ("likes", "coffee")),
+        ("我很喜欢喝咖啡。", "我已经戒了咖啡。", ("likes", "喝咖啡")),
+        ("我喜欢吃榴莲。", "我讨厌榴莲了。", ("likes", "吃榴莲")),
+        ("我喜欢看足球。", "我现在不爱看足球了。", ("likes", "足球")),
     ],
 )  # fmt: skip
 def test_a_reversal_closes_the_fact_it_reverses(
@@ -94,6 +103,9 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("I live in Boston.", "I visited Seattle last month."),  # a visit is no move
         ("我喜欢爵士乐。", "我也喜欢摇滚乐。"),
         ("我在阿里巴巴工作。", "我妹妹在腾讯工作。"),
+        ("I love coffee.", "I love tea too."),
+        ("I live in Chicago.", "My parents moved to Phoenix last year."),
+        ("我住在广州。", "我爸妈搬到了海南。"),
     ],
 )  # fmt: skip
 def test_what_changes_nothing_closes_nothing(memory: Memory, first: str, second: str) -> None:
@@ -117,20 +129,22 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
 
 
 @pytest.mark.parametrize(
-    ("own", "others", "question", "value"),
+    ("speaker", "own", "others", "question", "value"),
     [
-        ("I work at Google.", "My sister Ana works at Microsoft.", "Where does Sam work?", "Google"),
-        ("我在阿里巴巴工作。", "我妹妹在腾讯工作。", "Sam在哪里工作？", "阿里巴巴"),
-        ("My favorite food is ramen.", "My brother loves pizza, it's his favorite food.",
+        ("Sam", "I work at Google.", "My sister Ana works at Microsoft.", "Where does Sam work?", "Google"),
+        ("Sam", "我在阿里巴巴工作。", "我妹妹在腾讯工作。", "Sam在哪里工作？", "阿里巴巴"),
+        # the segmenter cuts "小李住" from the question: the name is found among its pieces
+        ("小李", "我住在广州。", "我爸妈搬到了海南。", "小李住在哪里？", "广州"),
+        ("Sam", "My favorite food is ramen.", "My brother loves pizza, it's his favorite food.",
          "What is Sam's favorite food?", "ramen"),
     ],
 )  # fmt: skip
 def test_the_fact_a_question_asks_of_whom_it_names_comes_first(
-    memory: Memory, own: str, others: str, question: str, value: str
+    memory: Memory, speaker: str, own: str, others: str, question: str, value: str
 ) -> None:
     """A newer turn about someone else's job is nearer the question in words and time; the
     fact of the asked predicate about the person named answers it."""
-    _told(memory, "Sam", ("2025-03-03", own), ("2025-06-06", others))
+    _told(memory, speaker, ("2025-03-03", own), ("2025-06-06", others))
     first = memory.recall(question, now=_at("2025-06-07"))[0]
     assert first.layer == "semantic" and first.metadata["object"] == value
     assert first.trace is not None and first.trace.answer_factor > 1

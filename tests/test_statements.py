@@ -110,6 +110,13 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("That's the connection I'd like to have with Toby.", [("speaker", "wants", "connection", False)]),
         ("I found a recipe I really like.",
          [("speaker", "find", "recipe", False), ("speaker", "likes", "recipe", False)]),
+        # an employer however it is said, a habit ended, a favourite the tagger calls an adjective
+        ("I'm employed at Siemens in Munich.", [("speaker", "works_at", "siemens", False)]),
+        ("I got hired by Bosch last month.", [("speaker", "works_at", "bosch", False)]),
+        ("I gave up coffee, it was wrecking my sleep.", [("speaker", "quit", "coffee", False)]),
+        ("I quit smoking.", [("speaker", "quit", "smoking", False)]),
+        ("I stopped drinking coffee.", [("speaker", "drink", "coffee", True), ("speaker", "quit", "coffee", False)]),
+        ("My new favorite band is Radiohead.", [("speaker", "favorite_band", "radiohead", False)]),
         # an organisation one works with is not a tool one uses
         ("We worked with a local organization that helps victims.",
          [("speaker", "work_with", "local organization", False)]),
@@ -199,6 +206,16 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         ("我更喜欢Python", [("speaker", "prefers", "python", False)]),
         ("我在字节跳动上班，我很喜欢那里的同事",
          [("speaker", "works_at", "字节跳动", False), ("speaker", "likes", "同事", False)]),
+        # a taste or a habit ended, a liking jieba joins to its verb, a job changed to where one went
+        ("我已经戒了咖啡。", [("speaker", "quit", "咖啡", False)]),
+        ("我不再喝咖啡了。", [("speaker", "quit", "咖啡", False)]),
+        ("我现在不爱看足球了。", [("speaker", "likes", "足球", True)]),
+        ("我换工作了，去了拼多多。", [("speaker", "works_at", "拼多多", False)]),
+        ("我跳槽去了拼多多。", [("speaker", "works_at", "拼多多", False)]),
+        ("我去了拼多多。", [("speaker", "attended", "拼多多", False)]),
+        # a verb that is part of a word stays with it: 跑步, not 步
+        ("我喜欢跑步。", [("speaker", "likes", "跑步", False)]),
+        ("我一直在考虑养只猫。", [("speaker", "considers", "猫", False)]),
         ("你喜欢爵士乐吗？", []),
         ("如果我有钱，我会买房", []),
         ("王芳说她喜欢猫", []),

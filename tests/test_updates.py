@@ -39,6 +39,21 @@ def test_the_demo_answers_with_the_moved_launch_first(memory: Memory) -> None:
     assert cards[1].trace.superseded_by == cards[0].id
 
 
+def test_one_card_asked_for_is_the_update_not_the_value_it_replaced(memory: Memory) -> None:
+    """With top_k 1 the update alone could not reach the top: it is read and weighed anyway
+    (`update_candidates`), and takes the place of the card it replaces."""
+    memory.store("The team offsite is on February 12.", occurred_at="2025-01-10T12:00:00Z", importance=0.8)
+    memory.store("The offsite got pushed back to February 19.", occurred_at="2025-02-02T12:00:00Z", importance=0.8)
+    asked = datetime(2025, 2, 3, tzinfo=UTC)
+    [card] = memory.recall("When is the team offsite?", top_k=1, now=asked)
+    assert "February 19" in card.content
+    assert card.trace is not None and card.trace.supersedes
+    memory.close()
+    with Memory.open(settings=memory.settings.model_copy(update={"update_candidates": 0})) as kept:
+        [card] = kept.recall("When is the team offsite?", top_k=1, now=asked)
+    assert "February 12" in card.content  # the case the setting is for
+
+
 def test_a_newer_card_that_states_no_change_is_not_an_update() -> None:
     old = _card("a", "The launch is set for November 20 in Rotterdam", 0.9, 1, ["Rotterdam"])
     new = _card("b", "The Rotterdam venue has 300 seats", 0.5, 30, ["Rotterdam"])

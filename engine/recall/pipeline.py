@@ -27,7 +27,7 @@ from engine.recall.rerank import (
 from engine.recall.sessions import spread_by_session
 from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for, side_points
 from engine.recall.time_query import searched_window
-from engine.recall.updates import mark_replaced_by_facts, mark_updates
+from engine.recall.updates import mark_replaced_by_facts, mark_updates, states_a_change
 from engine.settings import Settings
 from engine.stores.base import RecallGraph
 from engine.stores.vectors import VectorStore
@@ -169,10 +169,13 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     # Only episodes that can still reach the top are read (a layer filter, MMR or a spread
     # across sessions may need the others).
     prune = request.layer is None and not diverse and not gathering
+    # A newer memory that states a change takes the score of the one it replaces
+    # (`engine.recall.updates`): it must be read even where it cannot reach the top alone.
+    reach = _update_reach(context)
     episodes = _read_live(
         context.reads.live_episodes,
         {i: f for i, (f, _) in fused.items()},
-        top_k=request.top_k if prune else None, ceiling=factor_ceiling(rerank, settings),
+        top_k=reach if prune else None, ceiling=factor_ceiling(rerank, settings),
         final=final_score,
     )  # fmt: skip
     candidates = [
@@ -188,7 +191,17 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     if gathering:
         ranked = spread_by_session(ranked, settings.session_repeat_factor)
     shown = _diverse(ranked, context.vectors, request.top_k, settings) if diverse else ranked[: request.top_k]
+    if reach > request.top_k:
+        kept = {c.episode.id for _, c, _ in shown}
+        shown += [r for r in ranked[:reach] if r[1].episode.id not in kept and states_a_change(r[1].episode.content)]
     return shown, episodes
+
+
+def _update_reach(context: RecallContext) -> int:
+    """How many of the best candidates are read and may be shown so that an update among
+    them can replace the card it updates: `top_k`, or `update_candidates` when more."""
+    top_k = context.request.top_k
+    return max(top_k, context.settings.update_candidates) if context.plan.applies("updates") else top_k
 
 
 def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Episode]) -> list[MemoryCard]:

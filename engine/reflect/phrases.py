@@ -143,9 +143,10 @@ def is_thing(token: Any) -> bool:
 
 def _capitalised_object(token: Any) -> bool:
     """"I speak Portuguese and German", "we use DuckDB": the tagger reads some names as an
-    adjective or a number; as an object and capitalised, they name a thing."""
+    adjective or a number ("my favorite band is Radiohead"); as an object and capitalised,
+    they name a thing."""
     return (
-        token.pos_ in ("ADJ", "NUM") and token.dep_ in ("dobj", "conj", "pobj")
+        token.pos_ in ("ADJ", "NUM") and token.dep_ in ("dobj", "conj", "pobj", "acomp", "attr")
         and token.text[:1].isupper() and not token.like_num and token.i != token.sent.start
     )  # fmt: skip
 

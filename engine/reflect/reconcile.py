@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.reflect.derive import CandidateFact
-from engine.text import canonical_name
+from engine.text import canonical_name, has_cjk
 
 __all__ = [
     "FUNCTIONAL", "STATES", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "another_event",
@@ -45,7 +45,10 @@ SECONDS_PER_DAY = 86_400.0
 FUNCTIONAL = frozenset({"works_at", "lives_in"})
 _FUNCTIONAL_PREFIX = "favorite_"
 # Positive predicates that end another's fact on the same object.
-_ENDS = {"dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in")}
+_ENDS = {
+    "dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in"),
+    "quit": ("likes", "does", "uses", "drink", "eat", "play", "smoke"),  # "I gave up coffee"
+}  # fmt: skip
 _ROLES_WITH = frozenset({"works_at"})  # a job's end ends the role stated with it
 # Predicates of a state, not an event: told again, they reinforce the one fact.
 STATES = frozenset({
@@ -176,8 +179,18 @@ def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
 
 
 def object_words(name: str) -> frozenset[str]:
-    """The words an object is matched by, in a reversal (`same_thing`)."""
-    return frozenset(canonical_name(name).split())
+    """The words an object is matched by, in a reversal (`same_thing`). A Chinese phrase
+    ends in its head ("喝咖啡" is coffee drunk): its endings of two characters or more.
+
+    >>> sorted(object_words("Cold Brew")), sorted(object_words("喝咖啡"))
+    (['brew', 'cold'], ['咖啡', '喝咖啡'])
+    >>> same_thing(object_words("喝咖啡"), object_words("咖啡")), same_thing(object_words("咖啡馆"), object_words("咖啡"))
+    (True, False)
+    """
+    canonical = canonical_name(name)
+    if has_cjk(canonical) and " " not in canonical:
+        return frozenset(canonical[start:] for start in range(len(canonical) - 1)) or frozenset({canonical})
+    return frozenset(canonical.split())
 
 
 def strength(support: int, age_days: float, *, scale: float, half_life: float, floor: float) -> float:

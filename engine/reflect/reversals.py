@@ -1,5 +1,5 @@
 """A speaker's reversal of a taste read from its wording: "I no longer like running", "I don't
-like cold brew anymore". spaCy's small model misparses just these sentences ("like" read as a
+like cold brew anymore", "I gave up coffee". spaCy's small model misparses just these sentences ("like" read as a
 preposition after "no longer", "brew" as a verb), and a reversal read wrongly leaves the old
 taste active, so the wording is read directly. Pure over a parsed sentence.
 """
@@ -22,39 +22,54 @@ _REVERSAL = re.compile(
     r"(?P<anymore>\s+any\s?more)?\s*(?:[,.;!]|$)",
     re.IGNORECASE,
 )
-_NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how"})
+# "I gave up coffee", "I've quit smoking", "I stopped eating meat": a habit or a taste ended.
+# A name after "quit" is a job left ("quit Google"), which the parse reads.
+_ENDED = re.compile(
+    r"\bI(?:'ve|’ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+|completely\s+)?"
+    r"(?:gave\s+up|given\s+up|quit|stopped|cut\s+out)\s+(?:on\s+)?"
+    r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)\s*(?:[,.;!]|$)",
+)
+_NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her"})
 _MOST_WORDS = 4
 
 
-def reversal(text: str) -> tuple[str, str, int] | None:
-    """(predicate, object as written, where the object starts) of the taste a sentence says
-    has ended.
+def reversal(text: str) -> tuple[str, bool, str, int] | None:
+    """(predicate, negated, object as written, where the object starts) of the taste a
+    sentence says has ended: a liking negated, or a habit quit.
 
     >>> reversal("I no longer like running.")
-    ('likes', 'running', 17)
+    ('likes', True, 'running', 17)
     >>> reversal("Actually I don't like cold brew anymore, it is too bitter.")
-    ('likes', 'cold brew', 22)
+    ('likes', True, 'cold brew', 22)
     >>> reversal("I don't like cold brew.") is None  # a dislike, not a change
     True
     >>> reversal("I don't like it anymore.") is None  # what "it" is the sentence does not say
     True
+    >>> reversal("I gave up coffee, it was wrecking my sleep."), reversal("I've stopped eating meat.")
+    (('quit', False, 'coffee', 10), ('quit', False, 'meat', 20))
+    >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
+    (True, True)
     """
     found = _REVERSAL.search(text)
-    if found is None or not (found["longer"] or found["anymore"]):
+    if found is not None and (found["longer"] or found["anymore"]):
+        predicate, negated = _VERBS[found["verb"].lower()], True
+    elif (found := _ENDED.search(text)) is not None:
+        predicate, negated = "quit", False
+    else:
         return None
     words = found["object"].split()
     if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS:
         return None
-    return _VERBS[found["verb"].lower()], " ".join(words), found.start("object")
+    return predicate, negated, " ".join(words), found.start("object")
 
 
 def reversals(sentence: Any, found: list[Statement]) -> list[Statement]:
-    """The reversal the wording states, unless the parse already read it as a negated taste."""
+    """The reversal the wording states, unless the parse already read it so."""
     read = reversal(sentence.text)
-    if read is None or any(s.negated and s.predicate == read[0] for s in found):
+    if read is None or any(s.negated == read[1] and s.predicate == read[0] for s in found):
         return []
-    predicate, text, start = read
+    predicate, negated, text, start = read
     tokens = [t for t in sentence if t.idx >= sentence.start_char + start][: len(text.split())]
     key = " ".join(t.lower_ if t.text[:1].isupper() else t.lemma_.lower() for t in tokens)
     return [Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text, object_key=key,
-                      negated=True, sentence=sentence.text.strip())]  # fmt: skip
+                      negated=negated, sentence=sentence.text.strip())]  # fmt: skip

@@ -219,7 +219,8 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     linked: list[tuple[str | None, Any]] = []
     for head in heads:
         for child in head.children:
-            if child.dep_ != "prep" or (child.lower_ in NOT_OBJECT_LINKS and not _as_role(head, child)):
+            hired_by = child.dep_ == "agent" and head.lemma_ in ("hire", "employ", "recruit")  # "got hired by Bosch"
+            if not hired_by and (child.dep_ != "prep" or (child.lower_ in NOT_OBJECT_LINKS and not _as_role(head, child))):
                 continue
             objects = [m for o in child.children
                        if o.dep_ == "pobj" and is_thing(m := what_is_meant(o))]  # fmt: skip
@@ -365,6 +366,16 @@ def _about_something_unnamed(verb: Any) -> bool:
         for c in verb.children if c.dep_ in ("prep", "dobj")
         for o in ([c] if c.dep_ == "dobj" else list(c.children))
     )  # fmt: skip
+
+
+def _stopped(verb: Any, content: Any) -> bool:
+    """"I stopped drinking coffee": the aspect verb ends what its complement says."""
+    token = verb
+    while token.i != content.i:
+        if token.lemma_ in ("stop", "quit"):
+            return True
+        token = next((c for c in token.children if c.dep_ == "xcomp" and content in c.subtree), content)
+    return False
 
 
 def _going(verb: Any, content: Any) -> bool:
@@ -527,8 +538,10 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "I wanted to tell you about X": nothing stated about X
         # "lost my job at the company": the parser hangs "at" on the job or on the verb
         employer = obj.dep_ == "pobj" and any(t.lemma_.lower() in JOBS for t in (obj.head.head, *obj.head.head.children))
-        if content.lemma_ == "leave" and predicate == "left" and not (obj.text[:1].isupper() or obj.lemma_.lower() in JOBS or employer):
-            continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy" ("quit smoking" ends a habit)
+        if content.lemma_ in ("leave", "quit") and predicate == "left" and not (obj.text[:1].isupper() or obj.lemma_.lower() in JOBS or employer):
+            if content.lemma_ == "leave":
+                continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy"
+            predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
         if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
             predicate = "work_with"  # "I work with awesome mechanics": people, not tools
         second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is")
@@ -543,7 +556,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "we're all striving": what they do is not what they are
         if predicate == "likes" and _pointed_at(obj):
             continue  # "I love this genre": which one, the sentence does not say
-        negated = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
+        negated = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content)) or _stopped(verb, content)
         if negated and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
             predicate, negated = NEGATED_MEANS[predicate], False
         found.append(Statement(

@@ -4,7 +4,8 @@ The speaker's ("我", "我们", "我们团队") and the other party's ("你") st
 dislikes ("我喜欢X", "我受不了X", "我是X的粉丝"), work and home ("我在X工作", "我住在X",
 "我在X做产品经理", "搬到X", "入职X", "离开X"), plans and wishes ("我打算买X", "我很想去X"),
 what they attended, use, learn, read, buy, adopt, teach, speak, sell, "我对X过敏", and a
-favourite of a kind ("我最喜欢的运动是X", "X是我最喜欢的书"). A clause without a subject
+favourite of a kind ("我最喜欢的运动是X", "X是我最喜欢的书"), a taste ended ("我戒了咖啡",
+"我不再喝咖啡了"). A clause without a subject
 takes the one before it in its sentence ("我们搬家了，现在住在上海"). Every item of a
 coordination is an object ("喜剧和爱情片"); "一只叫饼干的救助犬" is 饼干, "悉尼的一份研究工作"
 is 研究工作. Questions, conditionals, wishes and what may, can or should be ("可以", "应该")
@@ -25,10 +26,12 @@ from engine.reflect.zh_cues import (
     CONDITION,
     CONTROL,
     COORDINATION,
+    ENDED,
     FAN,
     FAVOURITE,
     FAVOURITE_AFTER,
     HEDGE,
+    JOB_CHANGE,
     KIN,
     LEAD_WORDS,
     MODAL,
@@ -94,8 +97,9 @@ def _objects(text: str, *, control: bool) -> list[str]:
     if title := re.search(r"《(?P<title>[^》]+)》", text):
         return [title["title"]]  # a book's or a film's title is whole
     text = _lead_stripped(text)
-    if control:
-        text = _lead_stripped(PLAN_VERB.sub("", text))
+    verb = PLAN_VERB.match(text)
+    if control and verb is not None and len(_cuts(text)[0][0]) <= verb.end():
+        text = _lead_stripped(text[verb.end() :])  # not "跑步" to 步: the verb is part of a word
     if latin := re.match(r"^([A-Za-z][A-Za-z0-9/&.+-]*)[\u4e00-\u9fff]+[A-Za-z]", text):
         return [latin.group(1)]  # "Kubernetes部署Orion": the first name, the rest is another clause
     text = _until_function_verb(text)
@@ -164,6 +168,8 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     for pattern, predicate in ((FAN, "likes"), (ALLERGY, "allergic_to"), (TRAINING, "train_for")):
         if found := pattern.search(after):
             return [_statement(kind, who, predicate, o, whole) for o in _objects(found["object"], control=False)]
+    if ended := ENDED.match(after):
+        return [_statement(kind, who, "quit", o, whole) for o in _objects(ended["object"], control=False)]
     if role := ROLE.match(_lead_stripped(after)):
         return [_statement(kind, who, "is", role["role"], whole)]
     if place := _place(after):
@@ -253,6 +259,8 @@ def chinese_statements(text: str) -> list[Statement]:
     [('likes', '加班', True), ('works_at', '阿里巴巴', False)]
     >>> [(s.predicate, s.object) for s in chinese_statements("我们搬家了，现在住在上海。我喜欢喜剧和爱情片")]
     [('lives_in', '上海'), ('likes', '喜剧'), ('likes', '爱情片')]
+    >>> [(s.predicate, s.object, s.negated) for s in chinese_statements("我换工作了，去了拼多多。我已经戒了咖啡")]
+    [('works_at', '拼多多', False), ('quit', '咖啡', False)]
     >>> chinese_statements("你喜欢爵士乐吗？") + chinese_statements("如果我有钱，我会买房") + chinese_statements("我们可以一起练德语")
     []
     """
@@ -261,7 +269,12 @@ def chinese_statements(text: str) -> list[Statement]:
         if QUESTION.search(sentence) or CONDITION.search(sentence):
             continue
         carried: tuple[str, str] | None = None
+        said: list[Statement] = []
         for clause in re.split(r"[，,；;]", sentence):
             statements, carried = _clause(clause.strip("。！!.…~～ "), sentence, carried)
-            found += statements
+            said += statements
+        if JOB_CHANGE.search(sentence):
+            said = [s.model_copy(update={"predicate": "works_at"}) if s.predicate in ("attended", "go_to", "join")
+                    and not s.negated else s for s in said]  # fmt: skip
+        found += said
     return found

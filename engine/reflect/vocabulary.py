@@ -104,10 +104,14 @@ def readable_predicate(
     ('go_to', None)
     >>> readable_predicate("land", "job_at"), readable_predicate("lose", "job_at")
     ('works_at', 'left')
+    >>> readable_predicate("employ", "at", passive="employed"), readable_predicate("hire", "by", passive="hired")
+    ('works_at', 'works_at')
     """
     lemma = lemma.lower()
     if future:
         return "plans_to"
+    if passive in ("employed", "hired", "recruited") and link in ("at", "by", "with", "for", "in"):
+        return "works_at"  # "I'm employed at Siemens", "I got hired by Bosch"
     if passive:
         return f"{passive}_{link}" if link else passive
     if lemma == "go" and link == "to" and past:

@@ -7,15 +7,15 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "FAN", "FAVOURITE",
-    "FAVOURITE_AFTER", "HEDGE", "KIN", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
+    "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "ENDED", "FAN", "FAVOURITE",
+    "FAVOURITE_AFTER", "HEDGE", "JOB_CHANGE", "KIN", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
     "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "SUBJECT", "TRAINING", "VERB",
 ]  # fmt: skip
 
 # verbs -> predicate, in the English predicates' names so both languages share facts
 _VERBS: tuple[tuple[str, str], ...] = (
     ("更喜欢|偏好|宁愿|更爱", "prefers"),
-    ("喜欢|热爱|爱上了|迷上了|享受|爱", "likes"),
+    ("喜欢|热爱|爱上了|迷上了|享受|爱看|爱吃|爱喝|爱玩|爱听|爱", "likes"),
     ("讨厌|厌恶|受不了|恨", "dislikes"),
     ("打算|计划|准备|下定决心|决心|将要|要", "plans_to"),
     ("想要|很想|想", "wants"),
@@ -24,7 +24,7 @@ _VERBS: tuple[tuple[str, str], ...] = (
     ("参加了|参加过|参加|参与了|出席了|去了|去过|看了|看过|上过", "attended"),
     ("去", "go_to"),
     ("住在|生活在|定居在|搬到了|搬到|搬去|搬回|搬进了|搬进", "lives_in"),
-    ("跳槽到|跳槽去|入职", "works_at"),
+    ("跳槽到了|跳槽到|跳槽去了|跳槽去|入职", "works_at"),
     ("加入了|加入", "join"),
     ("离开了|离开|离职了", "left"),
     ("换成了|换成|改用|转用", "switch_to"),
@@ -87,6 +87,13 @@ ADVERBS = re.compile(
     r"很|非常|特别|真的|一直|都|也|还|更|最|比较|已经|刚刚|刚|曾经|经常|总是|正在|在|终于|其实|主要|通常|说实话|真|可|现在|但|但是"
 )
 MODAL = re.compile(r"可以|应该|应当|能够|最好|不妨|该|得|能")  # what may or should be
+# "我戒了咖啡", "我不再喝咖啡了": a taste or a habit ended (a liking verb after "不再" is read
+# as a negated liking instead).
+ENDED = re.compile(
+    r"^(?:[^，。]{0,4}?)(?:不再|戒掉了|戒掉|戒了|戒)(?!喜欢|爱)(?:喝|吃|看|玩|听|抽|打|踢|碰)?(?P<object>[^，。！？]+)$"
+)
+# "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.
+JOB_CHANGE = re.compile(r"换工作|换了工作|换了份工作|跳槽|离职|辞职")
 PAST = re.compile(r"以前|曾经|过去|原来|从前")  # "我以前很喜欢X": a liking of the past
 HEDGE = re.compile(r"可能|也许|大概|好像|或许|说不定")
 # "到哪儿都骑自行车", "什么都吃": everywhere, everything, not a question

@@ -146,6 +146,14 @@ class BehaviourSettings(StoreSettings):
         "them?\" / \"I've had them for 3 years\"): more finds more answers until the replies"
         " of weak matches crowd the top; costs one session read; 0 turns it off.",
     )
+    update_candidates: int = Field(
+        5, ge=0, le=100, json_schema_extra=_RECALL,
+        description="How many of the best candidates, past a small `top_k`, may still lift a"
+        " newer memory that states a change (\"the offsite got pushed back to February 19\")"
+        " over the one it replaces: a recall of top_k 1 reads and weighs that many, so the"
+        " stale value is not the only answer; 0 keeps to top_k, and an update ranked lower is"
+        " not lifted.",
+    )
     read_ahead_candidates: int = Field(
         40, ge=0, le=1000, json_schema_extra=_RECALL,
         description="On a graph server (Neo4j), how many of the best fused candidates recall reads"
