@@ -56,6 +56,11 @@ def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
         ("My favorite band is Coldplay.", "My new favorite band is Radiohead.", "favorite_band", "Coldplay",
          "Radiohead"),
         ("我在网易工作。", "我换工作了，去了拼多多。", "works_at", "网易", "拼多多"),
+        ("I'm a product manager at Shopify.", "I accepted an offer from Airbnb and started there on Monday.",
+         "works_at", "Shopify", "Airbnb"),
+        ("I've lived in Toronto my whole life.", "We finally made the move, we're settled in Vancouver now.",
+         "lives_in", "Toronto", "Vancouver"),
+        ("我在小米当工程师。", "我已经去华为上班了。", "works_at", "小米", "华为"),
     ],
 )  # fmt: skip
 def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
@@ -86,6 +91,10 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("我很喜欢喝咖啡。", "我已经戒了咖啡。", ("likes", "喝咖啡")),
         ("我喜欢吃榴莲。", "我讨厌榴莲了。", ("likes", "吃榴莲")),
         ("我喜欢看足球。", "我现在不爱看足球了。", ("likes", "足球")),
+        ("I really like country music.", "I'm over country music, it all sounds the same to me now.",
+         ("likes", "country music")),
+        ("我特别喜欢打篮球。", "膝盖受伤以后我就不打篮球了。", ("likes", "打篮球")),
+        ("我很爱吃甜食。", "我现在对甜食没兴趣了。", ("likes", "甜食")),
     ],
 )  # fmt: skip
 def test_a_reversal_closes_the_fact_it_reverses(
@@ -106,6 +115,8 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("I love coffee.", "I love tea too."),
         ("I live in Chicago.", "My parents moved to Phoenix last year."),
         ("我住在广州。", "我爸妈搬到了海南。"),
+        ("I'm a product manager at Shopify.", "My husband just got a job at Airbnb."),
+        ("我在武汉住了十年。", "我们去长沙玩了一个星期。"),
     ],
 )  # fmt: skip
 def test_what_changes_nothing_closes_nothing(memory: Memory, first: str, second: str) -> None:

@@ -117,6 +117,15 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I quit smoking.", [("speaker", "quit", "smoking", False)]),
         ("I stopped drinking coffee.", [("speaker", "drink", "coffee", True), ("speaker", "quit", "coffee", False)]),
         ("My new favorite band is Radiohead.", [("speaker", "favorite_band", "radiohead", False)]),
+        ("I watched Interstellar again and it's officially my favorite movie now.",
+         [("speaker", "favorite_movie", "interstellar", False), ("speaker", "watch", "interstellar", False)]),
+        ("I accepted an offer from Airbnb and started there on Monday.", [("speaker", "works_at", "airbnb", False)]),
+        ("I'm a product manager at Shopify.",
+         [("speaker", "is", "product manager", False), ("speaker", "works_at", "shopify", False)]),
+        ("I'm a student at MIT.", [("speaker", "student_at", "mit", False)]),  # not works_at
+        ("We're settled in Vancouver now.", [("speaker", "lives_in", "vancouver", False)]),
+        ("I'm over country music, it all sounds the same.", [("speaker", "likes", "country music", True)]),
+        ("My stomach can't handle spicy food anymore.", [("speaker", "likes", "spicy food", True)]),
         # an organisation one works with is not a tool one uses
         ("We worked with a local organization that helps victims.",
          [("speaker", "work_with", "local organization", False)]),
@@ -216,6 +225,11 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         # a verb that is part of a word stays with it: 跑步, not 步
         ("我喜欢跑步。", [("speaker", "likes", "跑步", False)]),
         ("我一直在考虑养只猫。", [("speaker", "considers", "猫", False)]),
+        ("我特别喜欢打篮球。", [("speaker", "likes", "打篮球", False)]),  # 特别 is no 别
+        ("膝盖受伤以后我就不打篮球了。", [("speaker", "quit", "篮球", False)]),
+        ("我现在对甜食没兴趣了。", [("speaker", "likes", "甜食", True)]),
+        ("我已经去华为上班了。", [("speaker", "works_at", "华为", False)]),
+        ("现在我最喜欢的电影变成了《流浪地球》。", [("speaker", "favorite_电影", "流浪地球", False)]),
         ("你喜欢爵士乐吗？", []),
         ("如果我有钱，我会买房", []),
         ("王芳说她喜欢猫", []),

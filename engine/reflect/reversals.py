@@ -1,5 +1,5 @@
 """A speaker's reversal of a taste read from its wording: "I no longer like running", "I don't
-like cold brew anymore", "I gave up coffee". spaCy's small model misparses just these sentences ("like" read as a
+like cold brew anymore", "I'm over country music", "I gave up coffee". spaCy's small model misparses just these sentences ("like" read as a
 preposition after "no longer", "brew" as a verb), and a reversal read wrongly leaves the old
 taste active, so the wording is read directly. Pure over a parsed sentence.
 """
@@ -29,6 +29,14 @@ _ENDED = re.compile(
     r"(?:gave\s+up|given\s+up|quit|stopped|cut\s+out)\s+(?:on\s+)?"
     r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)\s*(?:[,.;!]|$)",
 )
+# "I'm over country music", "my stomach can't handle spicy food anymore": a liking gone.
+_GONE = re.compile(
+    r"(?:\bI(?:'m|’m|\s+am)\s+(?:so\s+|totally\s+|completely\s+|kind\s+of\s+|pretty\s+much\s+)?"
+    r"(?:over|done\s+with|sick\s+of|tired\s+of|bored\s+(?:of|with))"
+    r"|\bcan(?:'t|’t|not)\s+(?:handle|take|tolerate|stomach)(?=\s.*\bany\s?more\b))"
+    r"\s+(?P<object>[a-z][\w' -]*?)(?:\s+any\s?more)?\s*(?:[,.;!]|$)",
+    re.IGNORECASE,
+)
 _NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her"})
 _MOST_WORDS = 4
 
@@ -47,6 +55,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     True
     >>> reversal("I gave up coffee, it was wrecking my sleep."), reversal("I've stopped eating meat.")
     (('quit', False, 'coffee', 10), ('quit', False, 'meat', 20))
+    >>> reversal("I'm over country music, it all sounds the same."), reversal("I can't handle spicy food anymore.")
+    (('likes', True, 'country music', 9), ('likes', True, 'spicy food', 15))
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
     (True, True)
     """
@@ -55,6 +65,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
         predicate, negated = _VERBS[found["verb"].lower()], True
     elif (found := _ENDED.search(text)) is not None:
         predicate, negated = "quit", False
+    elif (found := _GONE.search(text)) is not None:
+        predicate, negated = "likes", True
     else:
         return None
     words = found["object"].split()

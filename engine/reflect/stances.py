@@ -62,11 +62,22 @@ def _favourites(sentence: Any) -> list[Statement]:
         mine = [n for n in named if _my_favourite(n)]
         if subjects and mine and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
             found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence))
+        elif mine and (named_before := _named_before_it(verb, sentence)) is not None:
+            found.append(_of_speaker(_favourite_of(mine[0]), named_before, sentence))
         favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
                      if _my_favourite(s)]  # fmt: skip
         found += [_of_speaker(_favourite_of(favourite[0]), thing, sentence)
                   for thing in named if favourite and is_thing(thing)]  # fmt: skip
     return found
+
+
+def _named_before_it(verb: Any, sentence: Any) -> Any | None:
+    """"I watched Interstellar again and it's my favorite movie now": what "it" names, the
+    name the sentence gave the thing just before."""
+    if not any(c.dep_ == "nsubj" and c.lower_ in ("it", "this") for c in verb.children):
+        return None
+    names = [t for t in sentence if t.i < verb.i and t.pos_ == "PROPN" and t.dep_ in ("dobj", "pobj")]
+    return names[-1] if names else None
 
 
 def _loves(sentence: Any) -> list[Statement]:

@@ -28,6 +28,7 @@ __all__ = [
     "LIKING",
     "LIGHT_VERBS",
     "MODALS",
+    "NOT_EMPLOYED",
     "NOT_OBJECT_LINKS",
     "OTHER",
     "PEOPLE",
@@ -99,6 +100,11 @@ CAUSATIVE = frozenset({"make", "help", "let", "allow", "remind", "enable", "forc
 # Verbs that ask something of someone: "they asked me to be a mentor" is not yet so.
 REQUEST = frozenset({"ask", "invite", "want", "expect", "tell", "beg", "urge", "need"})
 INTENT = frozenset({"determined", "eager", "keen", "set", "resolved", "committed", "need", "tempt", "die"})
+# "I'm a <noun> at <Name>" says where one works, but not of these: "a student at MIT".
+NOT_EMPLOYED = frozenset({
+    "student", "fan", "member", "guest", "regular", "customer", "visitor", "patient", "volunteer",
+    "tourist", "user", "attendee", "speaker", "winner", "finalist",
+})  # fmt: skip
 # People one works with, not tools one uses: "I work with awesome mechanics".
 COLLEAGUES = frozenset({
     "mechanic", "people", "colleague", "coworker", "friend", "kid", "child", "student", "client",

@@ -50,6 +50,7 @@ from engine.reflect.statement_cues import (
     LIKING,
     MODALS,
     NEGATED_MEANS,
+    NOT_EMPLOYED,
     NOT_OBJECT_LINKS,
     OTHER,
     PEOPLE,
@@ -190,7 +191,8 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
     direct: list[tuple[str | None, Any]] = []
     for child in verb.children:
-        if child.dep_ in ("attr", "dobj") and (child.lemma_ in FAN or child.lemma_ in JOBS):
+        offer = child.lemma_ == "offer" and verb.lemma_ == "accept"  # "accepted an offer from Airbnb"
+        if child.dep_ in ("attr", "dobj") and (child.lemma_ in FAN or child.lemma_ in JOBS or offer):
             # the parser hangs "of my grandma" on the noun or on the verb after it
             preps = [p for p in child.children if p.dep_ == "prep"] + [
                 p for p in verb.children if p.dep_ == "prep" and p.i == child.i + 1
@@ -542,9 +544,12 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             if content.lemma_ == "leave":
                 continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy"
             predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
+        if content.lemma_ == "be" and (preposition or "").count("_") == 1 and obj.pos_ == "PROPN" and (
+            preposition or "").endswith(("_at", "_for")) and (preposition or "").split("_")[0] not in NOT_EMPLOYED:
+            predicate = "works_at"  # "I'm a product manager at Shopify": the role is read from the same attribute
         if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
             predicate = "work_with"  # "I work with awesome mechanics": people, not tools
-        second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is")
+        second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is") and predicate != "works_at"
         if second and not _where(preposition, obj, bool(control) or predicate == first):
             continue
         if content.lemma_ in CHANGES and key in ("house", "home"):

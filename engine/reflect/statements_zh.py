@@ -34,6 +34,7 @@ from engine.reflect.zh_cues import (
     JOB_CHANGE,
     KIN,
     LEAD_WORDS,
+    LOST_INTEREST,
     MODAL,
     NAMED,
     NEGATION,
@@ -169,7 +170,10 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
         if found := pattern.search(after):
             return [_statement(kind, who, predicate, o, whole) for o in _objects(found["object"], control=False)]
     if ended := ENDED.match(after):
-        return [_statement(kind, who, "quit", o, whole) for o in _objects(ended["object"], control=False)]
+        return [_statement(kind, who, "quit", o, whole)
+                for o in _objects(ended["object"] or ended["stopped"], control=False)]  # fmt: skip
+    if lost := LOST_INTEREST.search(after):
+        return [_statement(kind, who, "likes", o, whole, negated=True) for o in _objects(lost["object"], control=False)]
     if role := ROLE.match(_lead_stripped(after)):
         return [_statement(kind, who, "is", role["role"], whole)]
     if place := _place(after):

@@ -106,12 +106,16 @@ def readable_predicate(
     ('works_at', 'left')
     >>> readable_predicate("employ", "at", passive="employed"), readable_predicate("hire", "by", passive="hired")
     ('works_at', 'works_at')
+    >>> readable_predicate("settle", "in", passive="settled"), readable_predicate("accept", "offer_from")
+    ('lives_in', 'works_at')
     """
     lemma = lemma.lower()
     if future:
         return "plans_to"
     if passive in ("employed", "hired", "recruited") and link in ("at", "by", "with", "for", "in"):
         return "works_at"  # "I'm employed at Siemens", "I got hired by Bosch"
+    if passive in ("based", "settled", "located") and link == "in":
+        return "lives_in"  # "we're settled in Vancouver now"
     if passive:
         return f"{passive}_{link}" if link else passive
     if lemma == "go" and link == "to" and past:
@@ -119,6 +123,8 @@ def readable_predicate(
     noun, _, preposition = (link or "").partition("_")
     if noun in JOBS and preposition == "as":
         return "is"  # "started a new job as a Financial Analyst"
+    if noun == "offer" and preposition == "from" and lemma == "accept":
+        return "works_at"  # "accepted an offer from Airbnb"
     if noun in JOBS and preposition in ("at", "with", "for", "in"):
         return "left" if lemma in ("lose", "quit", "leave") else "works_at"  # "lost my job at X"
     if lemma == "be" and link and (lemma, link) not in _MAPPED:

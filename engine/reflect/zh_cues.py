@@ -8,7 +8,7 @@ import re
 
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "ENDED", "FAN", "FAVOURITE",
-    "FAVOURITE_AFTER", "HEDGE", "JOB_CHANGE", "KIN", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
+    "FAVOURITE_AFTER", "HEDGE", "JOB_CHANGE", "KIN", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
     "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "SUBJECT", "TRAINING", "VERB",
 ]  # fmt: skip
 
@@ -63,7 +63,8 @@ KIN = re.compile(
 _ROLES = "经理|工程师|老师|教师|医生|设计师|律师|护士|程序员|分析师|顾问|主管|总监|实习生|研究员|学生|记者|厨师|会计"
 ROLE = re.compile(rf"^(?:做|当|担任|是一名|是一个|是)(?P<role>[^，。！？的]{{0,8}}?(?:{_ROLES}))")
 PLACE = re.compile(
-    r"在(?P<place>[^，。！？在]{1,14}?)"
+    # "在华为上班", and "去华为上班了" (going somewhere is a place of work only to work there)
+    r"(?:在|(?:去|到)(?=[^，。！？在去到]{1,14}?(?:工作|上班|任职|实习)))(?P<place>[^，。！？在去到]{1,14}?)"
     rf"(?P<verb>工作|上班|任职|实习|办公|住|生活|学习|读书|上学|教|攀岩|做了志愿者|做志愿者|当志愿者"
     rf"|做(?=[^，。]{{0,8}}?(?:{_ROLES}))|当(?=[^，。]{{0,8}}?(?:{_ROLES})))"
 )
@@ -75,14 +76,14 @@ PLACE_OF = {
     "教": "teach_at",
     "攀岩": "climb_at",
 }
-FAVOURITE = re.compile(r"最喜欢的(?P<kind>[^，。！？,.!?是]{1,6})是(?P<object>.+)")
+FAVOURITE = re.compile(r"最喜欢的(?P<kind>[^，。！？,.!?是变成换]{1,6})(?:是|变成了|变成|成了|换成了)(?P<object>.+)")
 FAVOURITE_AFTER = re.compile(r"^(?P<object>[^，。！？,.!?]{1,20}?)是我(?:最喜欢|最爱)的(?P<kind>[^，。！？,.!?]{1,6})$")
 FAN = re.compile(r"是(?P<object>[^，。]{1,24}?)的(?:铁杆|忠实|超级|头号)?(?:粉丝|歌迷|影迷|球迷|书迷)")
 ALLERGY = re.compile(r"对(?P<object>[^，。]{1,16}?)过敏")
 TRAINING = re.compile(r"为(?P<object>[^，。]{1,16}?)(?:做)?(?:训练|备战|做准备)")
 NAMED = re.compile(r"叫(?P<name>[^，。的]{1,16})的")  # "一只叫饼干的救助犬": 饼干
 
-NEGATION = re.compile(r"(?:不|没有|没|从不|从没|不再|别)(?:太|很|怎么|大|再|是很)?$")
+NEGATION = re.compile(r"(?:不|没有|没|从不|从没|不再|(?<!特)别)(?:太|很|怎么|大|再|是很)?$")  # not 特别, "especially"
 ADVERBS = re.compile(
     r"很|非常|特别|真的|一直|都|也|还|更|最|比较|已经|刚刚|刚|曾经|经常|总是|正在|在|终于|其实|主要|通常|说实话|真|可|现在|但|但是"
 )
@@ -90,8 +91,11 @@ MODAL = re.compile(r"可以|应该|应当|能够|最好|不妨|该|得|能")  # 
 # "我戒了咖啡", "我不再喝咖啡了": a taste or a habit ended (a liking verb after "不再" is read
 # as a negated liking instead).
 ENDED = re.compile(
-    r"^(?:[^，。]{0,4}?)(?:不再|戒掉了|戒掉|戒了|戒)(?!喜欢|爱)(?:喝|吃|看|玩|听|抽|打|踢|碰)?(?P<object>[^，。！？]+)$"
+    r"^(?:[^，。]{0,4}?)(?:(?:不再|戒掉了|戒掉|戒了|戒)(?!喜欢|爱)(?:喝|吃|看|玩|听|抽|打|踢|碰)?(?P<object>[^，。！？]+)"
+    r"|不(?:喝|吃|玩|抽|打|踢|弹)(?P<stopped>[^，。！？]+?)了)$"  # "我就不打篮球了": no more
 )
+# "我现在对甜食没兴趣了": a liking gone.
+LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉)")
 # "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.
 JOB_CHANGE = re.compile(r"换工作|换了工作|换了份工作|跳槽|离职|辞职")
 PAST = re.compile(r"以前|曾经|过去|原来|从前")  # "我以前很喜欢X": a liking of the past
