@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import zip_longest
 
+from engine.text import has_cjk
 from engine.views import Fact
 
 __all__ = ["fact_text", "profile_text", "relation"]
@@ -69,6 +70,39 @@ def _planned(fact: Fact) -> str | None:
     return None
 
 
+# A fact stated in Chinese, said in Chinese: the relation is also what a Chinese question's
+# words find ("小周在哪里工作" finds 在腾讯工作, not "works at").
+_ZH = {
+    "likes": "喜欢{}", "dislikes": "讨厌{}", "prefers": "更喜欢{}", "works_at": "在{}工作",
+    "lives_in": "住在{}", "has": "有{}", "plans_to": "打算{}", "wants": "想要{}", "attended": "去了{}",
+    "go_to": "去{}", "uses": "用{}", "decided": "决定{}", "is": "是{}", "left": "离开了{}", "quit": "戒了{}",
+    "join": "加入了{}", "switch_to": "换成了{}", "adopt": "领养了{}", "learn": "学{}", "read": "读{}",
+    "buy": "买了{}", "collect": "收藏{}", "teach": "教{}", "speak": "会说{}", "sell": "卖了{}",
+    "listen_to": "听{}", "bake": "烤{}", "finish": "完成了{}", "apply_for": "申请{}", "eat": "吃{}",
+    "considers": "考虑{}", "allergic_to": "对{}过敏", "train_for": "为{}训练", "study_at": "在{}学习",
+    "volunteer_at": "在{}做志愿者", "teach_at": "在{}教书", "climb_at": "在{}攀岩",
+}  # fmt: skip
+
+
+def _chinese(fact: Fact) -> str | None:
+    """The relation in Chinese, for a fact whose statement is Chinese (None otherwise).
+
+    >>> said = lambda p, o, negated=False: _chinese(Fact(subject="小周", predicate=p, object=o, negated=negated,
+    ...     statement="我说的。", confidence=1, support=1, valid_from=0))
+    >>> said("works_at", "腾讯"), said("likes", "火锅", negated=True), said("favorite_电影", "流浪地球")
+    ('小周在腾讯工作', '小周不喜欢火锅', '小周最喜欢的电影是流浪地球')
+    """
+    if not has_cjk(fact.statement or fact.object):
+        return None
+    if fact.predicate.startswith("favorite_"):
+        kind = fact.predicate.removeprefix("favorite_")
+        return f"{fact.subject}最喜欢的{kind}{'不是' if fact.negated else '是'}{fact.object}"
+    said = _ZH.get(fact.predicate, fact.predicate.replace("_", " ") + " {}").format(fact.object)
+    if fact.negated:
+        said = ("没" if said.startswith("有") else "不") + said.replace("了", "", 1)
+    return fact.subject + said
+
+
 def relation(fact: Fact) -> str:
     """The fact's relation in words.
 
@@ -88,6 +122,8 @@ def relation(fact: Fact) -> str:
     ...               valid_from=0))
     'Mel does running'
     """
+    if (chinese := _chinese(fact)) is not None:
+        return chinese
     if fact.predicate in _PLANS:
         with_verb, alone, not_with_verb, not_alone = _PLANS[fact.predicate]
         action = _planned(fact)
@@ -149,6 +185,8 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     >>> plan = fact("plans_to", "Dead", 1750420800).model_copy(update={"statement": 'We plan to play "Walking Dead".'})
     >>> profile_text("Sam", [plan])
     'Sam: plans to play "Walking Dead" (Jun 2025).'
+    >>> profile_text("小周", [fact("likes", "火锅", 1746000000).model_copy(update={"statement": "我喜欢火锅。"})])
+    '小周: 喜欢火锅 (2025年4月).'
     """
     groups: dict[str, list[Fact]] = {}
     for fact in facts:
@@ -162,7 +200,7 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
         # 'plans to play "Walking Dead"' names its object in its own words: the whole is the verb
         value = fact.object if words.endswith(fact.object) else ""
         verb = words.removesuffix(value).strip()
-        at = _month(fact.refers_to if fact.refers_to is not None else fact.valid_from)
+        at = _month(fact.refers_to if fact.refers_to is not None else fact.valid_from, has_cjk(verb))
         written = seen.setdefault((verb, value.casefold()), value)
         times = shown.setdefault(verb, {}).setdefault(written, [])
         if at not in times:
@@ -170,10 +208,12 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     if not shown:
         return f"{name}: nothing known yet."
     return f"{name}: " + "; ".join(
-        f"{verb} " + ", ".join(f"{value} ({', '.join(times)})".lstrip() for value, times in values.items())
+        (verb if has_cjk(verb) else f"{verb} ")  # Chinese runs on: "喜欢火锅"
+        + ", ".join(f"{value} ({', '.join(times)})".lstrip() for value, times in values.items())
         for verb, values in shown.items()
     ) + "."
 
 
-def _month(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%b %Y")
+def _month(epoch: float, chinese: bool = False) -> str:
+    moment = datetime.fromtimestamp(epoch, UTC)
+    return f"{moment.year}年{moment.month}月" if chinese else moment.strftime("%b %Y")

@@ -56,6 +56,8 @@ def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
         ("My favorite band is Coldplay.", "My new favorite band is Radiohead.", "favorite_band", "Coldplay",
          "Radiohead"),
         ("我在网易工作。", "我换工作了，去了拼多多。", "works_at", "网易", "拼多多"),
+        ("I'm a nurse at St. Mary's Hospital.", "I went back to school and I'm a teacher now, at Westside Elementary.",
+         "works_at", "St. Mary's Hospital", "Westside Elementary"),
         ("I'm a product manager at Shopify.", "I accepted an offer from Airbnb and started there on Monday.",
          "works_at", "Shopify", "Airbnb"),
         ("I've lived in Toronto my whole life.", "We finally made the move, we're settled in Vancouver now.",
@@ -95,6 +97,8 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
          ("likes", "country music")),
         ("我特别喜欢打篮球。", "膝盖受伤以后我就不打篮球了。", ("likes", "打篮球")),
         ("我很爱吃甜食。", "我现在对甜食没兴趣了。", ("likes", "甜食")),
+        ("I drink coffee every morning, I love it.",
+         "I switched from coffee to green tea, I don't drink coffee anymore.", ("drink", "coffee")),
     ],
 )  # fmt: skip
 def test_a_reversal_closes_the_fact_it_reverses(
@@ -116,12 +120,22 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("I live in Chicago.", "My parents moved to Phoenix last year."),
         ("我住在广州。", "我爸妈搬到了海南。"),
         ("I'm a product manager at Shopify.", "My husband just got a job at Airbnb."),
+        ("I love jazz.", "I don't like smooth jazz though."),  # a narrower thing: jazz stands
+        ("我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。"),  # the friend's workplace
         ("我在武汉住了十年。", "我们去长沙玩了一个星期。"),
     ],
 )  # fmt: skip
 def test_what_changes_nothing_closes_nothing(memory: Memory, first: str, second: str) -> None:
     rows = _told(memory, "Sam", ("2025-03-03", first), ("2025-06-06", second))
     assert _closed(rows) == {}
+
+
+def test_a_plain_reversal_closes_a_liking_said_more_often(memory: Memory) -> None:
+    """The person's own word that a taste has changed ends it, however often it was said."""
+    rows = _told(memory, "Leo", ("2025-01-10", "I love jazz, it's my go-to music when I cook."),
+                 ("2025-02-10", "I love jazz so much, I went to two concerts this month."),
+                 ("2025-06-02", "Funny thing, I don't really like jazz anymore."))  # fmt: skip
+    assert _closed(rows) == {("likes", "jazz"): _at("2025-06-02")}
 
 
 def test_an_older_statement_learned_later_does_not_replace_the_newer(memory: Memory) -> None:
@@ -148,6 +162,10 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
         ("小李", "我住在广州。", "我爸妈搬到了海南。", "小李住在哪里？", "广州"),
         ("Sam", "My favorite food is ramen.", "My brother loves pizza, it's his favorite food.",
          "What is Sam's favorite food?", "ramen"),
+        # said in Chinese, the fact reads in Chinese, so the question's words find it
+        ("小周", "我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。", "小周在哪里工作？", "腾讯"),
+        # a taste asked of the thing it names: the liking of jazz, not the newer narrower dislike
+        ("Leo", "I love jazz.", "I don't like smooth jazz though.", "Does Leo like jazz?", "jazz"),
     ],
 )  # fmt: skip
 def test_the_fact_a_question_asks_of_whom_it_names_comes_first(

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from engine.fact_text import fact_text
 from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, from_epoch
+from engine.recall.analysis import QueryAnalysis
 from engine.recall.fusion import Scored
 from engine.recall.stages import RecallContext, fuse_for
+from engine.text import tokenize
 from engine.views import Fact
 
 __all__ = ["FACT_SOURCES", "answer_factor", "fact_cards"]
@@ -56,7 +58,7 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
         fact = known.get(fact_id)
         if fact is None:
             continue  # a point whose fact was closed or removed since: the graph decides
-        answers = answer_factor(fact, c.models.analysis.asks, named_ids, c.settings.fact_answer_boost)
+        answers = answer_factor(fact, c.models.analysis, named_ids, c.settings.fact_answer_boost)
         final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence) * answers
         if c.request.min_score is None or final >= c.request.min_score:
             # The sources that found it, under their channels' names, ranked among the facts.
@@ -64,10 +66,15 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
     return cards, {card.id: replaced[card.id] for card in cards if card.id in replaced}
 
 
-def answer_factor(fact: Fact, asks: frozenset[str], named: set[str], boost: float) -> float:
-    """`boost` for a fact that answers the question outright: the one-valued predicate it asks
-    (`engine.recall.asked`) of an entity it names, stated, not denied; else 1."""
-    return boost if fact.predicate in asks and fact.subject_id in named and not fact.negated else 1.0
+def answer_factor(fact: Fact, asked: QueryAnalysis, named: set[str], boost: float) -> float:
+    """`boost` for a fact that answers the question outright: the predicate it asks
+    (`engine.recall.asked`) of an entity it names, stated, not denied, and for a taste
+    ("Does Leo like jazz?"), of a thing the question names; else 1."""
+    if fact.predicate not in asked.asks or fact.subject_id not in named or fact.negated:
+        return 1.0
+    if fact.predicate == "likes" and not set(tokenize(fact.object)) & set(asked.tokens):
+        return 1.0  # "Leo likes rock" does not answer "Does Leo like jazz?"
+    return boost
 
 
 def _card(

@@ -72,6 +72,7 @@ class CandidateFact(BaseModel):
     episode_id: str
     at: float
     explicit: bool = False  # stated, decided or a fix: one episode is enough
+    own: bool = False  # the subject's own word about themself ("I ..."), not another's
     weight: float = 1.0  # HEDGED_WEIGHT for a hedged statement
     refers_to: float | None = None  # the time the statement names, if any
 
@@ -139,6 +140,7 @@ def _stated(episode: EpisodeView) -> list[CandidateFact]:
             CandidateFact(subject=subject, predicate=statement.predicate, negated=statement.negated,
                           object=obj, statement=statement.sentence, episode_id=episode.id,
                           at=episode.occurred_at, explicit=statement.subject_kind != "other",
+                          own=statement.subject_kind == "speaker",
                           weight=HEDGED_WEIGHT if statement.hedged else 1.0,
                           refers_to=_time_named(statement.sentence, episode.occurred_at))
         )  # fmt: skip

@@ -109,15 +109,26 @@ def is_functional(predicate: str) -> bool:
     return predicate in FUNCTIONAL or predicate.startswith(_FUNCTIONAL_PREFIX)
 
 
-def same_thing(first: frozenset[str], second: frozenset[str]) -> bool:
-    """Whether two objects name one thing: the words of one are all among the other's.
+# Words that name a kind, not a narrower thing: "cold brew coffee" is still cold brew.
+_KIND_WORDS = frozenset({
+    "music", "food", "movie", "movies", "film", "films", "show", "shows", "game", "games",
+    "sport", "sports", "drink", "drinks", "book", "books", "series", "genre", "coffee", "tea",
+})  # fmt: skip
 
-    >>> same_thing(frozenset({"jazz"}), frozenset({"jazz", "music"}))
+
+def same_thing(old: frozenset[str], new: frozenset[str]) -> bool:
+    """Whether what a newer statement reverses (`new`) covers an older object (`old`): its
+    words are all among the older's, or what it adds names only the kind. A narrower thing
+    ("I don't like smooth jazz") leaves the liking of the whole ("jazz") standing.
+
+    >>> same_thing(frozenset({"jazz", "music"}), frozenset({"jazz"}))
     True
+    >>> same_thing(frozenset({"jazz"}), frozenset({"smooth", "jazz"})), same_thing(frozenset({"jazz"}), frozenset({"jazz", "music"}))
+    (False, True)
     >>> same_thing(frozenset({"jazz"}), frozenset({"rock", "music"})), same_thing(frozenset(), frozenset({"jazz"}))
     (False, False)
     """
-    return bool(first and second) and (first <= second or second <= first)
+    return bool(old and new) and (new <= old or (old < new and new - old <= _KIND_WORDS))
 
 
 def _reversed_by(old: ActiveFact, new: CandidateFact, words: frozenset[str]) -> bool:
@@ -262,7 +273,10 @@ def reconcile(
         for key, old in list(by_key.items()):
             newer = latest.at >= old.valid_from
             replaced = newer and _replaced_by(old, latest)
-            reversed_ = newer and new_strength >= old.confidence and _reversed_by(old, latest, words)
+            # A person's own plain word that it has changed ends it, however often the old
+            # value was said; another's word, a hedged one or one about a thing must outweigh it.
+            plain = any(f.own and f.weight >= 1.0 for f in facts)
+            reversed_ = newer and (plain or new_strength >= old.confidence) and _reversed_by(old, latest, words)
             if replaced or reversed_:
                 plan.closes.append(FactClose(old=old.id, new=new_id, at=latest.at))
                 del by_key[key]

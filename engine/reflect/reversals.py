@@ -37,6 +37,13 @@ _GONE = re.compile(
     r"\s+(?P<object>[a-z][\w' -]*?)(?:\s+any\s?more)?\s*(?:[,.;!]|$)",
     re.IGNORECASE,
 )
+# "I don't drink coffee anymore", "I no longer play tennis": a habit quit.
+_STOPPED = re.compile(
+    r"\bI\s+(?:(?P<longer>no\s+longer)|(?:don't|don’t|do\s+not))\s+(?:really\s+)?"
+    r"(?:drink|eat|play|watch|smoke|do|go)\s+(?P<object>[a-z][\w' -]*?)"
+    r"(?P<anymore>\s+any\s?more)?\s*(?:[,.;!]|$)",
+    re.IGNORECASE,
+)
 _NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her"})
 _MOST_WORDS = 4
 
@@ -57,13 +64,17 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     (('quit', False, 'coffee', 10), ('quit', False, 'meat', 20))
     >>> reversal("I'm over country music, it all sounds the same."), reversal("I can't handle spicy food anymore.")
     (('likes', True, 'country music', 9), ('likes', True, 'spicy food', 15))
+    >>> reversal("I switched to green tea, I don't drink coffee anymore."), reversal("I don't drink coffee.")
+    (('quit', False, 'coffee', 39), None)
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
     (True, True)
     """
     found = _REVERSAL.search(text)
     if found is not None and (found["longer"] or found["anymore"]):
         predicate, negated = _VERBS[found["verb"].lower()], True
-    elif (found := _ENDED.search(text)) is not None:
+    elif (found := _ENDED.search(text)) is not None or (
+        (found := _STOPPED.search(text)) is not None and (found["longer"] or found["anymore"])
+    ):
         predicate, negated = "quit", False
     elif (found := _GONE.search(text)) is not None:
         predicate, negated = "likes", True

@@ -380,6 +380,17 @@ def _stopped(verb: Any, content: Any) -> bool:
     return False
 
 
+def _role_at(verb: Any, link: str | None, place: Any) -> bool:
+    """"I'm a product manager at Shopify", "I'm a teacher now, at Westside Elementary": a
+    role at a name is where one works, unless the role is a student's, a fan's (`NOT_EMPLOYED`)."""
+    if verb.lemma_ != "be" or place.pos_ != "PROPN" or not link:
+        return False
+    role, _, preposition = link.rpartition("_")
+    if not role:  # the parser hung "at" on the verb: the role is its attribute
+        role = next((c.lemma_ for c in verb.children if c.dep_ == "attr" and c.pos_ == "NOUN"), "")
+    return preposition in ("at", "for") and "_" not in role and bool(role) and role not in NOT_EMPLOYED
+
+
 def _going(verb: Any, content: Any) -> bool:
     """"I'm going to visit my grandma": a plan."""
     return bool(verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i)
@@ -536,7 +547,9 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             passive=content.text.lower() if passive else None,
             future=future,
         )
-        if predicate is None or readable_predicate(content.lemma_, preposition) is None:
+        if _role_at(content, preposition, obj):
+            predicate = "works_at"  # "I'm a product manager at Shopify": the role is its own statement
+        elif predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
         # "lost my job at the company": the parser hangs "at" on the job or on the verb
         employer = obj.dep_ == "pobj" and any(t.lemma_.lower() in JOBS for t in (obj.head.head, *obj.head.head.children))
@@ -544,9 +557,6 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             if content.lemma_ == "leave":
                 continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy"
             predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
-        if content.lemma_ == "be" and (preposition or "").count("_") == 1 and obj.pos_ == "PROPN" and (
-            preposition or "").endswith(("_at", "_for")) and (preposition or "").split("_")[0] not in NOT_EMPLOYED:
-            predicate = "works_at"  # "I'm a product manager at Shopify": the role is read from the same attribute
         if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
             predicate = "work_with"  # "I work with awesome mechanics": people, not tools
         second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is") and predicate != "works_at"

@@ -188,7 +188,7 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
 
 def _place(after: str) -> re.Match[str] | None:
     """"在X工作": a place and a verb of its own, not "在考虑" (the place would start with a
-    verb) nor "站立式办公桌" (the verb would be part of a word)."""
+    verb), "站立式办公桌" (the verb would be part of a word) nor "在X工作的朋友" (another's)."""
     cuts = _cuts(after)
     at, words = 0, {}
     for word, flag in cuts:
@@ -198,8 +198,8 @@ def _place(after: str) -> re.Match[str] | None:
         word = words.get(place.start("verb"), ("", ""))[0]
         first = words.get(place.start("place"), ("", "v"))
         whole = place["verb"].startswith(word) or (word.startswith(place["verb"]) and len(word) <= len(place["verb"]) + 1)
-        if word and whole and first[1] != "v":
-            return place
+        if word and whole and first[1] != "v" and not after[place.end() :].startswith("的"):
+            return place  # not "一个在阿里工作的朋友": where the friend works
     return None
 
 
