@@ -83,6 +83,8 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I love jazz music.", "I don't like jazz anymore.", ("likes", "jazz music")),
         ("I really enjoy horror movies.", "I can't stand horror movies anymore.", ("likes", "horror movies")),
         ("I'm working at Stripe as a designer.", "I left Stripe last month.", ("works_at", "Stripe")),
+        # a "no longer" set apart by a comma is said of Meta, not of the joining
+        ("I've been working at Meta since January.", "No longer at Meta, I joined OpenAI.", ("works_at", "Meta")),
         # The small parser reads "like" as a preposition here, and "brew" as a verb below.
         ("I like running in the morning.", "I no longer like running.", ("likes", "running")),
         ("I like cold brew.", "Actually I don't like cold brew anymore, it is too bitter.", ("likes", "cold brew")),

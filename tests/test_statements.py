@@ -122,6 +122,8 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I accepted an offer from Airbnb and started there on Monday.", [("speaker", "works_at", "airbnb", False)]),
         ("I'm a product manager at Shopify.",
          [("speaker", "is", "product manager", False), ("speaker", "works_at", "shopify", False)]),
+        ("No longer at Meta, I joined OpenAI.",
+         [("speaker", "join", "openai", False), ("speaker", "left", "meta", False)]),
         ("I'm a student at MIT.", [("speaker", "student_at", "mit", False)]),  # not works_at
         ("We're settled in Vancouver now.", [("speaker", "lives_in", "vancouver", False)]),
         ("I'm over country music, it all sounds the same.", [("speaker", "likes", "country music", True)]),

@@ -44,6 +44,12 @@ _STOPPED = re.compile(
     r"(?P<anymore>\s+any\s?more)?\s*(?:[,.;!]|$)",
     re.IGNORECASE,
 )
+# "No longer at Meta, I joined OpenAI", "I'm not at Google anymore": a workplace left.
+_NO_LONGER_AT = re.compile(
+    r"(?:\b[Nn]o\s+longer\s+(?:at|with|working\s+(?:at|for))\s+(?P<object>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
+    r"|\bI(?:'m|’m|\s+am)\s+not\s+(?:at|with|working\s+(?:at|for))\s+(?P<anymore>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
+    r"\s+any\s?more)"  # a name: "no longer at the gym" is no workplace
+)
 _NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her"})
 _MOST_WORDS = 4
 
@@ -66,6 +72,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     (('likes', True, 'country music', 9), ('likes', True, 'spicy food', 15))
     >>> reversal("I switched to green tea, I don't drink coffee anymore."), reversal("I don't drink coffee.")
     (('quit', False, 'coffee', 39), None)
+    >>> reversal("No longer at Meta, I joined OpenAI."), reversal("I'm not at Google anymore.")
+    (('left', False, 'Meta', 13), ('left', False, 'Google', 11))
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
     (True, True)
     """
@@ -78,6 +86,9 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
         predicate, negated = "quit", False
     elif (found := _GONE.search(text)) is not None:
         predicate, negated = "likes", True
+    elif (left := _NO_LONGER_AT.search(text)) is not None:
+        name = left["object"] or left["anymore"]
+        return "left", False, name, left.start("object") if left["object"] else left.start("anymore")
     else:
         return None
     words = found["object"].split()

@@ -337,10 +337,12 @@ def _said_of_other(verb: Any, predicate: str) -> bool:
 
 
 def _negated(verb: Any) -> bool:
-    """"not", "n't", "never", "no longer"."""
+    """"not", "n't", "never", "no longer"; not a "no longer" set apart by a comma ("No longer
+    at Meta, I joined OpenAI": that is said of Meta)."""
     return any(
         c.dep_ == "neg" or c.lower_ == "never"
-        or (c.lower_ == "longer" and any(g.lower_ == "no" for g in c.children))
+        or (c.lower_ == "longer" and any(g.lower_ == "no" for g in c.children)
+            and not any(t.is_punct for t in verb.doc[min(c.i, verb.i) : max(c.i, verb.i)]))
         for c in verb.children
     )  # fmt: skip
 
