@@ -63,6 +63,15 @@ def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
         ("I've lived in Toronto my whole life.", "We finally made the move, we're settled in Vancouver now.",
          "lives_in", "Toronto", "Vancouver"),
         ("我在小米当工程师。", "我已经去华为上班了。", "works_at", "小米", "华为"),
+        ("I'm a data scientist at Spotify.",
+         "I'm joining Netflix as a senior data scientist next month, already handed in my notice at Spotify.",
+         "works_at", "Spotify", "Netflix"),
+        ("My employer is Accenture.", "I switched to a new company, I'm at Deloitte now.", "works_at", "Accenture",
+         "Deloitte"),
+        ("My favourite author is Murakami.", "Sally Rooney has replaced Murakami as my favourite author.",
+         "favorite_author", "Murakami", "Sally Rooney"),
+        ("我目前在百度做算法工程师。", "我已经从百度跳到了阿里，做推荐系统。", "works_at", "百度", "阿里"),
+        ("我家在厦门。", "我现在住在福州了。", "lives_in", "厦门", "福州"),
     ],
 )  # fmt: skip
 def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
@@ -83,6 +92,8 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I love jazz music.", "I don't like jazz anymore.", ("likes", "jazz music")),
         ("I really enjoy horror movies.", "I can't stand horror movies anymore.", ("likes", "horror movies")),
         ("I'm working at Stripe as a designer.", "I left Stripe last month.", ("works_at", "Stripe")),
+        ("I run the marketing team at Canva.", "I got laid off from Canva, but I found a role at Atlassian quickly.",
+         ("works_at", "Canva")),
         # a "no longer" set apart by a comma is said of Meta, not of the joining
         ("I've been working at Meta since January.", "No longer at Meta, I joined OpenAI.", ("works_at", "Meta")),
         # The small parser reads "like" as a preposition here, and "brew" as a verb below.
@@ -99,6 +110,10 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
          ("likes", "country music")),
         ("我特别喜欢打篮球。", "膝盖受伤以后我就不打篮球了。", ("likes", "打篮球")),
         ("我很爱吃甜食。", "我现在对甜食没兴趣了。", ("likes", "甜食")),
+        # what "them" and a verb alone refer to: the thing the sentence opened with
+        ("I adore horror movies.", "Horror movies give me nightmares now, I can't watch them anymore.",
+         ("likes", "horror movies")),
+        ("我很喜欢看恐怖片。", "现在看恐怖片会做噩梦，我已经不看了。", ("likes", "恐怖片")),
         ("I drink coffee every morning, I love it.",
          "I switched from coffee to green tea, I don't drink coffee anymore.", ("drink", "coffee")),
     ],
@@ -123,6 +138,8 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("我住在广州。", "我爸妈搬到了海南。"),
         ("I'm a product manager at Shopify.", "My husband just got a job at Airbnb."),
         ("I love jazz.", "I don't like smooth jazz though."),  # a narrower thing: jazz stands
+        ("I'm a data scientist at Spotify.", "I interviewed at Netflix but I'm staying at Spotify."),
+        ("我在美团上班。", "我去京东面试了，但还是留在美团。"),
         ("我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。"),  # the friend's workplace
         ("我在武汉住了十年。", "我们去长沙玩了一个星期。"),
     ],

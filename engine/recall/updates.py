@@ -23,7 +23,8 @@ _CHANGE = re.compile(
     r"|reset|raised|lowered|cut|increased|reduced)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|from)\b"
     r"|\bno longer\b|\binstead\b|\bnot\s+\w+\s+any\s?more\b|\b(?:cancel(?:l)?ed|called off)\b"
     r"|\bis now\b|\bnow (?:set|scheduled|planned|on|at|in)\b"
-    r"|改到|改成|改为|改在|推迟|延期|提前到|换成|换到|不再|取消了|调整为|变成了",
+    r"|\b(?:rebooked|rescheduled)\b"
+    r"|改到|改成|改为|改在|改签|改期|推迟|推到|挪到|顺延|延后|延期|提前到|提前至|换成|换到|不再|取消了|调整为|变成了",
     re.IGNORECASE,
 )
 _MIN_SHARED_WORDS = 2  # two topic words in common ("launch", "Rotterdam"), or one entity
@@ -34,8 +35,8 @@ def states_a_change(text: str) -> bool:
 
     >>> states_a_change("Actually, the launch moved to November 27"), states_a_change("发布会推迟到下周")
     (True, True)
-    >>> states_a_change("The launch is set for November 20")
-    False
+    >>> states_a_change("The launch is set for November 20"), states_a_change("航空公司把我的航班改签到了3月16日")
+    (False, True)
     """
     return _CHANGE.search(text) is not None
 

@@ -1,5 +1,6 @@
 """A speaker's reversal of a taste read from its wording: "I no longer like running", "I don't
-like cold brew anymore", "I'm over country music", "I gave up coffee". spaCy's small model misparses just these sentences ("like" read as a
+like cold brew anymore", "I'm over country music", "I gave up coffee", "horror movies give me
+nightmares now, I can't watch them anymore". spaCy's small model misparses just these sentences ("like" read as a
 preposition after "no longer", "brew" as a verb), and a reversal read wrongly leaves the old
 taste active, so the wording is read directly. Pure over a parsed sentence.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import Statement
 
 __all__ = ["reversal", "reversals"]
@@ -97,10 +99,38 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     return predicate, negated, " ".join(words), found.start("object")
 
 
+# "Horror movies give me nightmares now, I can't watch them anymore": "them" is the thing the
+# sentence opened with.
+_OF_IT = re.compile(
+    r"\bI\s+(?:can't|can’t|cannot|don't|don’t|do\s+not|no\s+longer)\s+(?:really\s+)?[a-z]+\s+(?:them|it)"
+    r"\s+any\s?more\b",
+    re.IGNORECASE,
+)
+
+
+def _referred(sentence: Any) -> Statement | None:
+    """The taste ended of the thing an earlier clause of the sentence is about."""
+    said = _OF_IT.search(sentence.text)
+    if said is None:
+        return None
+    before = sentence.start_char + said.start()
+    thing = next((t for t in sentence if t.idx < before and t.dep_ == "nsubj" and t.pos_ in ("NOUN", "PROPN")), None)
+    if thing is None:
+        return None
+    text, key = phrase(thing)
+    if thing.pos_ != "PROPN" and text[:1].isupper():
+        text = text[:1].lower() + text[1:]  # "Horror movies give me ...": capitalised as the sentence's first word
+    return Statement(subject_kind="speaker", subject="I", predicate="likes", object=text, object_key=key,
+                     negated=True, sentence=sentence.text.strip())  # fmt: skip
+
+
 def reversals(sentence: Any, found: list[Statement]) -> list[Statement]:
     """The reversal the wording states, unless the parse already read it so."""
     read = reversal(sentence.text)
-    if read is None or any(s.negated == read[1] and s.predicate == read[0] for s in found):
+    if read is None:
+        referred = _referred(sentence)
+        return [referred] if referred is not None else []
+    if any(s.negated == read[1] and s.predicate == read[0] for s in found):
         return []
     predicate, negated, text, start = read
     tokens = [t for t in sentence if t.idx >= sentence.start_char + start][: len(text.split())]

@@ -1,5 +1,5 @@
 """Statements of what the speaker likes, has or values, read from forms other than a verb
-with its object: "Painting landscapes is my favorite", "my kids loved it", "dogs bring me so
+with its object: "Painting landscapes is my favorite", "X has replaced Y as my favourite author", "my kids loved it", "dogs bring me so
 much joy", "your kind words mean a lot". Pure over a parsed sentence.
 """
 
@@ -68,6 +68,12 @@ def _favourites(sentence: Any) -> list[Statement]:
                      if _my_favourite(s)]  # fmt: skip
         found += [_of_speaker(_favourite_of(favourite[0]), thing, sentence)
                   for thing in named if favourite and is_thing(thing)]  # fmt: skip
+    for verb in sentence:  # "Sally Rooney has replaced Murakami as my favourite author"
+        if verb.lemma_ == "replace":
+            roles = [o for p in verb.children if p.dep_ == "prep" and p.lower_ == "as" for o in p.children]
+            mine = [o for o in roles if _my_favourite(o)]
+            found += [_of_speaker(_favourite_of(mine[0]), s, sentence) for s in verb.children
+                      if mine and s.dep_ == "nsubj" and is_thing(s)]  # fmt: skip
     return found
 
 

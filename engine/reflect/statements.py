@@ -7,7 +7,8 @@ else ("it", "they", "my sister") is dropped. Questions, conditionals and reporte
 nothing; hedged statements ("maybe", "I think", "might") are kept and marked. Predicates are
 lemmas mapped onto `engine.reflect.vocabulary` where one fits. Noun phrases are read by
 `engine.reflect.phrases`; what the speaker likes, has or values without a verb saying so ("X is
-my favorite", "your support means a lot") by `engine.reflect.stances`; a taste that has ended
+my favorite", "your support means a lot") by `engine.reflect.stances`; where they work ("my
+employer is X") by `engine.reflect.workplaces`; a taste that has ended
 ("I no longer like running") by `engine.reflect.reversals`.
 """
 
@@ -66,6 +67,7 @@ from engine.reflect.statement_cues import (
     WISH,
 )
 from engine.reflect.vocabulary import JOBS, Statement, readable_predicate
+from engine.reflect.workplaces import workplaces
 
 __all__ = ["english_statements"]
 
@@ -423,7 +425,7 @@ def english_statements(doc: Any) -> list[Statement]:
     for sentence in doc.sents:
         if _is_question(sentence):
             continue
-        said = stances(sentence)
+        said = stances(sentence) + workplaces(sentence)
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not misread_name(verb):
                 said += _said_with(verb, sentence, quoted)

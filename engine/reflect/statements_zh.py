@@ -31,7 +31,9 @@ from engine.reflect.zh_cues import (
     FAVOURITE,
     FAVOURITE_AFTER,
     HEDGE,
+    HOME,
     JOB_CHANGE,
+    JUMP,
     KIN,
     LEAD_WORDS,
     LOST_INTEREST,
@@ -46,6 +48,7 @@ from engine.reflect.zh_cues import (
     PRONOUNS,
     QUESTION,
     ROLE,
+    STOPPED_IT,
     SUBJECT,
     TRAINING,
     VERB,
@@ -169,6 +172,9 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     for pattern, predicate in ((FAN, "likes"), (ALLERGY, "allergic_to"), (TRAINING, "train_for")):
         if found := pattern.search(after):
             return [_statement(kind, who, predicate, o, whole) for o in _objects(found["object"], control=False)]
+    if jump := JUMP.search(after):
+        return [*(_statement(kind, who, "works_at", o, whole) for o in _objects(jump["new"], control=False)),
+                *(_statement(kind, who, "left", o, whole) for o in _objects(jump["old"], control=False))]
     if ended := ENDED.match(after):
         return [_statement(kind, who, "quit", o, whole)
                 for o in _objects(ended["object"] or ended["stopped"], control=False)]  # fmt: skip
@@ -241,6 +247,8 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
     if after_favourite := FAVOURITE_AFTER.search(clause):  # "《火星救援》是我最喜欢的书"
         return [_statement("speaker", "我", f"favorite_{after_favourite['kind']}", o, whole)
                 for o in _objects(after_favourite["object"], control=True)], ("speaker", "我")  # fmt: skip
+    if home := HOME.match(clause):
+        return [_statement("speaker", "我", "lives_in", o, whole) for o in _objects(home["place"], control=False)], None
     if kin := KIN.match(clause):
         # "我的孩子们都喜欢游泳": the speaker has children; what the children do is theirs
         return [_statement("speaker", "我", "has", kin["kin"], whole)], None
@@ -256,6 +264,16 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
     return (structured if structured is not None else _verbs(who[0], who[1], after, whole)), who
 
 
+def _stopped_before(clause: str, sentence: str, who: tuple[str, str] | None) -> list[Statement]:
+    """"我已经不看了" after "现在看恐怖片会做噩梦": the habit quit is what the sentence did
+    with that verb before."""
+    stopped = STOPPED_IT.search(clause)
+    if stopped is None or who is None:
+        return []
+    earlier = re.search(stopped["verb"] + r"(?P<object>[^，。了的会就都也]{2,8})", sentence[: sentence.find(clause)])
+    return [_statement(who[0], who[1], "quit", o, sentence) for o in _objects(earlier["object"], control=False)] if earlier else []
+
+
 def chinese_statements(text: str) -> list[Statement]:
     """The statements of each sentence and clause of a Chinese text.
 
@@ -265,6 +283,8 @@ def chinese_statements(text: str) -> list[Statement]:
     [('lives_in', '上海'), ('likes', '喜剧'), ('likes', '爱情片')]
     >>> [(s.predicate, s.object, s.negated) for s in chinese_statements("我换工作了，去了拼多多。我已经戒了咖啡")]
     [('works_at', '拼多多', False), ('quit', '咖啡', False)]
+    >>> [(s.predicate, s.object) for s in chinese_statements("我已经从百度跳到了阿里。我家在厦门。看恐怖片会做噩梦，我已经不看了")]
+    [('works_at', '阿里'), ('left', '百度'), ('lives_in', '厦门'), ('quit', '恐怖片')]
     >>> chinese_statements("你喜欢爵士乐吗？") + chinese_statements("如果我有钱，我会买房") + chinese_statements("我们可以一起练德语")
     []
     """
@@ -276,7 +296,7 @@ def chinese_statements(text: str) -> list[Statement]:
         said: list[Statement] = []
         for clause in re.split(r"[，,；;]", sentence):
             statements, carried = _clause(clause.strip("。！!.…~～ "), sentence, carried)
-            said += statements
+            said += statements or _stopped_before(clause.strip("。！!.…~～ "), sentence, carried)
         if JOB_CHANGE.search(sentence):
             said = [s.model_copy(update={"predicate": "works_at"}) if s.predicate in ("attended", "go_to", "join")
                     and not s.negated else s for s in said]  # fmt: skip

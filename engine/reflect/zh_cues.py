@@ -8,8 +8,9 @@ import re
 
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "ENDED", "FAN", "FAVOURITE",
-    "FAVOURITE_AFTER", "HEDGE", "JOB_CHANGE", "KIN", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
-    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "SUBJECT", "TRAINING", "VERB",
+    "FAVOURITE_AFTER", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
+    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "TRAINING",
+    "VERB",
 ]  # fmt: skip
 
 # verbs -> predicate, in the English predicates' names so both languages share facts
@@ -94,6 +95,12 @@ ENDED = re.compile(
     r"^(?:[^，。]{0,4}?)(?:(?:不再|戒掉了|戒掉|戒了|戒)(?!喜欢|爱)(?:喝|吃|看|玩|听|抽|打|踢|碰)?(?P<object>[^，。！？]+)"
     r"|不(?:喝|吃|玩|抽|打|踢|弹)(?P<stopped>[^，。！？]+?)了)$"  # "我就不打篮球了": no more
 )
+# "我已经从百度跳到了阿里": a job changed, from one employer to the next.
+JUMP = re.compile(r"从(?P<old>[^，。]{1,10}?)(?:跳槽|跳)(?:到了|到|去了|去)(?P<new>[^，。]{1,10})")
+# "我家在厦门", "我家住在北京": home.
+HOME = re.compile(r"^[^，。]{0,4}?我(?:的)?家(?:住)?在(?P<place>[^，。]{1,10})$")
+# "现在看恐怖片会做噩梦，我已经不看了": the habit the sentence names before, stopped.
+STOPPED_IT = re.compile(r"不(?P<verb>看|吃|喝|玩|抽|打|踢|弹|听)了$")
 # "我现在对甜食没兴趣了": a liking gone.
 LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉)")
 # "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.

@@ -1,0 +1,93 @@
+"""Where the speaker works, said without "I work at": "My employer is Accenture", "I'm at
+Deloitte now" (of a job), "I'm joining Netflix as a data scientist", "I run the marketing
+team at Canva"; and a workplace left: "I handed in my notice at Spotify", "I resigned from
+Google", "I got laid off from Canva". Pure over a parsed sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.reflect.phrases import phrase
+from engine.reflect.vocabulary import Statement
+
+__all__ = ["workplaces"]
+
+# Words that make "I'm at Deloitte now" a job, not a visit.
+_JOB_WORDS = frozenset({"job", "company", "employer", "firm", "role", "position", "hired", "offer", "switched"})
+_EMPLOYER = frozenset({"employer", "workplace"})
+_LEADS = frozenset({"run", "lead", "manage", "head"})
+_TEAMS = frozenset({"team", "department", "group", "division", "unit", "office", "lab"})
+# verb (or passive participle) and preposition that leave a workplace
+_LEAVES = {("resign", "from"), ("laid", "from"), ("fire", "from"), ("let", "from")}
+
+
+def workplaces(sentence: Any) -> list[Statement]:
+    """The speaker's workplaces (`works_at`) and the ones left (`left`) in a sentence.
+
+    >>> from engine.nlp import parse_english
+    >>> def read(text):
+    ...     return [(s.predicate, s.object) for s in workplaces(next(parse_english([text])[0].sents))]
+    >>> read("My employer is Accenture."), read("I switched to a new company, I'm at Deloitte now.")
+    ([('works_at', 'Accenture')], [('works_at', 'Deloitte')])
+    >>> read("I'm joining Netflix as a data scientist."), read("I run the marketing team at Canva.")
+    ([('works_at', 'Netflix')], [('works_at', 'Canva')])
+    >>> read("I handed in my notice at Spotify."), read("I got laid off from Canva.")
+    ([('left', 'Spotify')], [('left', 'Canva')])
+    >>> read("I'm at Starbucks now."), read("My brother's employer is Accenture.")
+    ([], [])
+    """
+    words = {t.lower_ for t in sentence}
+    found = []
+    for token in sentence:
+        if token.pos_ != "PROPN" or token.dep_ not in ("attr", "nsubj", "dobj", "pobj"):
+            continue
+        head = token.head if token.dep_ != "pobj" else token.head.head
+        link = token.head.lower_ if token.dep_ == "pobj" else None
+        if not _speaker_is_subject(head):
+            continue
+        if _works_at(token, head, link, words):
+            found.append(_statement("works_at", token, sentence))
+        elif _leaves(head, link):
+            found.append(_statement("left", token, sentence))
+    return found
+
+
+def _works_at(name: Any, head: Any, link: str | None, words: set[str]) -> bool:
+    if head.lemma_ == "be" and name.dep_ in ("attr", "nsubj"):
+        # "My employer is Accenture", "Accenture is my employer"
+        other = [c for c in head.children if c.dep_ in ("attr", "nsubj") and c.i != name.i]
+        return any(c.lemma_ in _EMPLOYER and _mine(c) for c in other)
+    if head.lemma_ == "be" and link == "at":
+        return any(c.lower_ == "now" for c in head.children) and bool(words & _JOB_WORDS)
+    if head.lemma_ == "join" and name.dep_ == "dobj":
+        return any(c.dep_ == "prep" and c.lower_ == "as" for c in head.children)  # a role there
+    if head.lemma_ in _LEADS and link == "at":
+        return any(c.dep_ == "dobj" and c.lemma_ in _TEAMS for c in head.children)
+    return False
+
+
+def _leaves(head: Any, link: str | None) -> bool:
+    if link == "at" and any(c.dep_ == "dobj" and c.lemma_ == "notice" for c in head.children):
+        return True  # "handed in my notice at Spotify"
+    return (head.lemma_, link) in _LEAVES or (head.lower_, link) in _LEAVES
+
+
+def _mine(noun: Any) -> bool:
+    return any(c.dep_ == "poss" and c.lower_ == "my" for c in noun.children)
+
+
+def _speaker_is_subject(verb: Any) -> bool:
+    """"I ..." or a clause whose subject is "my employer"; another's ("my brother's") not."""
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if not subjects and verb.dep_ in ("conj", "advcl", "dep") and verb.head.i != verb.i:
+        return _speaker_is_subject(verb.head)  # "I'm joining Netflix ..., already handed in my notice"
+    return any(s.lower_ == "i" or (s.lemma_ in _EMPLOYER and _mine(s)) for s in subjects) or (
+        not subjects and verb.dep_ == "ROOT" and verb.tag_ == "VBD"  # "Handed in my notice at X"
+    )
+
+
+def _statement(predicate: str, name: Any, sentence: Any) -> Statement:
+    text, key = phrase(name)
+    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text, object_key=key,
+                     sentence=sentence.text.strip())  # fmt: skip
