@@ -124,6 +124,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
          [("speaker", "is", "product manager", False), ("speaker", "works_at", "shopify", False)]),
         ("No longer at Meta, I joined OpenAI.",
          [("speaker", "join", "openai", False), ("speaker", "left", "meta", False)]),
+        ("I now work at Microsoft in Reykjavik.", [("speaker", "works_at", "microsoft", False)]),  # not the city
         ("I'm a student at MIT.", [("speaker", "student_at", "mit", False)]),  # not works_at
         ("We're settled in Vancouver now.", [("speaker", "lives_in", "vancouver", False)]),
         ("I'm over country music, it all sounds the same.", [("speaker", "likes", "country music", True)]),

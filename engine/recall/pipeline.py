@@ -191,7 +191,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     if gathering:
         ranked = spread_by_session(ranked, settings.session_repeat_factor)
     shown = _diverse(ranked, context.vectors, request.top_k, settings) if diverse else ranked[: request.top_k]
-    if reach > request.top_k:
+    if reach > request.top_k and not diverse:  # MMR's choice of cards stands
         kept = {c.episode.id for _, c, _ in shown}
         shown += [r for r in ranked[:reach] if r[1].episode.id not in kept and states_a_change(r[1].episode.content)]
     return shown, episodes

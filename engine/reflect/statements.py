@@ -551,7 +551,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             passive=content.text.lower() if passive else None,
             future=future,
         )
-        if _role_at(content, preposition, obj):
+        role_at = _role_at(content, preposition, obj)
+        if role_at:
             predicate = "works_at"  # "I'm a product manager at Shopify": the role is its own statement
         elif predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
@@ -563,7 +564,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
         if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
             predicate = "work_with"  # "I work with awesome mechanics": people, not tools
-        second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is") and predicate != "works_at"
+        second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is") and not role_at
         if second and not _where(preposition, obj, bool(control) or predicate == first):
             continue
         if content.lemma_ in CHANGES and key in ("house", "home"):
