@@ -54,6 +54,13 @@ def test_one_card_asked_for_is_the_update_not_the_value_it_replaced(memory: Memo
     assert "February 12" in card.content  # the case the setting is for
 
 
+def test_a_change_of_another_persons_thing_is_not_an_update() -> None:
+    mine = _card("a", "I fly to Paris on May 3", 0.9, 1, [])
+    for theirs in ("My sister's flight to Paris got changed to May 5", "我妹妹去巴黎的航班改到了5月5日"):
+        sister = _card("b", theirs, 0.5, 30, [])
+        assert mark_updates([mine, sister]) == [mine, sister]
+
+
 def test_a_newer_card_that_states_no_change_is_not_an_update() -> None:
     old = _card("a", "The launch is set for November 20 in Rotterdam", 0.9, 1, ["Rotterdam"])
     new = _card("b", "The Rotterdam venue has 300 seats", 0.5, 30, ["Rotterdam"])

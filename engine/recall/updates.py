@@ -44,7 +44,18 @@ def states_a_change(text: str) -> bool:
 _CHANGES: EpisodeMemo[bool] = EpisodeMemo(states_a_change)  # once per episode
 
 
+# Someone else's thing: "my sister's flight got changed" updates her flight, not the speaker's.
+_ANOTHERS = re.compile(
+    r"\b(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|wife|husband|son|daughter|friend|boss"
+    r"|colleague|partner|parents|kid|kids|neighbou?r|roommate)(?:'s|’s|s')"
+    r"|我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老婆|老公|妻子|丈夫|儿子|女儿|朋友|同事|老板|父母|孩子|室友)的?",
+    re.IGNORECASE,
+)
+
+
 def _same_topic(newer: MemoryCard, older: MemoryCard) -> bool:
+    if bool(_ANOTHERS.search(newer.content)) != bool(_ANOTHERS.search(older.content)):
+        return False  # one is about another person's
     if {e.casefold() for e in newer.entities} & {e.casefold() for e in older.entities}:
         return True
     return len(set(tokenize(newer.content)) & set(tokenize(older.content))) >= _MIN_SHARED_WORDS

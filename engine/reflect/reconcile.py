@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.reflect.derive import CandidateFact
-from engine.text import canonical_name, has_cjk
+from engine.text import canonical_name, has_cjk, tokenize
 
 __all__ = [
     "FUNCTIONAL", "STATES", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "another_event",
@@ -110,10 +110,9 @@ def is_functional(predicate: str) -> bool:
 
 
 # Words that name a kind, not a narrower thing: "cold brew coffee" is still cold brew.
-_KIND_WORDS = frozenset({
-    "music", "food", "movie", "movies", "film", "films", "show", "shows", "game", "games",
-    "sport", "sports", "drink", "drinks", "book", "books", "series", "genre", "coffee", "tea",
-})  # fmt: skip
+_KIND_WORDS = frozenset(tokenize(
+    "music food movies films shows games sports drinks books series genre coffee tea"
+))
 
 
 def same_thing(old: frozenset[str], new: frozenset[str]) -> bool:
@@ -193,15 +192,15 @@ def object_words(name: str) -> frozenset[str]:
     """The words an object is matched by, in a reversal (`same_thing`). A Chinese phrase
     ends in its head ("喝咖啡" is coffee drunk): its endings of two characters or more.
 
-    >>> sorted(object_words("Cold Brew")), sorted(object_words("喝咖啡"))
-    (['brew', 'cold'], ['咖啡', '喝咖啡'])
+    >>> sorted(object_words("Cold Brew")), sorted(object_words("swimming")), sorted(object_words("喝咖啡"))
+    (['brew', 'cold'], ['swim'], ['咖啡', '喝咖啡'])
     >>> same_thing(object_words("喝咖啡"), object_words("咖啡")), same_thing(object_words("咖啡馆"), object_words("咖啡"))
     (True, False)
     """
     canonical = canonical_name(name)
     if has_cjk(canonical) and " " not in canonical:
         return frozenset(canonical[start:] for start in range(len(canonical) - 1)) or frozenset({canonical})
-    return frozenset(canonical.split())
+    return frozenset(tokenize(canonical)) or frozenset(canonical.split())  # stems: "swimming" is "swim"
 
 
 def strength(support: int, age_days: float, *, scale: float, half_life: float, floor: float) -> float:

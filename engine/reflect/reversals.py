@@ -29,14 +29,16 @@ _REVERSAL = re.compile(
 _ENDED = re.compile(
     r"\bI(?:'ve|’ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+|completely\s+)?"
     r"(?:gave\s+up|given\s+up|quit|stopped|cut\s+out)\s+(?:on\s+)?"
-    r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)\s*(?:[,.;!]|$)",
+    r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)"
+    r"\s*(?:[,.;!]|$|\s+(?:and|but|so|because|since|for|after)\b)",  # "I gave up golf and took up cycling"
 )
 # "I'm over country music", "my stomach can't handle spicy food anymore": a liking gone.
 _GONE = re.compile(
     r"(?:\bI(?:'m|’m|\s+am)\s+(?:so\s+|totally\s+|completely\s+|kind\s+of\s+|pretty\s+much\s+)?"
     r"(?:over|done\s+with|sick\s+of|tired\s+of|bored\s+(?:of|with))"
-    r"|\bcan(?:'t|’t|not)\s+(?:handle|take|tolerate|stomach)(?=\s.*\bany\s?more\b))"
-    r"\s+(?P<object>[a-z][\w' -]*?)(?:\s+any\s?more)?\s*(?:[,.;!]|$)",
+    r"|\bcan(?:'t|’t|not)\s+(?:handle|take|tolerate|stomach)(?=\s.*\bany\s?more\b)"
+    r"|\bno\s+more(?=\s+[a-z][\w' -]*?\s+for\s+me\b))"  # "so no more cheese for me"
+    r"\s+(?P<object>[a-z][\w' -]*?)(?:\s+any\s?more)?(?:\s+for\s+me)?\s*(?:[,.;!]|$)",
     re.IGNORECASE,
 )
 # "I don't drink coffee anymore", "I no longer play tennis": a habit quit.
@@ -76,6 +78,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     (('quit', False, 'coffee', 39), None)
     >>> reversal("No longer at Meta, I joined OpenAI."), reversal("I'm not at Google anymore.")
     (('left', False, 'Meta', 13), ('left', False, 'Google', 11))
+    >>> reversal("I gave up golf and took up cycling."), reversal("I went vegan, so no more cheese for me.")
+    (('quit', False, 'golf', 10), ('likes', True, 'cheese', 25))
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
     (True, True)
     """

@@ -29,10 +29,15 @@ def stances(sentence: Any) -> list[Statement]:
     )  # fmt: skip
 
 
-def _of_speaker(predicate: str, thing: Any, sentence: Any) -> Statement:
+def _of_speaker(predicate: str, thing: Any, sentence: Any, *, negated: bool = False) -> Statement:
     text, key = phrase(thing)
     return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text,
-                     object_key=key, sentence=sentence.text.strip())  # fmt: skip
+                     object_key=key, negated=negated, sentence=sentence.text.strip())  # fmt: skip
+
+
+def _denied(verb: Any) -> bool:
+    """"Sushi is not my thing anymore", "I'm not a fan": the verb says it is not so."""
+    return any(c.dep_ == "neg" for c in verb.children)
 
 
 def _my_favourite(noun: Any) -> bool:
@@ -61,9 +66,13 @@ def _favourites(sentence: Any) -> list[Statement]:
         named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
         mine = [n for n in named if _my_favourite(n)]
         if subjects and mine and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
-            found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence))
+            found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence, negated=_denied(verb)))
         elif mine and (named_before := _named_before_it(verb, sentence)) is not None:
-            found.append(_of_speaker(_favourite_of(mine[0]), named_before, sentence))
+            found.append(_of_speaker(_favourite_of(mine[0]), named_before, sentence, negated=_denied(verb)))
+        # "I'm not a Taylor Swift fan anymore": a fan of the name before "fan"
+        fans = [c for c in named if c.lemma_ == "fan" and any(s.lower_ == "i" for s in verb.children)]
+        found += [_of_speaker("likes", n, sentence, negated=_denied(verb)) for f in fans for n in f.children
+                  if n.dep_ == "compound" and n.pos_ == "PROPN" and n.head.i == f.i]  # fmt: skip
         favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
                      if _my_favourite(s)]  # fmt: skip
         found += [_of_speaker(_favourite_of(favourite[0]), thing, sentence)
@@ -83,7 +92,10 @@ def _named_before_it(verb: Any, sentence: Any) -> Any | None:
     if not any(c.dep_ == "nsubj" and c.lower_ in ("it", "this") for c in verb.children):
         return None
     names = [t for t in sentence if t.i < verb.i and t.pos_ == "PROPN" and t.dep_ in ("dobj", "pobj")]
-    return names[-1] if names else None
+    # "I've switched to volleyball, it's my favorite sport now": what one changed to
+    changed = [t for t in sentence if t.i < verb.i and t.dep_ == "pobj" and t.head.lower_ == "to"
+               and t.head.head.lemma_ in ("switch", "change", "move") and is_thing(t)]  # fmt: skip
+    return names[-1] if names else changed[-1] if changed else None
 
 
 def _loves(sentence: Any) -> list[Statement]:

@@ -7,8 +7,8 @@ else ("it", "they", "my sister") is dropped. Questions, conditionals and reporte
 nothing; hedged statements ("maybe", "I think", "might") are kept and marked. Predicates are
 lemmas mapped onto `engine.reflect.vocabulary` where one fits. Noun phrases are read by
 `engine.reflect.phrases`; what the speaker likes, has or values without a verb saying so ("X is
-my favorite", "your support means a lot") by `engine.reflect.stances`; where they work ("my
-employer is X") by `engine.reflect.workplaces`; a taste that has ended
+my favorite", "your support means a lot") by `engine.reflect.stances`; where they work and live
+("my employer is X", "home is Y now") by `engine.reflect.places`; a taste that has ended
 ("I no longer like running") by `engine.reflect.reversals`.
 """
 
@@ -26,6 +26,7 @@ from engine.reflect.phrases import (
     what_is_meant,
     with_conjuncts,
 )
+from engine.reflect.places import places
 from engine.reflect.reversals import reversals
 from engine.reflect.stances import stances
 from engine.reflect.statement_cues import (
@@ -67,7 +68,6 @@ from engine.reflect.statement_cues import (
     WISH,
 )
 from engine.reflect.vocabulary import JOBS, Statement, readable_predicate
-from engine.reflect.workplaces import workplaces
 
 __all__ = ["english_statements"]
 
@@ -425,7 +425,7 @@ def english_statements(doc: Any) -> list[Statement]:
     for sentence in doc.sents:
         if _is_question(sentence):
             continue
-        said = stances(sentence) + workplaces(sentence)
+        said = stances(sentence) + places(sentence)
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not misread_name(verb):
                 said += _said_with(verb, sentence, quoted)

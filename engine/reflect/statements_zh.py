@@ -26,6 +26,7 @@ from engine.reflect.zh_cues import (
     CONDITION,
     CONTROL,
     COORDINATION,
+    EMPLOYEE,
     ENDED,
     FAN,
     FAVOURITE,
@@ -50,6 +51,7 @@ from engine.reflect.zh_cues import (
     ROLE,
     STOPPED_IT,
     SUBJECT,
+    TOPIC_STOPPED,
     TRAINING,
     VERB,
 )
@@ -169,9 +171,11 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     if favourite := FAVOURITE.search(after):  # one value per kind (engine/reflect/reconcile.py)
         return [_statement(kind, who, f"favorite_{favourite['kind']}", o, whole)
                 for o in _objects(favourite["object"], control=True)]  # fmt: skip
-    for pattern, predicate in ((FAN, "likes"), (ALLERGY, "allergic_to"), (TRAINING, "train_for")):
+    for pattern, predicate in ((FAN, "likes"), (EMPLOYEE, "works_at"), (ALLERGY, "allergic_to"), (TRAINING, "train_for")):
         if found := pattern.search(after):
-            return [_statement(kind, who, predicate, o, whole) for o in _objects(found["object"], control=False)]
+            negated = _negated(after[: found.start()])  # "我已经不是周杰伦的粉丝了"
+            return [_statement(kind, who, predicate, o, whole, negated=negated)
+                    for o in _objects(found["object"], control=False)]  # fmt: skip
     if jump := JUMP.search(after):
         return [*(_statement(kind, who, "works_at", o, whole) for o in _objects(jump["new"], control=False)),
                 *(_statement(kind, who, "left", o, whole) for o in _objects(jump["old"], control=False))]
@@ -192,6 +196,11 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     return None
 
 
+_WORK = frozenset({"工作", "上班", "任职", "实习"})
+# Verbs that come between 在 and 工作 without being a place: "我在考虑工作的事", "在学习工作"
+_BUSY = frozenset({"考虑", "继续", "开始", "准备", "学习", "坚持", "专心", "拼命", "忙着", "打算", "尝试", "找"})
+
+
 def _place(after: str) -> re.Match[str] | None:
     """"在X工作": a place and a verb of its own, not "在考虑" (the place would start with a
     verb), "站立式办公桌" (the verb would be part of a word) nor "在X工作的朋友" (another's)."""
@@ -204,7 +213,11 @@ def _place(after: str) -> re.Match[str] | None:
         word = words.get(place.start("verb"), ("", ""))[0]
         first = words.get(place.start("place"), ("", "v"))
         whole = place["verb"].startswith(word) or (word.startswith(place["verb"]) and len(word) <= len(place["verb"]) + 1)
-        if word and whole and first[1] != "v" and not after[place.end() :].startswith("的"):
+        # a name jieba tags as a verb ("联想"), one word alone before a verb of work
+        named = first[0] == place["place"] and place["verb"] in _WORK and first[0] not in _BUSY
+        if word and whole and (first[1] != "v" or named) and first[1] not in ("d", "ad") and not after[
+            place.end() :
+        ].startswith("的"):  # not "在努力工作": how, not where
             return place  # not "一个在阿里工作的朋友": where the friend works
     return None
 
@@ -247,6 +260,8 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
     if after_favourite := FAVOURITE_AFTER.search(clause):  # "《火星救援》是我最喜欢的书"
         return [_statement("speaker", "我", f"favorite_{after_favourite['kind']}", o, whole)
                 for o in _objects(after_favourite["object"], control=True)], ("speaker", "我")  # fmt: skip
+    if topic := TOPIC_STOPPED.match(clause):
+        return [_statement("speaker", "我", "quit", o, whole) for o in _objects(topic["object"], control=False)], None
     if home := HOME.match(clause):
         return [_statement("speaker", "我", "lives_in", o, whole) for o in _objects(home["place"], control=False)], None
     if kin := KIN.match(clause):
@@ -285,6 +300,8 @@ def chinese_statements(text: str) -> list[Statement]:
     [('works_at', '拼多多', False), ('quit', '咖啡', False)]
     >>> [(s.predicate, s.object) for s in chinese_statements("我已经从百度跳到了阿里。我家在厦门。看恐怖片会做噩梦，我已经不看了")]
     [('works_at', '阿里'), ('left', '百度'), ('lives_in', '厦门'), ('quit', '恐怖片')]
+    >>> [(s.predicate, s.object, s.negated) for s in chinese_statements("辣条我早就不吃了。我已经不是周杰伦的粉丝了")]
+    [('quit', '辣条', False), ('likes', '周杰伦', True)]
     >>> chinese_statements("你喜欢爵士乐吗？") + chinese_statements("如果我有钱，我会买房") + chinese_statements("我们可以一起练德语")
     []
     """

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "ENDED", "FAN", "FAVOURITE",
+    "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
     "FAVOURITE_AFTER", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
-    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "TRAINING",
+    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "TOPIC_STOPPED", "TRAINING",
     "VERB",
 ]  # fmt: skip
 
@@ -24,7 +24,7 @@ _VERBS: tuple[tuple[str, str], ...] = (
     ("决定", "decided"),
     ("参加了|参加过|参加|参与了|出席了|去了|去过|看了|看过|上过", "attended"),
     ("去", "go_to"),
-    ("住在|生活在|定居在|搬到了|搬到|搬去|搬回|搬进了|搬进", "lives_in"),
+    ("住在|生活在|定居在|搬家到了|搬家到|搬到了|搬到|搬去|搬回|搬进了|搬进", "lives_in"),
     ("跳槽到了|跳槽到|跳槽去了|跳槽去|入职", "works_at"),
     ("加入了|加入", "join"),
     ("离开了|离开|离职了", "left"),
@@ -77,7 +77,9 @@ PLACE_OF = {
     "教": "teach_at",
     "攀岩": "climb_at",
 }
-FAVOURITE = re.compile(r"最喜欢的(?P<kind>[^，。！？,.!?是变成换]{1,6})(?:是|变成了|变成|成了|换成了)(?P<object>.+)")
+FAVOURITE = re.compile(
+    r"(?:最喜欢|最爱)(?:吃|喝|看|听|玩)?的(?P<kind>[^，。！？,.!?是变成换]{1,6})(?:是|变成了|变成|成了|换成了)(?P<object>.+)"
+)
 FAVOURITE_AFTER = re.compile(r"^(?P<object>[^，。！？,.!?]{1,20}?)是我(?:最喜欢|最爱)的(?P<kind>[^，。！？,.!?]{1,6})$")
 FAN = re.compile(r"是(?P<object>[^，。]{1,24}?)的(?:铁杆|忠实|超级|头号)?(?:粉丝|歌迷|影迷|球迷|书迷)")
 ALLERGY = re.compile(r"对(?P<object>[^，。]{1,16}?)过敏")
@@ -101,6 +103,10 @@ JUMP = re.compile(r"从(?P<old>[^，。]{1,10}?)(?:跳槽|跳)(?:到了|到|去�
 HOME = re.compile(r"^[^，。]{0,4}?我(?:的)?家(?:住)?在(?P<place>[^，。]{1,10})$")
 # "现在看恐怖片会做噩梦，我已经不看了": the habit the sentence names before, stopped.
 STOPPED_IT = re.compile(r"不(?P<verb>看|吃|喝|玩|抽|打|踢|弹|听)了$")
+# "辣条我早就不吃了": the thing first, then the habit stopped.
+TOPIC_STOPPED = re.compile(r"^(?P<object>[^，。我你]{1,8})我(?:早就|已经|早已|现在|再也)?(?:不再|不)(?:吃|喝|看|玩|抽|踢|听|碰)了$")
+# "我现在是华为的员工了": where one works.
+EMPLOYEE = re.compile(r"是(?P<object>[^，。]{1,12}?)的(?:员工|职员|雇员|正式员工)")
 # "我现在对甜食没兴趣了": a liking gone.
 LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉)")
 # "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.

@@ -1,7 +1,8 @@
-"""Where the speaker works, said without "I work at": "My employer is Accenture", "I'm at
-Deloitte now" (of a job), "I'm joining Netflix as a data scientist", "I run the marketing
-team at Canva"; and a workplace left: "I handed in my notice at Spotify", "I resigned from
-Google", "I got laid off from Canva". Pure over a parsed sentence.
+"""Where the speaker works and lives, said without "I work at" or "I live in": "My employer
+is Accenture", "I'm at Deloitte now" (of a job), "I'm joining Netflix as a data scientist",
+"I run the marketing team at Canva", "Home is Edinburgh now"; and a workplace left: "I
+handed in my notice at Spotify", "I resigned from Google", "I got laid off from Canva". Pure
+over a parsed sentence.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import Statement
 
-__all__ = ["workplaces"]
+__all__ = ["places"]
 
 # Words that make "I'm at Deloitte now" a job, not a visit.
 _JOB_WORDS = frozenset({"job", "company", "employer", "firm", "role", "position", "hired", "offer", "switched"})
@@ -22,12 +23,13 @@ _TEAMS = frozenset({"team", "department", "group", "division", "unit", "office",
 _LEAVES = {("resign", "from"), ("laid", "from"), ("fire", "from"), ("let", "from")}
 
 
-def workplaces(sentence: Any) -> list[Statement]:
-    """The speaker's workplaces (`works_at`) and the ones left (`left`) in a sentence.
+def places(sentence: Any) -> list[Statement]:
+    """The speaker's workplaces (`works_at`), the ones left (`left`) and home (`lives_in`)
+    in a sentence.
 
     >>> from engine.nlp import parse_english
     >>> def read(text):
-    ...     return [(s.predicate, s.object) for s in workplaces(next(parse_english([text])[0].sents))]
+    ...     return [(s.predicate, s.object) for s in places(next(parse_english([text])[0].sents))]
     >>> read("My employer is Accenture."), read("I switched to a new company, I'm at Deloitte now.")
     ([('works_at', 'Accenture')], [('works_at', 'Deloitte')])
     >>> read("I'm joining Netflix as a data scientist."), read("I run the marketing team at Canva.")
@@ -36,6 +38,8 @@ def workplaces(sentence: Any) -> list[Statement]:
     ([('left', 'Spotify')], [('left', 'Canva')])
     >>> read("I'm at Starbucks now."), read("My brother's employer is Accenture.")
     ([], [])
+    >>> read("Home is Edinburgh now, we moved in March."), read("My home is Lisbon.")
+    ([('lives_in', 'Edinburgh')], [('lives_in', 'Lisbon')])
     """
     words = {t.lower_ for t in sentence}
     found = []
@@ -46,11 +50,21 @@ def workplaces(sentence: Any) -> list[Statement]:
         link = token.head.lower_ if token.dep_ == "pobj" else None
         if not _speaker_is_subject(head):
             continue
-        if _works_at(token, head, link, words):
+        if _home(token, head):
+            found.append(_statement("lives_in", token, sentence))
+        elif _works_at(token, head, link, words):
             found.append(_statement("works_at", token, sentence))
         elif _leaves(head, link):
             found.append(_statement("left", token, sentence))
     return found
+
+
+def _home(name: Any, head: Any) -> bool:
+    """"Home is Edinburgh now", "my home is Lisbon"."""
+    return head.lemma_ == "be" and name.dep_ == "attr" and any(
+        c.dep_ == "nsubj" and c.lemma_ == "home" and all(p.lower_ == "my" for p in c.children if p.dep_ == "poss")
+        for c in head.children
+    )
 
 
 def _works_at(name: Any, head: Any, link: str | None, words: set[str]) -> bool:
@@ -80,6 +94,8 @@ def _mine(noun: Any) -> bool:
 def _speaker_is_subject(verb: Any) -> bool:
     """"I ..." or a clause whose subject is "my employer"; another's ("my brother's") not."""
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    if any(s.lemma_ == "home" for s in subjects):
+        return True  # "Home is Edinburgh now": _home checks whose
     if not subjects and verb.dep_ in ("conj", "advcl", "dep") and verb.head.i != verb.i:
         return _speaker_is_subject(verb.head)  # "I'm joining Netflix ..., already handed in my notice"
     return any(s.lower_ == "i" or (s.lemma_ in _EMPLOYER and _mine(s)) for s in subjects) or (
