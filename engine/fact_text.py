@@ -18,7 +18,7 @@ _BASE = {"likes": "like", "dislikes": "dislike", "prefers": "prefer", "works": "
          "has": "have", "plans": "plan", "wants": "want", "uses": "use", "considers": "consider",
          "does": "do"}  # fmt: skip
 # The vocabulary's other forms, said of someone as they are.
-_SAID = frozenset({"is", "left", "quit", "met", "went", "made", "took", "got", "saw", "bought"})
+_SAID = frozenset({"is", "left", "quit", "lost", "broke", "met", "went", "made", "took", "got", "saw", "bought"})
 # Before a predicate's first word, what makes it a state ("I'm passionate about fashion", "I got
 # involved in", "been hooked on"): reflection names such a relation by the adjective or the
 # participle and its preposition.
@@ -75,7 +75,7 @@ def _planned(fact: Fact) -> str | None:
 _ZH = {
     "likes": "喜欢{}", "dislikes": "讨厌{}", "prefers": "更喜欢{}", "works_at": "在{}工作",
     "lives_in": "住在{}", "has": "有{}", "plans_to": "打算{}", "wants": "想要{}", "attended": "去了{}",
-    "go_to": "去{}", "uses": "用{}", "decided": "决定{}", "is": "是{}", "left": "离开了{}", "quit": "戒了{}",
+    "go_to": "去{}", "uses": "用{}", "lost": "失去了{}", "decided": "决定{}", "is": "是{}", "left": "离开了{}", "quit": "戒了{}",
     "join": "加入了{}", "switch_to": "换成了{}", "adopt": "领养了{}", "learn": "学{}", "read": "读{}",
     "buy": "买了{}", "collect": "收藏{}", "teach": "教{}", "speak": "会说{}", "sell": "卖了{}",
     "listen_to": "听{}", "bake": "烤{}", "finish": "完成了{}", "apply_for": "申请{}", "eat": "吃{}",

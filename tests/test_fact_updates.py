@@ -78,6 +78,7 @@ def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
         ("我最爱吃的菜是红烧肉。", "现在我最爱吃的菜是清蒸鱼。", "favorite_菜", "红烧肉", "清蒸鱼"),
         ("我在联想工作。", "我现在是华为的员工了。", "works_at", "联想", "华为"),
         ("我住在天津。", "我们去年年底搬家到了大连。", "lives_in", "天津", "大连"),
+        ("我住在哈尔滨。", "我已经在三亚安家了。", "lives_in", "哈尔滨", "三亚"),
     ],
 )  # fmt: skip
 def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
@@ -127,6 +128,15 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I'm a big fan of Taylor Swift.", "I'm not a Taylor Swift fan anymore.", ("likes", "Taylor Swift")),
         ("我很喜欢吃辣条。", "辣条我早就不吃了。", ("likes", "吃辣条")),
         ("我是周杰伦的粉丝。", "我已经不是周杰伦的粉丝了。", ("likes", "周杰伦")),
+        # an ending is no paraphrase of what it ends, in a cluster of similar turns
+        ("I use an iPhone for everything.", "I finally ditched my iPhone and switched to a Pixel.", ("uses", "iPhone")),
+        ("我在学日语。", "日语我已经不学了，现在在学韩语。", ("learn", "日语")),
+        ("I drive a Honda Civic to work every day.", "I sold the Civic last week and bought a Tesla.",
+         ("drive", "Honda Civic")),
+        ("I have a cat named Luna.", "Sadly Luna passed away last month, I miss her so much.", ("has", "Luna")),
+        ("I've been dating Marco for two years.", "Marco and I broke up in April.", ("date", "Marco")),
+        ("我一直用苹果手机。", "我把苹果手机换成了华为手机。", ("uses", "苹果手机")),
+        ("我养了一只叫豆豆的狗。", "豆豆上个月去世了，我很难过。", ("has", "豆豆")),
         ("I drink coffee every morning, I love it.",
          "I switched from coffee to green tea, I don't drink coffee anymore.", ("drink", "coffee")),
     ],
@@ -157,6 +167,8 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("我在美团上班。", "我去京东面试了，但还是留在美团。"),
         ("I love cheese.", "I don't eat blue cheese though."),
         ("我喜欢吃奶酪。", "不过我不吃蓝纹奶酪。"),
+        ("I have a cat named Luna.", "My neighbor's cat passed away last month."),
+        ("我养了一只叫豆豆的狗。", "我邻居家的狗去世了。"),
         ("我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。"),  # the friend's workplace
         ("我在武汉住了十年。", "我们去长沙玩了一个星期。"),
     ],
@@ -202,6 +214,7 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
         ("小周", "我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。", "小周在哪里工作？", "腾讯"),
         # a taste asked of the thing it names: the liking of jazz, not the newer narrower dislike
         ("Leo", "I love jazz.", "I don't like smooth jazz though.", "Does Leo like jazz?", "jazz"),
+        ("Ana", "I have a cat named Luna.", "My neighbor's cat passed away last month.", "Does Ana have a cat?", "Luna"),
     ],
 )  # fmt: skip
 def test_the_fact_a_question_asks_of_whom_it_names_comes_first(

@@ -1,8 +1,8 @@
 """Which fact a question asks for: "Where does Sam work?" asks Sam's `works_at`, "小王住在哪里？"
 his `lives_in`, "What is Sam's favorite food?" his `favorite_food`. Such a question has one
 current answer, and a fact of that predicate about the person it names is that answer
-(`engine.recall.facts`); "Does Leo like jazz?" asks his `likes` of the thing it names. Pure,
-English and Chinese.
+(`engine.recall.facts`); "Does Leo like jazz?" asks his `likes` of the thing it names, "Does
+Ana have a cat?" her `has`. Pure, English and Chinese.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ _TASTE = re.compile(
     r"|\bis\s+\w+(?:\s+\w+)?\s+(?:still\s+)?into\b|(?:喜欢|爱)[^，。？?]{0,12}吗",
     re.IGNORECASE,
 )
+# "Does Ana have a cat?": what she has, answered by a having of the thing it names.
+_HAVING = re.compile(r"\b(?:does|do|did)\s+\w+(?:\s+\w+)?\s+(?:still\s+)?have\s+(?:a|an|any)\b|养[^，。？?]{0,6}吗|有[^，。？?]{0,6}吗", re.IGNORECASE)
 # The kind as reflection names it: the English noun's singular, the Chinese words before 是.
 _FAVOURITE = re.compile(r"\bfavou?rite (?P<kind>[a-z]+)\b|最喜欢的(?P<zh>[^，。！？,.!?是]{1,6})是", re.IGNORECASE)
 
@@ -50,10 +52,14 @@ def asked_predicates(query: str) -> frozenset[str]:
     frozenset()
     >>> sorted(asked_predicates("Does Leo still like jazz?")), sorted(asked_predicates("小周还喜欢吃火锅吗？"))
     (['likes'], ['likes'])
+    >>> sorted(asked_predicates("Does Ana have a cat?")), sorted(asked_predicates("小林养狗吗？"))
+    (['has'], ['has'])
     """
     asked = {predicate for predicate, pattern in _ASKS.items() if pattern.search(query)}
     if _TASTE.search(query):
         asked.add("likes")
+    if _HAVING.search(query):
+        asked.add("has")
     for found in _FAVOURITE.finditer(query):
         kind = (found["kind"] or found["zh"]).lower()
         asked.add(f"favorite_{kind[:-1] if kind.endswith('s') and not kind.endswith('ss') else kind}")

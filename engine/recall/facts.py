@@ -69,11 +69,16 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
 def answer_factor(fact: Fact, asked: QueryAnalysis, named: set[str], boost: float) -> float:
     """`boost` for a fact that answers the question outright: the predicate it asks
     (`engine.recall.asked`) of an entity it names, stated, not denied, and for a taste
-    ("Does Leo like jazz?"), of a thing the question names; else 1."""
+    ("Does Leo like jazz?") or a having ("Does Ana have a cat?"), of a thing the question
+    names; else 1."""
     if fact.predicate not in asked.asks or fact.subject_id not in named or fact.negated:
         return 1.0
     if fact.predicate == "likes" and not set(tokenize(fact.object)) & set(asked.tokens):
         return 1.0  # "Leo likes rock" does not answer "Does Leo like jazz?"
+    if fact.predicate == "has" and not set(tokenize(f"{fact.object} {fact.statement}")) & set(asked.tokens) - {
+        *tokenize(fact.subject)
+    }:
+        return 1.0  # "I have a cat named Luna" answers "Does Ana have a cat?"; a car does not
     return boost
 
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from engine.ingest.pipeline import entity_id
 from engine.recall.time_query import date_window
-from engine.reflect.vocabulary import VOCABULARY, Statement
+from engine.reflect.vocabulary import ENDINGS, VOCABULARY, Statement
 from engine.reflect.worth import worth_keeping
 from engine.text import canonical_name
 from engine.time_phrases import named_spans, relative_time
@@ -100,7 +100,9 @@ def _named(name: str, entities: Sequence[EntityRef]) -> EntityRef | None:
     wanted = canonical_name(name)
     for entity in entities:
         known = canonical_name(entity.name)
-        if known and (known == wanted or wanted.endswith(" " + known) or known.endswith(" " + wanted)):
+        # not an adverb the tagger took into a name: "Sadly Luna passed away" is Luna
+        longer = known.endswith(" " + wanted) and not known.split()[0].endswith("ly")
+        if known and (known == wanted or wanted.endswith(" " + known) or longer):
             return entity
     return None
 
@@ -243,8 +245,9 @@ def merge_paraphrases(
         groups.setdefault((cluster, fact.subject.id, fact.object.id, fact.negated), []).append(fact)
     merged = []
     for (cluster, *_), facts in groups.items():
-        # The vocabulary's predicates are already one name for many wordings: they stay.
-        predicates = [f.predicate for f in facts if f.predicate not in VOCABULARY]
+        # The vocabulary's predicates are already one name for many wordings, and an ending
+        # ("quit") says the opposite of what it ends: they stay.
+        predicates = [f.predicate for f in facts if f.predicate not in VOCABULARY and f.predicate not in ENDINGS]
         if cluster < 0 or len(set(predicates)) < 2:
             merged += facts
             continue

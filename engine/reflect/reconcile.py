@@ -45,9 +45,13 @@ SECONDS_PER_DAY = 86_400.0
 FUNCTIONAL = frozenset({"works_at", "lives_in"})
 _FUNCTIONAL_PREFIX = "favorite_"
 # Positive predicates that end another's fact on the same object.
+# Each of `ENDINGS`, and what it ends.
 _ENDS = {
     "dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in"),
-    "quit": ("likes", "does", "uses", "drink", "eat", "play", "smoke"),  # "I gave up coffee"
+    "quit": ("likes", "does", "uses", "drink", "eat", "play", "smoke", "learn"),  # "I gave up coffee"
+    "sell": ("has", "drive", "own", "uses"),  # "I sold the Civic"
+    "lost": ("has", "adopt"),  # "Luna passed away"
+    "broke_up_with": ("date", "married_to"),
 }  # fmt: skip
 _ROLES_WITH = frozenset({"works_at"})  # a job's end ends the role stated with it
 # Predicates of a state, not an event: told again, they reinforce the one fact.

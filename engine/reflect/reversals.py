@@ -1,6 +1,7 @@
 """A speaker's reversal of a taste read from its wording: "I no longer like running", "I don't
 like cold brew anymore", "I'm over country music", "I gave up coffee", "horror movies give me
-nightmares now, I can't watch them anymore". spaCy's small model misparses just these sentences ("like" read as a
+nightmares now, I can't watch them anymore"; and someone lost or left ("Luna passed away",
+"Marco and I broke up"). spaCy's small model misparses just these sentences ("like" read as a
 preposition after "no longer", "brew" as a verb), and a reversal read wrongly leaves the old
 taste active, so the wording is read directly. Pure over a parsed sentence.
 """
@@ -28,7 +29,7 @@ _REVERSAL = re.compile(
 # A name after "quit" is a job left ("quit Google"), which the parse reads.
 _ENDED = re.compile(
     r"\bI(?:'ve|’ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+|completely\s+)?"
-    r"(?:gave\s+up|given\s+up|quit|stopped|cut\s+out)\s+(?:on\s+)?"
+    r"(?:gave\s+up|given\s+up|quit|stopped|cut\s+out|ditched|dumped|got\s+rid\s+of)\s+(?:on\s+)?"
     r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)"
     r"\s*(?:[,.;!]|$|\s+(?:and|but|so|because|since|for|after)\b)",  # "I gave up golf and took up cycling"
 )
@@ -54,6 +55,11 @@ _NO_LONGER_AT = re.compile(
     r"|\bI(?:'m|’m|\s+am)\s+not\s+(?:at|with|working\s+(?:at|for))\s+(?P<anymore>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
     r"\s+any\s?more)"  # a name: "no longer at the gym" is no workplace
 )
+_JOBS = frozenset({"job", "jobs", "position", "role", "gig", "internship"})
+# "Sadly Luna passed away", "my cat died": a pet or a person lost; "Marco and I broke up".
+_LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
+_PETS = frozenset({"cat", "dog", "puppy", "kitten", "pet", "horse", "parrot", "hamster", "rabbit", "bird", "fish"})
+_BROKE_UP = re.compile(r"\b(?P<object>[A-Z][a-z]+)\s+and\s+I\s+broke\s+up\b|\bI\s+broke\s+up\s+with\s+(?P<with>[A-Z][a-z]+)\b")
 _NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her"})
 _MOST_WORDS = 4
 
@@ -97,10 +103,13 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
         return "left", False, name, left.start("object") if left["object"] else left.start("anymore")
     else:
         return None
-    words = found["object"].split()
-    if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS:
-        return None
-    return predicate, negated, " ".join(words), found.start("object")
+    words, start = found["object"].split(), found.start("object")
+    if len(words) > 1 and words[0].lower() in ("my", "our", "the"):
+        start = text.index(words[1], start)
+        words = words[1:]  # "I ditched my iPhone"
+    if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS or words[-1].lower() in _JOBS:
+        return None  # "I quit my job": a job left, which the parse reads
+    return predicate, negated, " ".join(words), start
 
 
 # "Horror movies give me nightmares now, I can't watch them anymore": "them" is the thing the
@@ -128,12 +137,32 @@ def _referred(sentence: Any) -> Statement | None:
                      negated=True, sentence=sentence.text.strip())  # fmt: skip
 
 
+def _ended_with(sentence: Any) -> Statement | None:
+    """Someone lost ("Luna passed away", "my cat died": `lost`) or left ("Marco and I broke
+    up": `broke_up_with`); a name must be one, and "my" the speaker's own."""
+    if (broke := _BROKE_UP.search(sentence.text)) is not None:
+        predicate, name = "broke_up_with", broke["object"] or broke["with"]
+    elif (lost := _LOST.search(sentence.text)) is not None:
+        predicate, name = "lost", lost["object"]
+        words = name.split()
+        token = next((t for t in sentence if t.text == words[-1]), None)
+        mine = words[0].lower() == "my" and len(words) == 2 and words[1].lower() in _PETS
+        if token is None or not (token.pos_ == "PROPN" or mine):
+            return None  # "Sadly" is no one, "my neighbor's cat" is not the speaker's, "my grandma" is hers
+        name = words[-1]
+    else:
+        return None
+    key = name if name[:1].isupper() else name.lower()
+    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=name, object_key=key.lower(),
+                     sentence=sentence.text.strip())  # fmt: skip
+
+
 def reversals(sentence: Any, found: list[Statement]) -> list[Statement]:
     """The reversal the wording states, unless the parse already read it so."""
     read = reversal(sentence.text)
     if read is None:
-        referred = _referred(sentence)
-        return [referred] if referred is not None else []
+        said = [_referred(sentence), _ended_with(sentence)]
+        return [s for s in said if s is not None]
     if any(s.negated == read[1] and s.predicate == read[0] for s in found):
         return []
     predicate, negated, text, start = read

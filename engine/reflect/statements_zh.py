@@ -37,6 +37,7 @@ from engine.reflect.zh_cues import (
     JUMP,
     KIN,
     LEAD_WORDS,
+    LOST,
     LOST_INTEREST,
     MODAL,
     NAMED,
@@ -51,6 +52,7 @@ from engine.reflect.zh_cues import (
     ROLE,
     STOPPED_IT,
     SUBJECT,
+    SWAP,
     TOPIC_STOPPED,
     TRAINING,
     VERB,
@@ -176,6 +178,9 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
             negated = _negated(after[: found.start()])  # "我已经不是周杰伦的粉丝了"
             return [_statement(kind, who, predicate, o, whole, negated=negated)
                     for o in _objects(found["object"], control=False)]  # fmt: skip
+    if swap := SWAP.search(after):
+        return [*(_statement(kind, who, "uses", o, whole) for o in _objects(swap["new"], control=False)),
+                *(_statement(kind, who, "quit", o, whole) for o in _objects(swap["old"], control=False))]
     if jump := JUMP.search(after):
         return [*(_statement(kind, who, "works_at", o, whole) for o in _objects(jump["new"], control=False)),
                 *(_statement(kind, who, "left", o, whole) for o in _objects(jump["old"], control=False))]
@@ -260,8 +265,11 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
     if after_favourite := FAVOURITE_AFTER.search(clause):  # "《火星救援》是我最喜欢的书"
         return [_statement("speaker", "我", f"favorite_{after_favourite['kind']}", o, whole)
                 for o in _objects(after_favourite["object"], control=True)], ("speaker", "我")  # fmt: skip
+    if lost := LOST.match(clause):
+        return [_statement("speaker", "我", "lost", lost["object"], whole)], None
     if topic := TOPIC_STOPPED.match(clause):
-        return [_statement("speaker", "我", "quit", o, whole) for o in _objects(topic["object"], control=False)], None
+        stopped = [_statement("speaker", "我", "quit", o, whole) for o in _objects(topic["object"], control=False)]
+        return stopped, ("speaker", "我")
     if home := HOME.match(clause):
         return [_statement("speaker", "我", "lives_in", o, whole) for o in _objects(home["place"], control=False)], None
     if kin := KIN.match(clause):
@@ -302,6 +310,8 @@ def chinese_statements(text: str) -> list[Statement]:
     [('works_at', '阿里'), ('left', '百度'), ('lives_in', '厦门'), ('quit', '恐怖片')]
     >>> [(s.predicate, s.object, s.negated) for s in chinese_statements("辣条我早就不吃了。我已经不是周杰伦的粉丝了")]
     [('quit', '辣条', False), ('likes', '周杰伦', True)]
+    >>> [(s.predicate, s.object) for s in chinese_statements("我把苹果手机换成了华为手机。豆豆上个月去世了。我已经在三亚安家了")]
+    [('uses', '华为手机'), ('quit', '苹果手机'), ('lost', '豆豆'), ('lives_in', '三亚')]
     >>> chinese_statements("你喜欢爵士乐吗？") + chinese_statements("如果我有钱，我会买房") + chinese_statements("我们可以一起练德语")
     []
     """

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-__all__ = ["JOBS", "VOCABULARY", "Statement", "readable_predicate"]
+__all__ = ["ENDINGS", "JOBS", "VOCABULARY", "Statement", "readable_predicate"]
 
 VOCABULARY = (
     "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "plans_to", "wants",
@@ -31,6 +31,9 @@ class Statement(BaseModel):
     sentence: str
 
 
+# Predicates that end what another states ("quit coffee" ends "likes coffee",
+# `engine.reflect.reconcile`): never a paraphrase of it.
+ENDINGS = frozenset({"quit", "left", "sell", "lost", "broke_up_with", "dislikes"})
 # (lemma, link) -> predicate; a link of "*" matches any (or none).
 _MAPPED: dict[tuple[str, str | None], str] = {
     **{(verb, None): "likes" for verb in ("like", "love", "enjoy", "adore")},
@@ -45,6 +48,7 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("start", "at"): "works_at",  # "started a new job at Microsoft"
     **{(verb, "to"): "lives_in" for verb in ("move", "relocate")},  # intransitive only: "moved to Seattle"
     **{(verb, None): "left" for verb in ("leave", "quit")},  # "left Stripe" ends works_at Stripe
+    **{(verb, None): "quit" for verb in ("ditch", "dump")},  # "I ditched my iPhone"
     ("prefer", "*"): "prefers",
     **{(verb, "as"): "is" for verb in ("work", "start", "join", "serve")},  # "work as a nurse"
     ("be", "into"): "likes",

@@ -19,7 +19,7 @@ DOINGS = frozenset({
     "attend", "considers", "stressed", "passionate", "interested", "involved", "excited",
     "nervous", "worried", "afraid", "scared",
 })  # fmt: skip
-DOING_LINKS = frozenset({"get_into", "get_back_from", "sign_up_for"})  # "getting into cooking"
+DOING_LINKS = frozenset({"get_into", "get_back_from", "sign_up_for", "broke_up_with"})  # "getting into cooking"
 # Heads "has" is worth a fact of: who and what a person has that says something about them.
 HAD = frozenset({
     "kid", "kids", "child", "children", "son", "sons", "daughter", "daughters", "wife", "husband",

@@ -8,8 +8,8 @@ import re
 
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
-    "FAVOURITE_AFTER", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
-    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "TOPIC_STOPPED", "TRAINING",
+    "FAVOURITE_AFTER", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
+    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
     "VERB",
 ]  # fmt: skip
 
@@ -66,12 +66,12 @@ ROLE = re.compile(rf"^(?:做|当|担任|是一名|是一个|是)(?P<role>[^，�
 PLACE = re.compile(
     # "在华为上班", and "去华为上班了" (going somewhere is a place of work only to work there)
     r"(?:在|(?:去|到)(?=[^，。！？在去到]{1,14}?(?:工作|上班|任职|实习)))(?P<place>[^，。！？在去到]{1,14}?)"
-    rf"(?P<verb>工作|上班|任职|实习|办公|住|生活|学习|读书|上学|教|攀岩|做了志愿者|做志愿者|当志愿者"
+    rf"(?P<verb>工作|上班|任职|实习|办公|住|生活|安家|定居|落户|学习|读书|上学|教|攀岩|做了志愿者|做志愿者|当志愿者"
     rf"|做(?=[^，。]{{0,8}}?(?:{_ROLES}))|当(?=[^，。]{{0,8}}?(?:{_ROLES})))"
 )
 PLACE_OF = {
     **dict.fromkeys(("工作", "上班", "任职", "实习", "办公", "做", "当"), "works_at"),
-    **dict.fromkeys(("住", "生活"), "lives_in"),
+    **dict.fromkeys(("住", "生活", "安家", "定居", "落户"), "lives_in"),
     **dict.fromkeys(("学习", "读书", "上学"), "study_at"),
     **dict.fromkeys(("做了志愿者", "做志愿者", "当志愿者"), "volunteer_at"),
     "教": "teach_at",
@@ -104,7 +104,13 @@ HOME = re.compile(r"^[^，。]{0,4}?我(?:的)?家(?:住)?在(?P<place>[^，。]
 # "现在看恐怖片会做噩梦，我已经不看了": the habit the sentence names before, stopped.
 STOPPED_IT = re.compile(r"不(?P<verb>看|吃|喝|玩|抽|打|踢|弹|听)了$")
 # "辣条我早就不吃了": the thing first, then the habit stopped.
-TOPIC_STOPPED = re.compile(r"^(?P<object>[^，。我你]{1,8})我(?:早就|已经|早已|现在|再也)?(?:不再|不)(?:吃|喝|看|玩|抽|踢|听|碰)了$")
+TOPIC_STOPPED = re.compile(
+    r"^(?P<object>[^，。我你]{1,8})我(?:早就|已经|早已|现在|再也)?(?:不再|不)(?:吃|喝|看|玩|抽|踢|听|碰|学|用)了$"
+)
+# "我把苹果手机换成了华为手机": the new one used, the old one given up.
+SWAP = re.compile(r"把(?P<old>[^，。]{1,12}?)换成了?(?P<new>[^，。]{1,12})")
+# "豆豆上个月去世了": someone lost (a name: not "我邻居家的狗").
+LOST = re.compile(r"^(?P<object>[^，。我你他她的]{1,6}?)(?:上个月|前几天|前不久|去年|昨天|刚刚|已经)?(?:去世了|死了|走了)")
 # "我现在是华为的员工了": where one works.
 EMPLOYEE = re.compile(r"是(?P<object>[^，。]{1,12}?)的(?:员工|职员|雇员|正式员工)")
 # "我现在对甜食没兴趣了": a liking gone.
