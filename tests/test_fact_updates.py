@@ -137,6 +137,9 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I've been dating Marco for two years.", "Marco and I broke up in April.", ("date", "Marco")),
         ("我一直用苹果手机。", "我把苹果手机换成了华为手机。", ("uses", "苹果手机")),
         ("我养了一只叫豆豆的狗。", "豆豆上个月去世了，我很难过。", ("has", "豆豆")),
+        ("I love playing chess.", "Chess bores me now.", ("likes", "chess")),
+        ("I hate mushrooms.", "I've actually started to like mushrooms!", ("dislikes", "mushrooms")),
+        ("我讨厌香菜。", "我现在居然喜欢上香菜了。", ("dislikes", "香菜")),
         ("I drink coffee every morning, I love it.",
          "I switched from coffee to green tea, I don't drink coffee anymore.", ("drink", "coffee")),
     ],
@@ -169,6 +172,10 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("我喜欢吃奶酪。", "不过我不吃蓝纹奶酪。"),
         ("I have a cat named Luna.", "My neighbor's cat passed away last month."),
         ("我养了一只叫豆豆的狗。", "我邻居家的狗去世了。"),
+        ("I live in Boston.", "I'm in London this week for a conference."),  # a stay is no move
+        ("I live in Boston.", "I used to live in Rome when I was a kid."),
+        ("我住在杭州。", "我这周在北京出差。"),
+        ("我住在杭州。", "我小时候住在西安。"),  # where one was
         ("我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。"),  # the friend's workplace
         ("我在武汉住了十年。", "我们去长沙玩了一个星期。"),
     ],

@@ -54,6 +54,14 @@ def test_one_card_asked_for_is_the_update_not_the_value_it_replaced(memory: Memo
     assert "February 12" in card.content  # the case the setting is for
 
 
+def test_a_short_update_names_its_topic_once() -> None:
+    """"Bad news, the concert was cancelled" shares one word with what it cancels."""
+    old = _card("a", "The concert is on July 12.", 0.9, 1, [])
+    new = _card("b", "Bad news, the concert was cancelled.", 0.5, 30, [])
+    marked = {c.id: c for c in mark_updates([old, new])}
+    assert marked["b"].score == 0.9 and marked["a"].trace is not None and marked["a"].trace.superseded_by == "b"
+
+
 def test_a_change_of_another_persons_thing_is_not_an_update() -> None:
     mine = _card("a", "I fly to Paris on May 3", 0.9, 1, [])
     for theirs in ("My sister's flight to Paris got changed to May 5", "我妹妹去巴黎的航班改到了5月5日"):

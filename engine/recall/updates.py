@@ -28,6 +28,7 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 _MIN_SHARED_WORDS = 2  # two topic words in common ("launch", "Rotterdam"), or one entity
+_SHORT_UPDATE_WORDS = 4  # or one, for an update of at most this many words ("the concert was cancelled")
 
 
 def states_a_change(text: str) -> bool:
@@ -58,7 +59,10 @@ def _same_topic(newer: MemoryCard, older: MemoryCard) -> bool:
         return False  # one is about another person's
     if {e.casefold() for e in newer.entities} & {e.casefold() for e in older.entities}:
         return True
-    return len(set(tokenize(newer.content)) & set(tokenize(older.content))) >= _MIN_SHARED_WORDS
+    words = set(tokenize(newer.content))
+    shared = words & set(tokenize(older.content))
+    # "Bad news, the concert was cancelled": a short update names its topic once
+    return len(shared) >= _MIN_SHARED_WORDS or (bool(shared) and len(words) <= _SHORT_UPDATE_WORDS)
 
 
 def mark_updates(cards: Sequence[MemoryCard]) -> list[MemoryCard]:

@@ -1,6 +1,7 @@
 """A speaker's reversal of a taste read from its wording: "I no longer like running", "I don't
 like cold brew anymore", "I'm over country music", "I gave up coffee", "horror movies give me
-nightmares now, I can't watch them anymore"; and someone lost or left ("Luna passed away",
+nightmares now, I can't watch them anymore"; a taste come ("I've started to like mushrooms");
+and someone lost or left ("Luna passed away",
 "Marco and I broke up"). spaCy's small model misparses just these sentences ("like" read as a
 preposition after "no longer", "brew" as a verb), and a reversal read wrongly leaves the old
 taste active, so the wording is read directly. Pure over a parsed sentence.
@@ -55,6 +56,13 @@ _NO_LONGER_AT = re.compile(
     r"|\bI(?:'m|’m|\s+am)\s+not\s+(?:at|with|working\s+(?:at|for))\s+(?P<anymore>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
     r"\s+any\s?more)"  # a name: "no longer at the gym" is no workplace
 )
+# "I've actually started to like mushrooms": a taste come (the small parser reads "like" as a
+# preposition after "started to").
+_COME_TO = re.compile(
+    r"\bI(?:'ve|’ve|\s+have)?\s+(?:actually\s+|finally\s+|really\s+|even\s+)?(?:started|begun|began|come|grown)"
+    r"\s+to\s+(?:like|love|enjoy)\s+(?P<object>[a-z][\w' -]*?)\s*(?:[,.;!]|$|\s+(?:and|but|now|again)\b)",
+    re.IGNORECASE,
+)
 _JOBS = frozenset({"job", "jobs", "position", "role", "gig", "internship"})
 # "Sadly Luna passed away", "my cat died": a pet or a person lost; "Marco and I broke up".
 _LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
@@ -86,6 +94,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     (('left', False, 'Meta', 13), ('left', False, 'Google', 11))
     >>> reversal("I gave up golf and took up cycling."), reversal("I went vegan, so no more cheese for me.")
     (('quit', False, 'golf', 10), ('likes', True, 'cheese', 25))
+    >>> reversal("I've actually started to like mushrooms!")
+    ('likes', False, 'mushrooms', 30)
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
     (True, True)
     """
@@ -98,6 +108,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
         predicate, negated = "quit", False
     elif (found := _GONE.search(text)) is not None:
         predicate, negated = "likes", True
+    elif (found := _COME_TO.search(text)) is not None:
+        predicate, negated = "likes", False
     elif (left := _NO_LONGER_AT.search(text)) is not None:
         name = left["object"] or left["anymore"]
         return "left", False, name, left.start("object") if left["object"] else left.start("anymore")

@@ -13,6 +13,7 @@ from engine.reflect.vocabulary import Statement
 __all__ = ["stances"]
 
 _DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe", "energize"})
+_DOES_HARM = frozenset({"bore", "annoy", "disgust", "irritate"})
 _GLAD = frozenset({
     "happy", "smile", "laugh", "glad", "calm", "relaxed", "peaceful", "joyful", "alive", "sane",
     "grounded", "content", "excited", "peace", "motivated",
@@ -118,7 +119,8 @@ def _loves(sentence: Any) -> list[Statement]:
 
 def _comforts(sentence: Any) -> list[Statement]:
     """"Dogs and nature bring me so much joy", "nature calms me down", "dancing makes me so
-    happy", "family keeps me at peace": the speaker likes what does them good."""
+    happy", "family keeps me at peace": the speaker likes what does them good, and dislikes
+    what bores or annoys them ("chess bores me now")."""
     found = []
     for verb in sentence:
         if verb.lemma_ in ("make", "keep"):  # "makes me so happy", "keep me at peace"
@@ -126,11 +128,12 @@ def _comforts(sentence: Any) -> list[Statement]:
             good = any(t.lower_ in ("me", "us") for t in after) and any(t.lemma_.lower() in _GLAD for t in after)
         else:
             good = verb.lemma_ in _DOES_GOOD and any(c.lower_ in ("me", "us") for c in verb.children)
-        if not good:
+        bad = verb.lemma_ in _DOES_HARM and any(c.lower_ == "me" for c in verb.children)  # "chess bores me now"
+        if not (good or bad):
             continue
         for subject in verb.children:
             if subject.dep_ == "nsubj" and is_thing(subject):
-                found += [_of_speaker("likes", thing, sentence) for thing in with_conjuncts(subject)]
+                found += [_of_speaker("dislikes" if bad else "likes", thing, sentence) for thing in with_conjuncts(subject)]
     return found
 
 

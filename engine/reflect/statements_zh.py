@@ -192,6 +192,8 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     if role := ROLE.match(_lead_stripped(after)):
         return [_statement(kind, who, "is", role["role"], whole)]
     if place := _place(after):
+        if PAST.search(after[: place.start()]):
+            return []  # "我小时候住在西安": where one was, not is
         at = [_statement(kind, who, PLACE_OF[place["verb"]], o, whole, negated=_negated(after[: place.start()]))
               for o in _objects(place["place"], control=False)]  # fmt: skip
         rest = after[place.end():]
@@ -245,8 +247,8 @@ def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
         before = after[: match.start()] if n == 0 else after[matches[n - 1].end() : match.start()]
         if n == 0 and (len(ADVERBS.sub("", before)) > 12 or MODAL.search(before)):
             return []  # the verb is in another clause, or it is what may or should be
-        if PAST.search(before) and predicate in ("likes", "dislikes", "prefers"):
-            return []  # "我以前很喜欢爵士乐": no longer so
+        if PAST.search(before) and predicate in ("likes", "dislikes", "prefers", "lives_in", "works_at"):
+            return []  # "我以前很喜欢爵士乐", "我小时候住在西安": no longer so
         control = predicate in CONTROL
         end = len(after) if control or n + 1 == len(matches) else matches[n + 1].start()
         if predicate == "go_to" and not control and n + 1 < len(matches):

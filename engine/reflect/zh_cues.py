@@ -117,7 +117,7 @@ EMPLOYEE = re.compile(r"是(?P<object>[^，。]{1,12}?)的(?:员工|职员|雇�
 LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉)")
 # "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.
 JOB_CHANGE = re.compile(r"换工作|换了工作|换了份工作|跳槽|离职|辞职")
-PAST = re.compile(r"以前|曾经|过去|原来|从前")  # "我以前很喜欢X": a liking of the past
+PAST = re.compile(r"以前|曾经|过去|原来|从前|小时候|那时候|当年|年轻时")  # "我以前很喜欢X", "我小时候住在西安"
 HEDGE = re.compile(r"可能|也许|大概|好像|或许|说不定")
 # "到哪儿都骑自行车", "什么都吃": everywhere, everything, not a question
 QUESTION = re.compile(r"[?？]|吗$|呢$|什么(?![都也])|哪(?![儿里]?[都也])|谁(?![都也])|怎么|为什么|多少")
