@@ -18,7 +18,7 @@ _BASE = {"likes": "like", "dislikes": "dislike", "prefers": "prefer", "works": "
          "has": "have", "plans": "plan", "wants": "want", "uses": "use", "considers": "consider",
          "does": "do"}  # fmt: skip
 # The vocabulary's other forms, said of someone as they are.
-_SAID = frozenset({"is", "left", "quit", "lost", "broke", "met", "went", "made", "took", "got", "saw", "bought"})
+_SAID = frozenset({"is", "left", "quit", "lost", "broke", "dropped", "met", "went", "made", "took", "got", "saw", "bought"})
 # Before a predicate's first word, what makes it a state ("I'm passionate about fashion", "I got
 # involved in", "been hooked on"): reflection names such a relation by the adjective or the
 # participle and its preposition.

@@ -140,6 +140,9 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I love playing chess.", "Chess bores me now.", ("likes", "chess")),
         ("I hate mushrooms.", "I've actually started to like mushrooms!", ("dislikes", "mushrooms")),
         ("我讨厌香菜。", "我现在居然喜欢上香菜了。", ("dislikes", "香菜")),
+        # a named thing moved off another: Atlas dropped Postgres
+        ("Atlas uses Postgres for its main database.", "We migrated Atlas from Postgres to MySQL last sprint.",
+         ("uses", "Postgres")),
         ("I drink coffee every morning, I love it.",
          "I switched from coffee to green tea, I don't drink coffee anymore.", ("drink", "coffee")),
     ],

@@ -62,6 +62,14 @@ def test_a_short_update_names_its_topic_once() -> None:
     assert marked["b"].score == 0.9 and marked["a"].trace is not None and marked["a"].trace.superseded_by == "b"
 
 
+def test_a_new_holder_is_an_update(memory: Memory) -> None:
+    memory.store("Dana leads the design team.", occurred_at="2025-01-10T12:00:00Z", importance=0.8)
+    memory.store("Priya took over the design team from Dana in May.", occurred_at="2025-06-02T12:00:00Z",
+                 importance=0.8)  # fmt: skip
+    [card] = memory.recall("Who leads the design team?", top_k=1, now="2025-06-03T00:00:00Z")
+    assert "Priya" in card.content and card.trace is not None and card.trace.supersedes
+
+
 def test_a_change_of_another_persons_thing_is_not_an_update() -> None:
     mine = _card("a", "I fly to Paris on May 3", 0.9, 1, [])
     for theirs in ("My sister's flight to Paris got changed to May 5", "我妹妹去巴黎的航班改到了5月5日"):

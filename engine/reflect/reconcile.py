@@ -52,6 +52,7 @@ _ENDS = {
     "sell": ("has", "drive", "own", "uses"),  # "I sold the Civic"
     "lost": ("has", "adopt"),  # "Luna passed away"
     "broke_up_with": ("date", "married_to"),
+    "dropped": ("uses",),  # "we migrated Atlas from Postgres to MySQL"
 }  # fmt: skip
 _ROLES_WITH = frozenset({"works_at"})  # a job's end ends the role stated with it
 # Predicates of a state, not an event: told again, they reinforce the one fact.

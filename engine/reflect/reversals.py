@@ -1,8 +1,8 @@
 """A speaker's reversal of a taste read from its wording: "I no longer like running", "I don't
 like cold brew anymore", "I'm over country music", "I gave up coffee", "horror movies give me
 nightmares now, I can't watch them anymore"; a taste come ("I've started to like mushrooms");
-and someone lost or left ("Luna passed away",
-"Marco and I broke up"). spaCy's small model misparses just these sentences ("like" read as a
+someone lost or left ("Luna passed away",
+"Marco and I broke up"); a thing moved off another ("we migrated Atlas from Postgres to MySQL"). spaCy's small model misparses just these sentences ("like" read as a
 preposition after "no longer", "brew" as a verb), and a reversal read wrongly leaves the old
 taste active, so the wording is read directly. Pure over a parsed sentence.
 """
@@ -62,6 +62,11 @@ _COME_TO = re.compile(
     r"\bI(?:'ve|’ve|\s+have)?\s+(?:actually\s+|finally\s+|really\s+|even\s+)?(?:started|begun|began|come|grown)"
     r"\s+to\s+(?:like|love|enjoy)\s+(?P<object>[a-z][\w' -]*?)\s*(?:[,.;!]|$|\s+(?:and|but|now|again)\b)",
     re.IGNORECASE,
+)
+# "We migrated Atlas from Postgres to MySQL": what a named thing uses now, and what it dropped.
+_MOVED = re.compile(
+    r"\b(?:migrated|moved|switched|changed|converted|ported)\s+(?P<name>[A-Z][\w-]*)(?:['’]s\s+\w+)?"
+    r"\s+from\s+(?P<old>[A-Z][\w.+#-]*)\s+to\s+(?P<new>[A-Z][\w.+#-]*)"
 )
 _JOBS = frozenset({"job", "jobs", "position", "role", "gig", "internship"})
 # "Sadly Luna passed away", "my cat died": a pet or a person lost; "Marco and I broke up".
@@ -169,12 +174,22 @@ def _ended_with(sentence: Any) -> Statement | None:
                      sentence=sentence.text.strip())  # fmt: skip
 
 
+def _moved(sentence: Any) -> list[Statement]:
+    """"We migrated Atlas from Postgres to MySQL": Atlas uses MySQL and dropped Postgres."""
+    moved = _MOVED.search(sentence.text)
+    if moved is None:
+        return []
+    return [Statement(subject_kind="named", subject=moved["name"], predicate=predicate, object=moved[part],
+                      object_key=moved[part].lower(), sentence=sentence.text.strip())
+            for predicate, part in (("uses", "new"), ("dropped", "old"))]  # fmt: skip
+
+
 def reversals(sentence: Any, found: list[Statement]) -> list[Statement]:
     """The reversal the wording states, unless the parse already read it so."""
     read = reversal(sentence.text)
     if read is None:
         said = [_referred(sentence), _ended_with(sentence)]
-        return [s for s in said if s is not None]
+        return [s for s in said if s is not None] + _moved(sentence)
     if any(s.negated == read[1] and s.predicate == read[0] for s in found):
         return []
     predicate, negated, text, start = read

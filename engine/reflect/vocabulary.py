@@ -33,7 +33,7 @@ class Statement(BaseModel):
 
 # Predicates that end what another states ("quit coffee" ends "likes coffee",
 # `engine.reflect.reconcile`): never a paraphrase of it.
-ENDINGS = frozenset({"quit", "left", "sell", "lost", "broke_up_with", "dislikes"})
+ENDINGS = frozenset({"quit", "left", "sell", "lost", "broke_up_with", "dropped", "dislikes"})
 # (lemma, link) -> predicate; a link of "*" matches any (or none).
 _MAPPED: dict[tuple[str, str | None], str] = {
     **{(verb, None): "likes" for verb in ("like", "love", "enjoy", "adore")},
