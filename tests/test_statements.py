@@ -125,6 +125,9 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("No longer at Meta, I joined OpenAI.",
          [("speaker", "join", "openai", False), ("speaker", "left", "meta", False)]),
         ("I now work at Microsoft in Reykjavik.", [("speaker", "works_at", "microsoft", False)]),  # not the city
+        # a stop is no habit ended, and "for today" no taste gone
+        ("I stopped at a cafe for lunch.", [("speaker", "stop_at", "cafe", False)]),
+        ("I'm done with work for today.", [("speaker", "done_with", "work", False)]),
         ("I'm a student at MIT.", [("speaker", "student_at", "mit", False)]),  # not works_at
         ("We're settled in Vancouver now.", [("speaker", "lives_in", "vancouver", False)]),
         ("I'm over country music, it all sounds the same.", [("speaker", "likes", "country music", True)]),

@@ -73,7 +73,12 @@ _JOBS = frozenset({"job", "jobs", "position", "role", "gig", "internship"})
 _LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
 _PETS = frozenset({"cat", "dog", "puppy", "kitten", "pet", "horse", "parrot", "hamster", "rabbit", "bird", "fish"})
 _BROKE_UP = re.compile(r"\b(?P<object>[A-Z][a-z]+)\s+and\s+I\s+broke\s+up\b|\bI\s+broke\s+up\s+with\s+(?P<with>[A-Z][a-z]+)\b")
-_NOT_OBJECTS = frozenset({"it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her"})
+_NOT_OBJECTS = frozenset({
+    "it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her",
+    # "I stopped at a cafe", "stopped by the store": a stop, not a habit ended
+    "at", "by", "in", "on", "for", "over", "off", "into", "with", "from", "there", "here", "home",
+})  # fmt: skip
+_FOR_NOW = re.compile(r"\bfor\s+(?:today|tonight|now|the\s+(?:day|night|week|weekend))\b")
 _MOST_WORDS = 4
 
 
@@ -101,6 +106,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     (('quit', False, 'golf', 10), ('likes', True, 'cheese', 25))
     >>> reversal("I've actually started to like mushrooms!")
     ('likes', False, 'mushrooms', 30)
+    >>> reversal("I stopped at a cafe for lunch."), reversal("I'm done with work for today.")
+    (None, None)
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
     (True, True)
     """
@@ -121,9 +128,11 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     else:
         return None
     words, start = found["object"].split(), found.start("object")
-    if len(words) > 1 and words[0].lower() in ("my", "our", "the"):
+    if len(words) > 1 and words[0].lower() in ("my", "our", "the", "some", "all", "a", "an"):
         start = text.index(words[1], start)
         words = words[1:]  # "I ditched my iPhone"
+    if _FOR_NOW.search(" ".join(words)):
+        return None  # "I'm done with work for today": for now, not for good
     if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS or words[-1].lower() in _JOBS:
         return None  # "I quit my job": a job left, which the parse reads
     return predicate, negated, " ".join(words), start
