@@ -231,6 +231,8 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         # a verb that is part of a word stays with it: 跑步, not 步
         ("我喜欢跑步。", [("speaker", "likes", "跑步", False)]),
         ("我一直在考虑养只猫。", [("speaker", "considers", "猫", False)]),
+        ("我不喝酒了。", [("speaker", "quit", "酒", False)]),
+        ("我今天不吃晚饭了。", []),  # for today, not for good
         ("我特别喜欢打篮球。", [("speaker", "likes", "打篮球", False)]),  # 特别 is no 别
         ("膝盖受伤以后我就不打篮球了。", [("speaker", "quit", "篮球", False)]),
         ("我现在对甜食没兴趣了。", [("speaker", "likes", "甜食", True)]),

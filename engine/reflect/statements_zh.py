@@ -31,6 +31,7 @@ from engine.reflect.zh_cues import (
     FAN,
     FAVOURITE,
     FAVOURITE_AFTER,
+    FOR_NOW,
     HEDGE,
     HOME,
     JOB_CHANGE,
@@ -184,7 +185,7 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     if jump := JUMP.search(after):
         return [*(_statement(kind, who, "works_at", o, whole) for o in _objects(jump["new"], control=False)),
                 *(_statement(kind, who, "left", o, whole) for o in _objects(jump["old"], control=False))]
-    if ended := ENDED.match(after):
+    if (ended := ENDED.match(after)) and not FOR_NOW.search(after):  # not "我今天不吃晚饭了"
         return [_statement(kind, who, "quit", o, whole)
                 for o in _objects(ended["object"] or ended["stopped"], control=False)]  # fmt: skip
     if lost := LOST_INTEREST.search(after):

@@ -8,7 +8,7 @@ import re
 
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
-    "FAVOURITE_AFTER", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
+    "FAVOURITE_AFTER", "FOR_NOW", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
     "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
     "VERB",
 ]  # fmt: skip
@@ -113,6 +113,8 @@ SWAP = re.compile(r"把(?P<old>[^，。]{1,12}?)换成了?(?P<new>[^，。]{1,12
 LOST = re.compile(r"^(?P<object>[^，。我你他她的]{1,6}?)(?:上个月|前几天|前不久|去年|昨天|刚刚|已经)?(?:去世了|死了|走了)")
 # "我现在是华为的员工了": where one works.
 EMPLOYEE = re.compile(r"是(?P<object>[^，。]{1,12}?)的(?:员工|职员|雇员|正式员工)")
+# "我今天不吃晚饭了", "我这周不喝酒了": for a while, not for good.
+FOR_NOW = re.compile(r"今天|今晚|明天|这周|这个星期|这次|暂时|最近几天")
 # "我现在对甜食没兴趣了": a liking gone.
 LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉)")
 # "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.
