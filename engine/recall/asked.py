@@ -27,7 +27,7 @@ _ASKS = {
 # "Does Leo still like jazz?", "小周还喜欢吃火锅吗？": a yes-or-no question of a taste, which
 # the liking of the thing it names answers (`engine.recall.facts.answer_factor`).
 _TASTE = re.compile(
-    r"\b(?:does|do|did)\s+\w+(?:\s+\w+)?\s+(?:still\s+|really\s+)?(?:like|love|enjoy)\b"
+    r"\b(?:does|do|did)\s+\w+(?:\s+\w+)?\s+(?:still\s+|really\s+)?(?:like|love|enjoy|drink|eat|smoke|play|use|watch)\b"
     r"|\bis\s+\w+(?:\s+\w+)?\s+(?:still\s+)?into\b|(?:喜欢|爱)[^，。？?]{0,12}吗",
     re.IGNORECASE,
 )

@@ -66,14 +66,19 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
     return cards, {card.id: replaced[card.id] for card in cards if card.id in replaced}
 
 
+# What answers a question of a taste or a habit, of the thing it names.
+_TASTES = frozenset({"likes", "dislikes", "quit", "drink", "eat", "play", "smoke", "uses", "watch"})
+
+
 def answer_factor(fact: Fact, asked: QueryAnalysis, named: set[str], boost: float) -> float:
     """`boost` for a fact that answers the question outright: the predicate it asks
     (`engine.recall.asked`) of an entity it names, stated, not denied, and for a taste
     ("Does Leo like jazz?") or a having ("Does Ana have a cat?"), of a thing the question
     names; else 1."""
-    if fact.predicate not in asked.asks or fact.subject_id not in named or fact.negated:
+    taste = "likes" in asked.asks and fact.predicate in _TASTES  # "Does Jo drink coffee?": "Jo quit coffee"
+    if not (fact.predicate in asked.asks or taste) or fact.subject_id not in named or fact.negated:
         return 1.0
-    if fact.predicate == "likes" and not set(tokenize(fact.object)) & set(asked.tokens):
+    if taste and not set(tokenize(fact.object)) & set(asked.tokens):
         return 1.0  # "Leo likes rock" does not answer "Does Leo like jazz?"
     if fact.predicate == "has" and not set(tokenize(f"{fact.object} {fact.statement}")) & set(asked.tokens) - {
         *tokenize(fact.subject)

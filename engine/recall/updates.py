@@ -24,6 +24,7 @@ _CHANGE = re.compile(
     r"|\bno longer\b|\binstead\b|\bnot\s+\w+\s+any\s?more\b|\b(?:cancel(?:l)?ed|called off)\b"
     r"|\bis now\b|\bnow (?:set|scheduled|planned|on|at|in)\b"
     r"|\b(?:rebooked|rescheduled|migrated|upgraded|swapped|replaced)\b|\b(?:took|taken)\s+over\b"
+    r"|\b(?:gave\s+up|given\s+up|quit|cut\s+out|no\s+more)\b|\bhaven't\s+had\b.*\b(?:weeks?|months?|years?)\b"
     r"|改到|改成|改为|改在|改签|改期|推迟|推到|挪到|顺延|延后|延期|提前到|提前至|换成|换到|不再|取消了|调整为|变成了",
     re.IGNORECASE,
 )
@@ -39,6 +40,8 @@ def states_a_change(text: str) -> bool:
     >>> states_a_change("The launch is set for November 20"), states_a_change("航空公司把我的航班改签到了3月16日")
     (False, True)
     >>> states_a_change("Priya took over the design team from Dana"), states_a_change("We migrated Atlas to MySQL")
+    (True, True)
+    >>> states_a_change("I haven't had coffee in a month"), states_a_change("I gave up golf")
     (True, True)
     """
     return _CHANGE.search(text) is not None

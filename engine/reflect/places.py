@@ -1,6 +1,7 @@
 """Where the speaker works and lives, said without "I work at" or "I live in": "My employer
 is Accenture", "I'm at Deloitte now" (of a job), "I'm joining Netflix as a data scientist",
-"I run the marketing team at Canva", "Home is Edinburgh now"; and a workplace left: "I
+"I run the marketing team at Canva", "Home is Edinburgh now", "we bought a house in
+Sacramento"; and a workplace left: "I
 handed in my notice at Spotify", "I resigned from Google", "I got laid off from Canva". Pure
 over a parsed sentence.
 """
@@ -40,6 +41,8 @@ def places(sentence: Any) -> list[Statement]:
     ([], [])
     >>> read("Home is Edinburgh now, we moved in March."), read("My home is Lisbon.")
     ([('lives_in', 'Edinburgh')], [('lives_in', 'Lisbon')])
+    >>> read("We finally left San Francisco and bought a house in Sacramento.")
+    [('lives_in', 'Sacramento')]
     """
     words = {t.lower_ for t in sentence}
     found = []
@@ -48,19 +51,25 @@ def places(sentence: Any) -> list[Statement]:
             continue
         head = token.head if token.dep_ != "pobj" else token.head.head
         link = token.head.lower_ if token.dep_ == "pobj" else None
+        if _home(token, head) and _speaker_is_subject(head, we=True):  # "we moved" is the speaker's home too
+            found.append(_statement("lives_in", token, sentence))
+            continue
         if not _speaker_is_subject(head):
             continue
-        if _home(token, head):
-            found.append(_statement("lives_in", token, sentence))
-        elif _works_at(token, head, link, words):
+        if _works_at(token, head, link, words):
             found.append(_statement("works_at", token, sentence))
         elif _leaves(head, link):
             found.append(_statement("left", token, sentence))
     return found
 
 
+_HOMES = frozenset({"house", "home", "apartment", "flat", "condo", "place"})
+
+
 def _home(name: Any, head: Any) -> bool:
-    """"Home is Edinburgh now", "my home is Lisbon"."""
+    """"Home is Edinburgh now", "my home is Lisbon", "we bought a house in Sacramento"."""
+    if head.lemma_ in ("buy", "rent") and name.dep_ == "pobj" and name.head.lower_ == "in":
+        return any(c.dep_ == "dobj" and c.lemma_ in _HOMES for c in head.children)
     return head.lemma_ == "be" and name.dep_ == "attr" and any(
         c.dep_ == "nsubj" and c.lemma_ == "home" and all(p.lower_ == "my" for p in c.children if p.dep_ == "poss")
         for c in head.children
@@ -91,14 +100,16 @@ def _mine(noun: Any) -> bool:
     return any(c.dep_ == "poss" and c.lower_ == "my" for c in noun.children)
 
 
-def _speaker_is_subject(verb: Any) -> bool:
-    """"I ..." or a clause whose subject is "my employer"; another's ("my brother's") not."""
+def _speaker_is_subject(verb: Any, *, we: bool = False) -> bool:
+    """"I ..." (or "we ...", for a home) or a clause whose subject is "my employer" or
+    "home"; another's ("my brother's") not."""
     subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
     if any(s.lemma_ == "home" for s in subjects):
         return True  # "Home is Edinburgh now": _home checks whose
     if not subjects and verb.dep_ in ("conj", "advcl", "dep") and verb.head.i != verb.i:
-        return _speaker_is_subject(verb.head)  # "I'm joining Netflix ..., already handed in my notice"
-    return any(s.lower_ == "i" or (s.lemma_ in _EMPLOYER and _mine(s)) for s in subjects) or (
+        return _speaker_is_subject(verb.head, we=we)  # "I'm joining Netflix ..., already handed in my notice"
+    speakers = ("i", "we") if we else ("i",)
+    return any(s.lower_ in speakers or (s.lemma_ in _EMPLOYER and _mine(s)) for s in subjects) or (
         not subjects and verb.dep_ == "ROOT" and verb.tag_ == "VBD"  # "Handed in my notice at X"
     )
 

@@ -34,6 +34,12 @@ _ENDED = re.compile(
     r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)"
     r"\s*(?:[,.;!]|$|\s+(?:and|but|so|because|since|for|after)\b)",  # "I gave up golf and took up cycling"
 )
+# "I haven't had coffee in a month": a habit stopped a while ago.
+_NOT_SINCE = re.compile(
+    r"\bI\s+(?:haven't|haven’t|have\s+not)\s+(?:had|drunk|eaten|smoked|touched|played)\s+(?:any\s+)?"
+    r"(?P<object>[a-z][\w' -]*?)\s+(?:in|for)\s+(?:a|an|two|three|four|five|six|several|many|\d+)\s+"
+    r"(?:days?|weeks?|months?|years?)\b"
+)
 # "I'm over country music", "my stomach can't handle spicy food anymore": a liking gone.
 _GONE = re.compile(
     r"(?:\bI(?:'m|’m|\s+am)\s+(?:so\s+|totally\s+|completely\s+|kind\s+of\s+|pretty\s+much\s+)?"
@@ -106,6 +112,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     (('quit', False, 'golf', 10), ('likes', True, 'cheese', 25))
     >>> reversal("I've actually started to like mushrooms!")
     ('likes', False, 'mushrooms', 30)
+    >>> reversal("Doctor told me to cut out caffeine, so I haven't had coffee in a month.")
+    ('quit', False, 'coffee', 53)
     >>> reversal("I stopped at a cafe for lunch."), reversal("I'm done with work for today.")
     (None, None)
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
@@ -114,7 +122,7 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     found = _REVERSAL.search(text)
     if found is not None and (found["longer"] or found["anymore"]):
         predicate, negated = _VERBS[found["verb"].lower()], True
-    elif (found := _ENDED.search(text)) is not None or (
+    elif (found := _ENDED.search(text)) is not None or (found := _NOT_SINCE.search(text)) is not None or (
         (found := _STOPPED.search(text)) is not None and (found["longer"] or found["anymore"])
     ):
         predicate, negated = "quit", False

@@ -43,6 +43,7 @@ from engine.reflect.zh_cues import (
     MODAL,
     NAMED,
     NEGATION,
+    NOT_SINCE,
     PAST,
     PLACE,
     PLACE_OF,
@@ -50,6 +51,7 @@ from engine.reflect.zh_cues import (
     PREDICATE_OF,
     PRONOUNS,
     QUESTION,
+    RESIGNED,
     ROLE,
     STOPPED_IT,
     SUBJECT,
@@ -113,11 +115,23 @@ def _objects(text: str, *, control: bool) -> list[str]:
         return [latin.group(1)]  # "Kubernetes部署Orion": the first name, the rest is another clause
     text = _until_function_verb(text)
     items = []
-    for part in COORDINATION.split(text.rsplit("的", 1)[-1]):
+    for part in _coordinated(text.rsplit("的", 1)[-1]):
         part = _until_clause(_lead_stripped(part)).strip("《》“”\"' ")
         if part and part not in PRONOUNS and part[0] not in "我你他她它" and not part.isdigit() and _names(part):
             items.append(part)
     return items
+
+
+def _coordinated(text: str) -> list[str]:
+    """The items of a coordination ("喜剧和爱情片"), split where jieba cuts a conjunction of
+    its own: "协和医院" is one name."""
+    parts, at, start = [], 0, 0
+    for word, _ in _cuts(text):
+        if COORDINATION.fullmatch(word):
+            parts.append(text[start:at])
+            start = at + len(word)
+        at += len(word)
+    return [*parts, text[start:]]
 
 
 def _lead_stripped(text: str) -> str:
@@ -179,6 +193,11 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
             negated = _negated(after[: found.start()])  # "我已经不是周杰伦的粉丝了"
             return [_statement(kind, who, predicate, o, whole, negated=negated)
                     for o in _objects(found["object"], control=False)]  # fmt: skip
+    if resigned := RESIGNED.search(after):
+        return [_statement(kind, who, "left", o, whole)
+                for o in _objects(resigned["old"] or resigned["last"], control=False)]  # fmt: skip
+    if not_since := NOT_SINCE.search(after):
+        return [_statement(kind, who, "quit", o, whole) for o in _objects(not_since["object"], control=False)]
     if swap := SWAP.search(after):
         return [*(_statement(kind, who, "uses", o, whole) for o in _objects(swap["new"], control=False)),
                 *(_statement(kind, who, "quit", o, whole) for o in _objects(swap["old"], control=False))]
@@ -204,7 +223,7 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     return None
 
 
-_WORK = frozenset({"工作", "上班", "任职", "实习"})
+_WORK = frozenset({"工作", "上班", "任职", "实习", "报到"})
 # Verbs that come between 在 and 工作 without being a place: "我在考虑工作的事", "在学习工作"
 _BUSY = frozenset({"考虑", "继续", "开始", "准备", "学习", "坚持", "专心", "拼命", "忙着", "打算", "尝试", "找"})
 
@@ -223,9 +242,11 @@ def _place(after: str) -> re.Match[str] | None:
         whole = place["verb"].startswith(word) or (word.startswith(place["verb"]) and len(word) <= len(place["verb"]) + 1)
         # a name jieba tags as a verb ("联想"), one word alone before a verb of work
         named = first[0] == place["place"] and place["verb"] in _WORK and first[0] not in _BUSY
-        if word and whole and (first[1] != "v" or named) and first[1] not in ("d", "ad") and not after[
-            place.end() :
-        ].startswith("的"):  # not "在努力工作": how, not where
+        # jieba cuts an unknown name into the verb ("米哈/游报/到"): a verb of work ending the clause stands
+        tail = after[place.end() :]
+        cut_through = not word and place["verb"] in _WORK and (not tail or tail[0] in "了，。！？ ")
+        a_place = (first[1] != "v" or named) and first[1] not in ("d", "ad")  # not "在努力工作": how, not where
+        if (word and whole or cut_through) and a_place and not tail.startswith("的"):
             return place  # not "一个在阿里工作的朋友": where the friend works
     return None
 
@@ -307,6 +328,8 @@ def chinese_statements(text: str) -> list[Statement]:
     [('likes', '加班', True), ('works_at', '阿里巴巴', False)]
     >>> [(s.predicate, s.object) for s in chinese_statements("我们搬家了，现在住在上海。我喜欢喜剧和爱情片")]
     [('lives_in', '上海'), ('likes', '喜剧'), ('likes', '爱情片')]
+    >>> [(s.predicate, s.object) for s in chinese_statements("我在协和医院当护士")]
+    [('works_at', '协和医院'), ('is', '护士')]
     >>> [(s.predicate, s.object, s.negated) for s in chinese_statements("我换工作了，去了拼多多。我已经戒了咖啡")]
     [('works_at', '拼多多', False), ('quit', '咖啡', False)]
     >>> [(s.predicate, s.object) for s in chinese_statements("我已经从百度跳到了阿里。我家在厦门。看恐怖片会做噩梦，我已经不看了")]

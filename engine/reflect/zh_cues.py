@@ -9,7 +9,8 @@ import re
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
     "FAVOURITE_AFTER", "FOR_NOW", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
-    "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "ROLE", "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
+    "NOT_SINCE", "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "RESIGNED", "ROLE",
+    "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
     "VERB",
 ]  # fmt: skip
 
@@ -61,16 +62,16 @@ SUBJECT = re.compile(
 KIN = re.compile(
     r"^(?:[^，。！？]{0,6}?)我(?:的)?(?P<kin>儿子|女儿|孩子们|孩子|妻子|老婆|丈夫|老公|狗狗|狗|猫咪|猫|宠物)"
 )
-_ROLES = "经理|工程师|老师|教师|医生|设计师|律师|护士|程序员|分析师|顾问|主管|总监|实习生|研究员|学生|记者|厨师|会计"
+_ROLES = "经理|工程师|老师|教师|医生|校医|设计师|律师|护士|程序员|分析师|顾问|主管|总监|实习生|研究员|学生|记者|厨师|会计|策划|销售"
 ROLE = re.compile(rf"^(?:做|当|担任|是一名|是一个|是)(?P<role>[^，。！？的]{{0,8}}?(?:{_ROLES}))")
 PLACE = re.compile(
     # "在华为上班", and "去华为上班了" (going somewhere is a place of work only to work there)
-    r"(?:在|(?:去|到)(?=[^，。！？在去到]{1,14}?(?:工作|上班|任职|实习)))(?P<place>[^，。！？在去到]{1,14}?)"
-    rf"(?P<verb>工作|上班|任职|实习|办公|住|生活|安家|定居|落户|学习|读书|上学|教|攀岩|做了志愿者|做志愿者|当志愿者"
+    r"(?:在|(?:去|到)(?=[^，。！？在去到]{1,14}?(?:工作|上班|任职|实习|报到)))(?P<place>[^，。！？在去到]{1,14}?)"
+    rf"(?P<verb>工作|上班|任职|实习|报到|办公|住|生活|安家|定居|落户|学习|读书|上学|教|攀岩|做了志愿者|做志愿者|当志愿者"
     rf"|做(?=[^，。]{{0,8}}?(?:{_ROLES}))|当(?=[^，。]{{0,8}}?(?:{_ROLES})))"
 )
 PLACE_OF = {
-    **dict.fromkeys(("工作", "上班", "任职", "实习", "办公", "做", "当"), "works_at"),
+    **dict.fromkeys(("工作", "上班", "任职", "实习", "报到", "办公", "做", "当"), "works_at"),
     **dict.fromkeys(("住", "生活", "安家", "定居", "落户"), "lives_in"),
     **dict.fromkeys(("学习", "读书", "上学"), "study_at"),
     **dict.fromkeys(("做了志愿者", "做志愿者", "当志愿者"), "volunteer_at"),
@@ -96,6 +97,12 @@ MODAL = re.compile(r"可以|应该|应当|能够|最好|不妨|该|得|能")  # 
 ENDED = re.compile(
     r"^(?:[^，。]{0,4}?)(?:(?:不再|戒掉了|戒掉|戒了|戒)(?!喜欢|爱)(?:喝|吃|看|玩|听|抽|打|踢|碰)?(?P<object>[^，。！？]+)"
     r"|不(?:喝|吃|玩|抽|打|踢|弹)(?P<stopped>[^，。！？]+?)了)$"  # "我就不打篮球了": no more
+)
+# "我四月从协和辞职了": a workplace left.
+RESIGNED = re.compile(r"从(?P<old>[^，。]{1,10}?)(?:辞职|离职)|在(?P<last>[^，。]{1,10}?)的最后一天")  # 今天是我在网易的最后一天
+# "我已经一个月没喝奶茶了": a habit stopped a while ago.
+NOT_SINCE = re.compile(
+    r"(?:[一两三四五六七八九十几半\d]+个?(?:多)?(?:月|周|星期|年|天)|很久|好久|好几个月)(?:都)?没(?:喝|吃|抽|玩|碰)(?:过)?(?P<object>[^，。！？]+?)了"
 )
 # "我已经从百度跳到了阿里": a job changed, from one employer to the next.
 JUMP = re.compile(r"从(?P<old>[^，。]{1,10}?)(?:跳槽|跳)(?:到了|到|去了|去)(?P<new>[^，。]{1,10})")
