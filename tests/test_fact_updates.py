@@ -79,6 +79,7 @@ def _closed(rows: list[list[Any]]) -> dict[tuple[str, str], float]:
         ("我在联想工作。", "我现在是华为的员工了。", "works_at", "联想", "华为"),
         ("我住在天津。", "我们去年年底搬家到了大连。", "lives_in", "天津", "大连"),
         ("我住在哈尔滨。", "我已经在三亚安家了。", "lives_in", "哈尔滨", "三亚"),
+        ("我最喜欢的动物是猫。", "我现在最喜欢的动物换成狗了。", "favorite_动物", "猫", "狗"),
         ("I live in San Francisco.", "We finally left San Francisco and bought a house in Sacramento.",
          "lives_in", "San Francisco", "Sacramento"),
         ("我在协和医院当护士，主要上夜班。", "我四月从协和辞职了，现在在一所小学当校医。", "works_at", "协和医院", "小学"),
@@ -147,6 +148,9 @@ def test_a_newer_value_closes_the_older_one_at_the_time_it_was_said(
         ("I drink coffee every day.", "Doctor told me to cut out caffeine, so I haven't had coffee in a month.",
          ("drink", "coffee")),
         ("我超爱喝奶茶，一天两杯。", "医生让我戒糖，我已经一个月没喝奶茶了。", ("likes", "奶茶")),
+        ("我很喜欢打篮球。", "我对篮球失去了兴趣。", ("likes", "打篮球")),
+        ("我很喜欢喝酒。", "我现在基本不喝酒了。", ("likes", "喝酒")),  # 喝酒 is 酒 drunk
+        ("我在阿里上班。", "我已经不在阿里了，换了份工作，现在在美团。", ("works_at", "阿里")),
         # a named thing moved off another: Atlas dropped Postgres
         ("Atlas uses Postgres for its main database.", "We migrated Atlas from Postgres to MySQL last sprint.",
          ("uses", "Postgres")),
@@ -188,6 +192,8 @@ def test_a_reversal_closes_the_fact_it_reverses(
         ("我住在杭州。", "我小时候住在西安。"),  # where one was
         ("I'm a nurse at Mercy Hospital.", "I picked up an extra shift at Saint Luke's this weekend to help a friend."),
         ("我在协和医院当护士。", "这周末我去朋友的诊所帮忙顶班。"),
+        ("我在阿里上班。", "我朋友已经不在阿里了。"),
+        ("我很喜欢打篮球。", "我弟弟对篮球失去了兴趣。"),
         ("我在腾讯做设计师。", "我和一个在阿里工作的朋友吃了午饭。"),  # the friend's workplace
         ("我在武汉住了十年。", "我们去长沙玩了一个星期。"),
     ],
@@ -234,6 +240,7 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
         # a taste asked of the thing it names: the liking of jazz, not the newer narrower dislike
         ("Leo", "I love jazz.", "I don't like smooth jazz though.", "Does Leo like jazz?", "jazz"),
         ("Ana", "I have a cat named Luna.", "My neighbor's cat passed away last month.", "Does Ana have a cat?", "Luna"),
+        ("阿华", "我很喜欢打篮球。", "我弟弟对篮球失去了兴趣。", "阿华喜欢篮球吗？", "打篮球"),  # 篮球 inside 打篮球
         # a habit asked of the thing it names: the quitting answers it
         ("Jo", "Coffee is life. I drink like four cups a day.",
          "Doctor told me to cut out caffeine, so I haven't had coffee in a month.", "Does Jo drink coffee?", "coffee"),

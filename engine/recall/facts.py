@@ -22,7 +22,7 @@ from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, fr
 from engine.recall.analysis import QueryAnalysis
 from engine.recall.fusion import Scored
 from engine.recall.stages import RecallContext, fuse_for
-from engine.text import tokenize
+from engine.text import has_cjk, tokenize
 from engine.views import Fact
 
 __all__ = ["FACT_SOURCES", "answer_factor", "fact_cards"]
@@ -78,13 +78,21 @@ def answer_factor(fact: Fact, asked: QueryAnalysis, named: set[str], boost: floa
     taste = "likes" in asked.asks and fact.predicate in _TASTES  # "Does Jo drink coffee?": "Jo quit coffee"
     if not (fact.predicate in asked.asks or taste) or fact.subject_id not in named or fact.negated:
         return 1.0
-    if taste and not set(tokenize(fact.object)) & set(asked.tokens):
+    if taste and not _names(fact.object, asked.tokens):
         return 1.0  # "Leo likes rock" does not answer "Does Leo like jazz?"
     if fact.predicate == "has" and not set(tokenize(f"{fact.object} {fact.statement}")) & set(asked.tokens) - {
         *tokenize(fact.subject)
     }:
         return 1.0  # "I have a cat named Luna" answers "Does Ana have a cat?"; a car does not
     return boost
+
+
+def _names(thing: str, words: list[str]) -> bool:
+    """Whether a question's words name a fact's object: a word in common, or for Chinese a
+    word of two characters or more inside it ("篮球" in "打篮球", one word to jieba)."""
+    if set(tokenize(thing)) & set(words):
+        return True
+    return has_cjk(thing) and any(len(word) > 1 and has_cjk(word) and word in thing for word in words)
 
 
 def _card(

@@ -193,6 +193,10 @@ def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
             and old.object_id != new.object.id)  # fmt: skip
 
 
+# A Chinese verb that begins a verb-object word ("喝酒", "吃辣"): the object is the rest.
+_VERB_FIRST = frozenset("喝吃抽玩看打踢听弹学")
+
+
 def object_words(name: str) -> frozenset[str]:
     """The words an object is matched by, in a reversal (`same_thing`). A Chinese phrase
     ends in its head ("喝咖啡" is coffee drunk): its endings of two characters or more.
@@ -201,10 +205,15 @@ def object_words(name: str) -> frozenset[str]:
     (['brew', 'cold'], ['swim'], ['咖啡', '喝咖啡'])
     >>> same_thing(object_words("喝咖啡"), object_words("咖啡")), same_thing(object_words("咖啡馆"), object_words("咖啡"))
     (True, False)
+    >>> same_thing(object_words("喝酒"), object_words("酒"))
+    True
     """
     canonical = canonical_name(name)
     if has_cjk(canonical) and " " not in canonical:
-        return frozenset(canonical[start:] for start in range(len(canonical) - 1)) or frozenset({canonical})
+        endings = {canonical[start:] for start in range(len(canonical) - 1)} or {canonical}
+        if len(canonical) > 1 and canonical[0] in _VERB_FIRST:
+            endings.add(canonical[1:])  # "喝酒" is 酒 drunk
+        return frozenset(endings)
     return frozenset(tokenize(canonical)) or frozenset(canonical.split())  # stems: "swimming" is "swim"
 
 

@@ -84,6 +84,7 @@ _NOT_OBJECTS = frozenset({
     # "I stopped at a cafe", "stopped by the store": a stop, not a habit ended
     "at", "by", "in", "on", "for", "over", "off", "into", "with", "from", "there", "here", "home",
 })  # fmt: skip
+_WHEN = re.compile(r"\s+(?:last|this|next|yesterday|today|tonight|recently|ago|in\s+(?:[A-Z]\w+|\d+))\b.*$")
 _FOR_NOW = re.compile(r"\bfor\s+(?:today|tonight|now|the\s+(?:day|night|week|weekend))\b")
 _MOST_WORDS = 4
 
@@ -116,8 +117,10 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     ('quit', False, 'coffee', 53)
     >>> reversal("I stopped at a cafe for lunch."), reversal("I'm done with work for today.")
     (None, None)
-    >>> reversal("I quit Google last year.") is None, reversal("I quit my job.") is None  # a job left
+    >>> reversal("I quit Google last year.") is None, reversal("I quit my job last week.") is None  # a job left
     (True, True)
+    >>> reversal("I gave up coffee last month.")
+    ('quit', False, 'coffee', 10)
     """
     found = _REVERSAL.search(text)
     if found is not None and (found["longer"] or found["anymore"]):
@@ -135,13 +138,14 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
         return "left", False, name, left.start("object") if left["object"] else left.start("anymore")
     else:
         return None
-    words, start = found["object"].split(), found.start("object")
+    if _FOR_NOW.search(found["object"]):
+        return None  # "I'm done with work for today": for now, not for good
+    thing = _WHEN.sub("", found["object"])  # "I quit coffee last week": coffee
+    words, start = thing.split(), found.start("object")
     if len(words) > 1 and words[0].lower() in ("my", "our", "the", "some", "all", "a", "an"):
         start = text.index(words[1], start)
         words = words[1:]  # "I ditched my iPhone"
-    if _FOR_NOW.search(" ".join(words)):
-        return None  # "I'm done with work for today": for now, not for good
-    if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS or words[-1].lower() in _JOBS:
+    if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS or _JOBS & {w.lower() for w in words}:
         return None  # "I quit my job": a job left, which the parse reads
     return predicate, negated, " ".join(words), start
 

@@ -44,6 +44,7 @@ from engine.reflect.zh_cues import (
     NAMED,
     NEGATION,
     NOT_SINCE,
+    NOW_AT,
     PAST,
     PLACE,
     PLACE_OF,
@@ -195,7 +196,7 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
                     for o in _objects(found["object"], control=False)]  # fmt: skip
     if resigned := RESIGNED.search(after):
         return [_statement(kind, who, "left", o, whole)
-                for o in _objects(resigned["old"] or resigned["last"], control=False)]  # fmt: skip
+                for o in _objects(resigned["old"] or resigned["last"] or resigned["gone"], control=False)]  # fmt: skip
     if not_since := NOT_SINCE.search(after):
         return [_statement(kind, who, "quit", o, whole) for o in _objects(not_since["object"], control=False)]
     if swap := SWAP.search(after):
@@ -347,10 +348,16 @@ def chinese_statements(text: str) -> list[Statement]:
             continue
         carried: tuple[str, str] | None = None
         said: list[Statement] = []
+        job_change = JOB_CHANGE.search(sentence) is not None
         for clause in re.split(r"[，,；;]", sentence):
-            statements, carried = _clause(clause.strip("。！!.…~～ "), sentence, carried)
-            said += statements or _stopped_before(clause.strip("。！!.…~～ "), sentence, carried)
-        if JOB_CHANGE.search(sentence):
+            clause = clause.strip("。！!.…~～ ")
+            statements, carried = _clause(clause, sentence, carried)
+            if not statements and job_change and (now := NOW_AT.match(clause)):
+                # "换了份工作，现在在美团": where one is now, in a sentence about changing jobs
+                statements = [_statement("speaker", "我", "works_at", o, sentence)
+                              for o in _objects(now["place"], control=False)]  # fmt: skip
+            said += statements or _stopped_before(clause, sentence, carried)
+        if job_change:
             said = [s.model_copy(update={"predicate": "works_at"}) if s.predicate in ("attended", "go_to", "join")
                     and not s.negated else s for s in said]  # fmt: skip
         found += said

@@ -9,7 +9,7 @@ import re
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
     "FAVOURITE_AFTER", "FOR_NOW", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
-    "NOT_SINCE", "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "RESIGNED", "ROLE",
+    "NOT_SINCE", "NOW_AT", "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "RESIGNED", "ROLE",
     "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
     "VERB",
 ]  # fmt: skip
@@ -79,7 +79,7 @@ PLACE_OF = {
     "攀岩": "climb_at",
 }
 FAVOURITE = re.compile(
-    r"(?:最喜欢|最爱)(?:吃|喝|看|听|玩)?的(?P<kind>[^，。！？,.!?是变成换]{1,6})(?:是|变成了|变成|成了|换成了)(?P<object>.+)"
+    r"(?:最喜欢|最爱)(?:吃|喝|看|听|玩)?的(?P<kind>[^，。！？,.!?是变成换]{1,6})(?:是|变成了|变成|成了|换成了|换成)(?P<object>.+)"
 )
 FAVOURITE_AFTER = re.compile(r"^(?P<object>[^，。！？,.!?]{1,20}?)是我(?:最喜欢|最爱)的(?P<kind>[^，。！？,.!?]{1,6})$")
 FAN = re.compile(r"是(?P<object>[^，。]{1,24}?)的(?:铁杆|忠实|超级|头号)?(?:粉丝|歌迷|影迷|球迷|书迷)")
@@ -99,7 +99,12 @@ ENDED = re.compile(
     r"|不(?:喝|吃|玩|抽|打|踢|弹)(?P<stopped>[^，。！？]+?)了)$"  # "我就不打篮球了": no more
 )
 # "我四月从协和辞职了": a workplace left.
-RESIGNED = re.compile(r"从(?P<old>[^，。]{1,10}?)(?:辞职|离职)|在(?P<last>[^，。]{1,10}?)的最后一天")  # 今天是我在网易的最后一天
+RESIGNED = re.compile(
+    r"从(?P<old>[^，。]{1,10}?)(?:辞职|离职)|在(?P<last>[^，。]{1,10}?)的最后一天"  # 今天是我在网易的最后一天
+    r"|(?:已经)?不在(?P<gone>[^，。]{1,10}?)(?:工作|上班)?了$"  # 我已经不在阿里了
+)
+# "换了份工作，现在在美团": in a sentence about changing jobs, where one now is.
+NOW_AT = re.compile(r"^(?:现在|目前|如今)?在(?P<place>[^，。！？]{2,10})$")
 # "我已经一个月没喝奶茶了": a habit stopped a while ago.
 NOT_SINCE = re.compile(
     r"(?:[一两三四五六七八九十几半\d]+个?(?:多)?(?:月|周|星期|年|天)|很久|好久|好几个月)(?:都)?没(?:喝|吃|抽|玩|碰)(?:过)?(?P<object>[^，。！？]+?)了"
@@ -123,7 +128,7 @@ EMPLOYEE = re.compile(r"是(?P<object>[^，。]{1,12}?)的(?:员工|职员|雇�
 # "我今天不吃晚饭了", "我这周不喝酒了": for a while, not for good.
 FOR_NOW = re.compile(r"今天|今晚|明天|这周|这个星期|这次|暂时|最近几天")
 # "我现在对甜食没兴趣了": a liking gone.
-LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉)")
+LOST_INTEREST = re.compile(r"对(?P<object>[^，。]{1,16}?)(?:没兴趣|没有兴趣|不感兴趣|不再感兴趣|没感觉|失去了兴趣|失去兴趣)")
 # "我换工作了，去了拼多多": where one went, in a sentence about changing jobs, is the employer.
 JOB_CHANGE = re.compile(r"换工作|换了工作|换了份工作|跳槽|离职|辞职")
 PAST = re.compile(r"以前|曾经|过去|原来|从前|小时候|那时候|当年|年轻时")  # "我以前很喜欢X", "我小时候住在西安"
