@@ -27,7 +27,7 @@ from engine.recall.rerank import (
 from engine.recall.sessions import spread_by_session
 from engine.recall.stages import CHANNEL_STAGES, RecallContext, Replies, fuse_for, side_points
 from engine.recall.time_query import searched_window
-from engine.recall.updates import mark_replaced_by_facts, mark_updates, states_a_change
+from engine.recall.updates import episode_states_a_change, mark_replaced_by_facts, mark_updates
 from engine.settings import Settings
 from engine.stores.base import RecallGraph
 from engine.stores.vectors import VectorStore
@@ -193,7 +193,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     shown = _diverse(ranked, context.vectors, request.top_k, settings) if diverse else ranked[: request.top_k]
     if reach > request.top_k and not diverse:  # MMR's choice of cards stands
         kept = {c.episode.id for _, c, _ in shown}
-        shown += [r for r in ranked[:reach] if r[1].episode.id not in kept and states_a_change(r[1].episode.content)]
+        shown += [r for r in ranked[:reach] if r[1].episode.id not in kept and episode_states_a_change(r[1].episode.id, r[1].episode.content)]
     return shown, episodes
 
 

@@ -16,7 +16,7 @@ from engine.models import MemoryCard
 from engine.recall.memo import EpisodeMemo
 from engine.text import tokenize
 
-__all__ = ["mark_replaced_by_facts", "mark_updates", "states_a_change"]
+__all__ = ["episode_states_a_change", "mark_replaced_by_facts", "mark_updates", "states_a_change"]
 
 _CHANGE = re.compile(
     r"\b(?:moved|changed|switched|rescheduled|postponed|pushed|delayed|updated|shifted|bumped"
@@ -50,6 +50,11 @@ def states_a_change(text: str) -> bool:
 _CHANGES: EpisodeMemo[bool] = EpisodeMemo(states_a_change)  # once per episode
 
 
+def episode_states_a_change(episode_id: str, content: str) -> bool:
+    """`states_a_change` of an episode, read once per episode (`engine.recall.memo`)."""
+    return _CHANGES(episode_id, content)
+
+
 # Someone else's thing: "my sister's flight got changed" updates her flight, not the speaker's.
 _ANOTHERS = re.compile(
     r"\b(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|wife|husband|son|daughter|friend|boss"
@@ -80,7 +85,7 @@ def mark_updates(cards: Sequence[MemoryCard]) -> list[MemoryCard]:
     superseded_by: dict[str, str] = {}
     episodic = [c for c in cards if c.layer != "semantic" and c.trace is not None]
     for newer in sorted(episodic, key=lambda c: c.occurred_at):
-        if not _CHANGES(newer.id, newer.content):
+        if not episode_states_a_change(newer.id, newer.content):
             continue
         older = [
             c for c in episodic

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from engine.reflect.derive import CandidateFact
+from engine.reflect.vocabulary import ENDS
 from engine.text import canonical_name, has_cjk, tokenize
 
 __all__ = [
@@ -44,16 +45,6 @@ SECONDS_PER_DAY = 86_400.0
 # Predicates with one current value per subject; `favorite_<kind>` is one per kind.
 FUNCTIONAL = frozenset({"works_at", "lives_in"})
 _FUNCTIONAL_PREFIX = "favorite_"
-# Positive predicates that end another's fact on the same object.
-# Each of `ENDINGS`, and what it ends.
-_ENDS = {
-    "dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in"),
-    "quit": ("likes", "does", "uses", "drink", "eat", "play", "smoke", "learn"),  # "I gave up coffee"
-    "sell": ("has", "drive", "own", "uses"),  # "I sold the Civic"
-    "lost": ("has", "adopt"),  # "Luna passed away"
-    "broke_up_with": ("date", "married_to"),
-    "dropped": ("uses",),  # "we migrated Atlas from Postgres to MySQL"
-}  # fmt: skip
 _ROLES_WITH = frozenset({"works_at"})  # a job's end ends the role stated with it
 # Predicates of a state, not an event: told again, they reinforce the one fact.
 STATES = frozenset({
@@ -144,7 +135,7 @@ def _reversed_by(old: ActiveFact, new: CandidateFact, words: frozenset[str]) -> 
         return False
     if old.predicate == new.predicate:
         return old.negated != new.negated
-    return not old.negated and not new.negated and old.predicate in _ENDS.get(new.predicate, ())
+    return not old.negated and not new.negated and old.predicate in ENDS.get(new.predicate, ())
 
 
 def another_event(predicate: str, before: float | None, now: float | None) -> bool:

@@ -1,6 +1,7 @@
-"""Statements of what the speaker likes, has or values, read from forms other than a verb
-with its object: "Painting landscapes is my favorite", "X has replaced Y as my favourite author", "my kids loved it", "dogs bring me so
-much joy", "your kind words mean a lot". Pure over a parsed sentence.
+"""Statements of what the speaker likes, has or values, read from forms other than a verb with its
+object: "Painting landscapes is my favorite", "X has replaced Y as my favourite author", "my
+kids loved it", "dogs bring me so much joy", "your kind words mean a lot". Pure over a parsed
+sentence.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.reflect.phrases import SUBJECTS, is_thing, phrase, with_conjuncts
+from engine.reflect.statement_cues import CHANGES
 from engine.reflect.vocabulary import Statement
 
 __all__ = ["stances"]
@@ -95,7 +97,7 @@ def _named_before_it(verb: Any, sentence: Any) -> Any | None:
     names = [t for t in sentence if t.i < verb.i and t.pos_ == "PROPN" and t.dep_ in ("dobj", "pobj")]
     # "I've switched to volleyball, it's my favorite sport now": what one changed to
     changed = [t for t in sentence if t.i < verb.i and t.dep_ == "pobj" and t.head.lower_ == "to"
-               and t.head.head.lemma_ in ("switch", "change", "move") and is_thing(t)]  # fmt: skip
+               and t.head.head.lemma_ in CHANGES and is_thing(t)]  # fmt: skip
     return names[-1] if names else changed[-1] if changed else None
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-__all__ = ["ENDINGS", "JOBS", "VOCABULARY", "Statement", "readable_predicate"]
+__all__ = ["ENDINGS", "ENDS", "JOBS", "VOCABULARY", "Statement", "readable_predicate"]
 
 VOCABULARY = (
     "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "plans_to", "wants",
@@ -31,9 +31,17 @@ class Statement(BaseModel):
     sentence: str
 
 
-# Predicates that end what another states ("quit coffee" ends "likes coffee",
-# `engine.reflect.reconcile`): never a paraphrase of it.
-ENDINGS = frozenset({"quit", "left", "sell", "lost", "broke_up_with", "dropped", "dislikes"})
+# Positive predicates that end another's fact on the same object (`engine.reflect.reconcile`).
+ENDS = {
+    "dislikes": ("likes",), "likes": ("dislikes",), "left": ("works_at", "lives_in"),
+    "quit": ("likes", "does", "uses", "drink", "eat", "play", "smoke", "learn"),  # "I gave up coffee"
+    "sell": ("has", "drive", "own", "uses"),  # "I sold the Civic"
+    "lost": ("has", "adopt"),  # "Luna passed away"
+    "broke_up_with": ("date", "married_to"),
+    "dropped": ("uses",),  # "we migrated Atlas from Postgres to MySQL"
+}  # fmt: skip
+# An ending says the opposite of what it ends: never a paraphrase of it.
+ENDINGS = frozenset(ENDS)
 # (lemma, link) -> predicate; a link of "*" matches any (or none).
 _MAPPED: dict[tuple[str, str | None], str] = {
     **{(verb, None): "likes" for verb in ("like", "love", "enjoy", "adore")},
