@@ -203,6 +203,8 @@ class Trace(BaseModel):
     # A fact card of the one-valued predicate the question asks of the entity it names
     # ("where does Sam work?": Sam's works_at), recall/facts.py.
     answer_factor: float = 1.0
+    # A fact card: (its similarity / the best episode's)^fact_relevance_power, at most 1.
+    relevance_factor: float = 1.0
     final: float
     # A knowledge update (recall/updates.py): the older cards this one replaces, or the newer
     # card that replaced this one.

@@ -8,7 +8,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from engine import Memory, Settings
+from engine.models import MemoryCard
 from engine.stores.vectors import SparseVector, VectorPoint
 
 DAY = datetime(2023, 5, 7, 12, tzinfo=UTC).timestamp()
@@ -105,3 +108,44 @@ def test_fact_points_stay_in_their_namespace(memory: Memory) -> None:
         assert all(c.metadata["subject"] == speaker for c in cards if c.metadata["subject"] in ("Melanie", "Dana"))
         assert {memory.get(i, namespace=namespace).namespace for c in cards for i in c.related_ids} == {namespace}
     assert memory.recall("Who plays the clarinet?", namespace="tenant-c", layer="semantic") == []
+
+
+POTTERY = [
+    "I adopted a dog named Rex from the shelter.",
+    "Melanie: At pottery class I made a blue bowl for my mom.",
+    "Melanie: The pottery teacher showed us how to glaze a vase.",
+    "Melanie: My pottery class meets every Tuesday evening.",
+    "Melanie: I fired my first pottery mug in the kiln today.",
+    "Melanie: Pottery is messy but I love shaping the clay.",
+]
+
+
+def _facts_above_the_best_episode(tmp_path: Path, power: float) -> list[MemoryCard]:
+    # Fact cards weighted high, so that only the relevance factor keeps weak ones down.
+    settings = Settings(data_dir=tmp_path / str(power), fact_card_weight=2.0, fact_relevance_power=power)
+    with Memory.open(settings=settings) as memory:
+        for n, text in enumerate(POTTERY):
+            memory.store(text, role="Melanie", session_id="s1", occurred_at=DAY + 60 * n, importance=0.8)
+        while memory.reflect().status != "nothing_new":
+            pass
+        cards = memory.recall("What did Melanie make in pottery class?", top_k=10, now=DAY + 86_400)
+        alone = memory.recall("What did Melanie make in pottery class?", layer="semantic", now=DAY + 86_400)
+    assert alone and all(card.trace is not None and card.trace.relevance_factor == 1 for card in alone)
+    for card in cards:
+        assert card.trace is not None and 0 <= card.trace.relevance_factor <= 1
+        if card.layer == "semantic":  # the factor is part of the score the trace explains
+            floor = settings.fact_confidence_floor
+            expected = (card.trace.fused * settings.fact_card_weight * (floor + (1 - floor) * card.importance)
+                        * card.trace.answer_factor * card.trace.relevance_factor)  # fmt: skip
+            assert card.score == pytest.approx(expected, rel=1e-4)
+    best_episode = next(i for i, card in enumerate(cards) if card.layer == "episodic")
+    return cards[:best_episode]
+
+
+def test_a_fact_matching_worse_than_the_best_turn_is_weighed_down_beside_it(tmp_path: Path) -> None:
+    """Facts are ranked among facts: without the factor the best of them stands above the
+    turns however much better those match the question."""
+    unweighed = _facts_above_the_best_episode(tmp_path, 0.0)
+    weighed = _facts_above_the_best_episode(tmp_path, 2.0)
+    assert all(card.trace is not None and card.trace.relevance_factor == 1 for card in unweighed)
+    assert len(weighed) < len(unweighed)

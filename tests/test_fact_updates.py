@@ -240,6 +240,8 @@ def test_the_current_value_is_the_fact_recall_shows(memory: Memory) -> None:
         # a taste asked of the thing it names: the liking of jazz, not the newer narrower dislike
         ("Leo", "I love jazz.", "I don't like smooth jazz though.", "Does Leo like jazz?", "jazz"),
         ("Ana", "I have a cat named Luna.", "My neighbor's cat passed away last month.", "Does Ana have a cat?", "Luna"),
+        # what the statement says of the thing: "狗" inside the question's "养狗"
+        ("小林", "我养了一只叫豆豆的狗。", "我邻居家的狗去世了。", "小林养狗吗？", "豆豆"),
         ("阿华", "我很喜欢打篮球。", "我弟弟对篮球失去了兴趣。", "阿华喜欢篮球吗？", "打篮球"),  # 篮球 inside 打篮球
         # a habit asked of the thing it names: the quitting answers it
         ("Jo", "Coffee is life. I drink like four cups a day.",
@@ -257,6 +259,25 @@ def test_the_fact_a_question_asks_of_whom_it_names_comes_first(
     assert first.trace is not None and first.trace.answer_factor > 1
     plain = memory.recall("What did Sam say?", layer="semantic", now=_at("2025-06-07"))
     assert all(card.trace is not None and card.trace.answer_factor == 1 for card in plain)
+
+
+@pytest.mark.parametrize(
+    ("speaker", "had", "lost", "question", "value"),
+    [
+        ("Ana", "I have a cat named Luna.", "Luna passed away last month, I miss her.", "Does Ana have a cat?", "Luna"),
+        ("小林", "我养了一只叫豆豆的狗。", "豆豆上个月去世了，我很难过。", "小林养狗吗？", "豆豆"),
+    ],
+)  # fmt: skip
+def test_the_fact_that_closed_the_answer_answers_in_its_place(
+    memory: Memory, speaker: str, had: str, lost: str, question: str, value: str
+) -> None:
+    """"Does Ana have a cat?": the loss of Luna answers, though it names no cat; the turn
+    that told of having her matches the question's words better and is no longer true."""
+    _told(memory, speaker, ("2025-01-10", had), ("2025-06-02", lost))
+    first = memory.recall(question, now=_at("2025-06-03"))[0]
+    assert first.layer == "semantic" and first.metadata["predicate"] == "lost"
+    assert first.metadata["object"] == value
+    assert first.trace is not None and first.trace.answer_factor > 1
 
 
 def test_an_event_told_of_again_is_one_fact_and_another_time_is_another(memory: Memory) -> None:

@@ -4,15 +4,19 @@ Three sources, fused as the episodes' channels are (`engine.recall.fusion`): the
 nearest the question's embedding and its keywords (`engine/fact_points.py`), and the facts
 about the entities the question names, most confident first. A fact card scores
 
-    final = fused x fact_card_weight x (fact_confidence_floor + (1 - floor) x confidence) x answer
+    final = fused x fact_card_weight x (fact_confidence_floor + (1 - floor) x confidence)
+            x answer x relevance
 
 where `answer` is `fact_answer_boost` for a fact of the one-valued predicate the question asks
-of an entity it names ("where does Sam work?" and Sam's works_at), else 1;
+of an entity it names ("where does Sam work?" and Sam's works_at), or for one that closed
+such a fact (Luna's loss for "does Ana have a cat?"), else 1; and `relevance`, where episodes
+are recalled beside facts, puts a fact on their scale (`relevance_factor`): fusion ranks facts
+among facts, so the best of weak facts would otherwise stand beside the best episodes.
 
-cites the episodes its fact was drawn from (`related_ids`), shows the time the fact refers
-to (or when it was first stated), and its trace names the sources that found it and the
-FACT edge as the path (a fact card is the one whose `layer` is "semantic"). Its id is the fact's id, not an episode's. Closed facts (replaced,
-reversed) are never shown.
+A card cites the episodes its fact was drawn from (`related_ids`), shows the time the fact
+refers to (or when it was first stated), and its trace names the sources that found it and
+the FACT edge as the path (a fact card is the one whose `layer` is "semantic"). Its id is the
+fact's id, not an episode's. Closed facts (replaced, reversed) are never shown.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from engine.recall.stages import RecallContext, fuse_for
 from engine.text import has_cjk, tokenize
 from engine.views import Fact
 
-__all__ = ["FACT_SOURCES", "answer_factor", "fact_cards"]
+__all__ = ["FACT_SOURCES", "answer_factor", "fact_cards", "relevance_factor"]
 
 SECONDS_PER_DAY = 86_400.0
 FACT_SOURCES = ("vector", "keyword", "entity")
@@ -42,9 +46,14 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
     about = c.named.facts
     named = [f for f in about if f.valid_to is None]
     replaced: dict[str, list[str]] = {}
+    named_ids = {e.id for e in c.known}
+    boost = c.settings.fact_answer_boost
+    closers = set()  # facts that closed one answering the question: "lost Luna" for "has a cat?"
     for closed in about:
         if closed.valid_to is not None and closed.invalidated_by:
             replaced.setdefault(closed.invalidated_by, []).extend(closed.source_episode_ids)
+            if answer_factor(closed, c.models.analysis, named_ids, boost) > 1:
+                closers.add(closed.invalidated_by)
     found = {**c.fact_points, "entity": [Scored(id=f.id, score=f.confidence) for f in named[:limit]]}
     weights = {source: c.weights[source] for source in FACT_SOURCES}
     fused = sorted(fuse_for(found, weights, c.settings).items(), key=lambda item: (-item[1][0], item[0]))[:limit]
@@ -52,18 +61,45 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
     missing = [i for i, _ in fused if i not in known]
     known.update((f.id, f) for f in c.reads.active_facts(missing))
     floor = c.settings.fact_confidence_floor
-    named_ids = {e.id for e in c.known}
+    similar = _similarities(c)
     cards = []
     for fact_id, (score, hits) in fused:
         fact = known.get(fact_id)
         if fact is None:
             continue  # a point whose fact was closed or removed since: the graph decides
-        answers = answer_factor(fact, c.models.analysis, named_ids, c.settings.fact_answer_boost)
-        final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence) * answers
+        answers = boost if fact_id in closers else answer_factor(fact, c.models.analysis, named_ids, boost)
+        # A fact that answers outright is no weak fact, however its words compare.
+        relevance = 1.0 if similar is None or answers > 1 else relevance_factor(
+            similar[0].get(fact_id, similar[1]), similar[2], c.settings.fact_relevance_power)  # fmt: skip
+        final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence) * answers * relevance
         if c.request.min_score is None or final >= c.request.min_score:
             # The sources that found it, under their channels' names, ranked among the facts.
-            cards.append(_card(fact, namespace, score, final, [h.channel_hit() for h in hits], c.now, answers))
+            hits_shown = [h.channel_hit() for h in hits]
+            cards.append(_card(fact, namespace, score, final, hits_shown, c.now, (answers, relevance)))
     return cards, {card.id: replaced[card.id] for card in cards if card.id in replaced}
+
+
+def relevance_factor(similarity: float, best_episode: float, power: float) -> float:
+    """(a fact's similarity to the question / the best episode's)^power, at most 1; 1 when
+    no episode was found to compare with.
+
+    >>> relevance_factor(0.4, 0.8, 2.0), relevance_factor(0.9, 0.8, 2.0), relevance_factor(0.0, 0.0, 2.0)
+    (0.25, 1.0, 1.0)
+    """
+    if best_episode <= 0:
+        return 1.0
+    return float(min(1.0, max(0.0, similarity) / best_episode) ** power)
+
+
+def _similarities(c: RecallContext) -> tuple[dict[str, float], float, float] | None:
+    """For a recall of episodes and facts together: each fact point's similarity to the
+    question, the bound of one the vector search did not reach (the least similar it did,
+    or 0), and the best episode's similarity. None for facts alone, or with the factor off."""
+    if c.request.layer is not None or c.settings.fact_relevance_power == 0 or "vector" not in c.found:
+        return None
+    points = {hit.id: hit.score for hit in c.fact_points.get("vector", [])}
+    best = max((hit.score for hit in c.found["vector"].found), default=0.0)
+    return points, min(points.values(), default=0.0), best
 
 
 # What answers a question of a taste or a habit, of the thing it names.
@@ -80,24 +116,34 @@ def answer_factor(fact: Fact, asked: QueryAnalysis, named: set[str], boost: floa
         return 1.0
     if taste and not _names(fact.object, asked.tokens):
         return 1.0  # "Leo likes rock" does not answer "Does Leo like jazz?"
-    if fact.predicate == "has" and not set(tokenize(f"{fact.object} {fact.statement}")) & set(asked.tokens) - {
-        *tokenize(fact.subject)
-    }:
+    if fact.predicate == "has" and not _names(f"{fact.object} {fact.statement}", asked.tokens, fact.subject):
         return 1.0  # "I have a cat named Luna" answers "Does Ana have a cat?"; a car does not
     return boost
 
 
-def _names(thing: str, words: list[str]) -> bool:
-    """Whether a question's words name a fact's object: a word in common, or for Chinese a
-    word of two characters or more inside it ("篮球" in "打篮球", one word to jieba)."""
-    if set(tokenize(thing)) & set(words):
+def _names(thing: str, words: list[str], subject: str = "") -> bool:
+    """Whether a question's words name a fact's object (or what its statement says of it,
+    the subject's name aside): a word in common, or for Chinese one inside the other ("篮球"
+    in "打篮球", "狗" in "养狗": jieba keeps each as one word).
+
+    >>> _names("我养了一只叫豆豆的狗", ["小林", "养狗"], "小林"), _names("我有一辆车", ["小林", "养狗"])
+    (True, False)
+    """
+    own = set(tokenize(thing)) - set(tokenize(subject))
+    if own & set(words):
         return True
-    return has_cjk(thing) and any(len(word) > 1 and has_cjk(word) and word in thing for word in words)
+    if not has_cjk(thing):
+        return False
+    return any(len(word) > 1 and has_cjk(word) and word in thing for word in words) or any(
+        has_cjk(piece) and piece in word for piece in own for word in words
+    )
 
 
 def _card(
-    fact: Fact, namespace: str, fused: float, final: float, channels: list[ChannelHit], now: float, answers: float
+    fact: Fact, namespace: str, fused: float, final: float, channels: list[ChannelHit], now: float,
+    factors: tuple[float, float],
 ) -> MemoryCard:
+    answers, relevance = factors
     at = fact.refers_to if fact.refers_to is not None else fact.valid_from
     trace = Trace(
         channels=channels,
@@ -113,6 +159,7 @@ def _card(
         age_days=round(max(0.0, now - fact.valid_from) / SECONDS_PER_DAY, 3),
         importance=fact.confidence,
         answer_factor=answers,
+        relevance_factor=round(relevance, 6),
         final=round(final, 6),
     )
     return MemoryCard(

@@ -382,6 +382,13 @@ class BehaviourSettings(StoreSettings):
         "works_at, a favourite, a city): higher puts the current value above the turns that "
         "mention it, 1 treats it as any other fact.",
     )
+    fact_relevance_power: float = Field(
+        2.0, ge=0, le=8, json_schema_extra=_REFLECTION,
+        description="A fact card's score is multiplied by (its similarity to the question / the "
+        "best episode's)^this, at most 1: facts are ranked among facts, so the best of weak "
+        "facts would otherwise stand beside episodes that match far better. Higher shows a "
+        "fact only where it matches about as well as the best turn; 0 turns it off.",
+    )
     fact_candidates: int = Field(
         10, ge=0, le=200, json_schema_extra=_REFLECTION,
         description="Facts each source (vector, keyword, named entities) offers a recall, and "
