@@ -38,6 +38,9 @@ def test_notebook_runs(path: Path, backend: str, tmp_path: Path,
     open_settings(backend, tmp_path)  # on Neo4j: an empty database
     for name, value in backend_env(backend, tmp_path).items():
         monkeypatch.setenv(name, value)  # the kernel's Memory.open reads them
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # where the kernel's tempfile makes its directories
     book = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     NotebookClient(book, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
@@ -47,3 +50,5 @@ def test_notebook_runs(path: Path, backend: str, tmp_path: Path,
     assert images, f"{path.name} draws a picture"  # the graph, or the confidence plot
     text = "".join(o.get("text", "") for o in outputs)
     assert "Traceback" not in text
+    # A reader runs a notebook again and again: each run removes the memory it made.
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("hindsight-")]
