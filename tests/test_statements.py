@@ -28,6 +28,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I don't like jazz.", [("speaker", "likes", "jazz", True)]),
         ("I am a big fan of jazz.", [("speaker", "likes", "jazz", False)]),
         ("I've always had a love for horses!", [("speaker", "likes", "horse", False)]),
+        ("I'm into the rush of awesome cars.", [("speaker", "likes", "car", False)]),  # not "likes rush"
         ("I'm planning to continue my education.", [("speaker", "plans_to", "education", False)]),
         ("I'm going to visit my grandma in Ohio.", [("speaker", "plans_to", "grandma", False)]),
         # the model's lemmatizer reads "hoping" as a form of "hop": a wish, not a visit made
@@ -129,6 +130,9 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I now work at Microsoft in Reykjavik.", [("speaker", "works_at", "microsoft", False)]),  # not the city
         # a stop is no habit ended, and "for today" no taste gone
         ("I stopped at a cafe for lunch.", [("speaker", "stop_at", "cafe", False)]),
+        # a stop said not to happen goes on
+        ("I can't stop thinking about that new mystery novel.", [("speaker", "considers", "mystery novel", False)]),
+        ("I didn't stop running after the injury.", [("speaker", "does", "run", False)]),
         ("I'm done with work for today.", [("speaker", "done_with", "work", False)]),
         ("I'm a student at MIT.", [("speaker", "student_at", "mit", False)]),  # not works_at
         ("We're settled in Vancouver now.", [("speaker", "lives_in", "vancouver", False)]),

@@ -53,6 +53,8 @@ _QUANTITIES = frozenset({
     "some", "lot", "lots", "bunch", "couple", "few", "many", "plenty", "ton", "tons", "all", "one",
     "most", "each", "both", "any", "kind", "kinds", "sort", "sorts", "type", "types",
 })  # fmt: skip
+# What one feels of a thing: "the rush of fast cars" is liked for the cars.
+_FELT_OF = frozenset({"rush", "thrill", "sound", "smell", "taste", "feel", "beauty", "joy", "magic"})
 # Adjectives that judge rather than describe: "an amazing experience" is an experience.
 _EVALUATIVE = frozenset({
     "good", "great", "nice", "amazing", "awesome", "big", "little", "small", "new", "old",
@@ -152,8 +154,9 @@ def _capitalised_object(token: Any) -> bool:
 
 
 def what_is_meant(token: Any) -> Any:
-    """"some of my treats" means the treats, "a game called FIFA" means FIFA."""
-    if token.lower_ in _QUANTITIES:
+    """"some of my treats" means the treats, "the rush of fast cars" the cars, "a game called
+    FIFA" means FIFA."""
+    if token.lower_ in _QUANTITIES | _FELT_OF:
         meant = [o for p in token.children if p.lower_ == "of" for o in p.children if o.dep_ == "pobj"]
         return meant[0] if meant else token
     named = [

@@ -576,7 +576,9 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "we're all striving": what they do is not what they are
         if predicate == "likes" and _pointed_at(obj):
             continue  # "I love this genre": which one, the sentence does not say
-        negated = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content)) or _stopped(verb, content)
+        said_not = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
+        # "I stopped drinking coffee" ends it; "I can't stop thinking about it" goes on.
+        negated = said_not != _stopped(verb, content)
         if negated and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
             predicate, negated = NEGATED_MEANS[predicate], False
         found.append(Statement(
