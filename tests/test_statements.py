@@ -29,6 +29,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I am a big fan of jazz.", [("speaker", "likes", "jazz", False)]),
         ("I've always had a love for horses!", [("speaker", "likes", "horse", False)]),
         ("I'm into the rush of awesome cars.", [("speaker", "likes", "car", False)]),  # not "likes rush"
+        ("It took me a year to finish the painting.", [("speaker", "finish", "painting", False)]),
         ("I'm planning to continue my education.", [("speaker", "plans_to", "education", False)]),
         ("I'm going to visit my grandma in Ohio.", [("speaker", "plans_to", "grandma", False)]),
         # the model's lemmatizer reads "hoping" as a form of "hop": a wish, not a visit made
@@ -155,6 +156,7 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "What did you paint last week",  # a question without its mark
         "If I had a dog I would walk it.",  # a conditional
         "She said I love Paris.",  # reported speech
+        "It kills me to think about all the kids without the proper stuff they need.",  # a feeling, not a deed
         'He told me "I work at Acme".',  # a quote
         "I love how you use it to tell your stories.",  # a wh-clause
         "You'll be an awesome mom!",  # a wish for the other party

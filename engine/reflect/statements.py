@@ -477,8 +477,11 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
         return []  # "we all make mistakes": said of everyone
-    if subject is not None and subject.lower_ in ("me", "us") and (CAUSATIVE | REQUEST) & {subject.head.lemma_, subject.head.head.lemma_}:
-        return []  # "it helps me relax", "they asked me to be a mentor": done to the speaker, or asked
+    if subject is not None and subject.lower_ in ("me", "us") and (
+        (CAUSATIVE | REQUEST) & {subject.head.lemma_, subject.head.head.lemma_}
+        or (subject.head.lemma_ != "take" and any(c.dep_ == "nsubj" and c.lower_ == "it" for c in subject.head.children))
+    ):  # "it took me a year to finish it" did finish it
+        return []  # "it helps me relax", "they asked me to be a mentor", "it kills me to think of it"
     if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
         return []  # "I wish you all the best on your exams": about the other, not a fact
     if who[0] == "named" and verb.lemma_ == "be" and any(
