@@ -157,6 +157,8 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "If I had a dog I would walk it.",  # a conditional
         "She said I love Paris.",  # reported speech
         "It kills me to think about all the kids without the proper stuff they need.",  # a feeling, not a deed
+        "I'm trying to eat less processed food and sugary snacks.",  # cutting down, not a habit
+        "I love the less crowded beaches.",  # not "likes crowded beaches"
         'He told me "I work at Acme".',  # a quote
         "I love how you use it to tell your stories.",  # a wh-clause
         "You'll be an awesome mom!",  # a wish for the other party

@@ -108,6 +108,12 @@ def _of_the_other(thing: Any) -> bool:
     )  # fmt: skip
 
 
+def _less(thing: Any) -> bool:
+    """"less processed food", "fewer sodas" (and what is coordinated with them): less of it."""
+    first = thing.head if thing.dep_ == "conj" else thing
+    return any(t.lower_ in ("less", "fewer") for t in first.subtree if t.i < first.i)
+
+
 def _pointed_at(thing: Any) -> bool:
     """"this genre", "that mix": a common noun named only by pointing at it."""
     return thing.pos_ == "NOUN" and not modifiers(thing) and any(
@@ -577,6 +583,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue
         if predicate == "is" and obj.pos_ not in NOUNS:
             continue  # "we're all striving": what they do is not what they are
+        if _less(obj):
+            continue  # "trying to eat less processed food": cutting down; "less crowded" is no "crowded"
         if predicate == "likes" and _pointed_at(obj):
             continue  # "I love this genre": which one, the sentence does not say
         said_not = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
