@@ -21,6 +21,8 @@ fact's id, not an episode's. Closed facts (replaced, reversed) are never shown.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine.fact_text import fact_text
 from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, from_epoch
 from engine.recall.analysis import QueryAnalysis
@@ -69,8 +71,7 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
             continue  # a point whose fact was closed or removed since: the graph decides
         answers = boost if fact_id in closers else answer_factor(fact, c.models.analysis, named_ids, boost)
         # A fact that answers outright is no weak fact, however its words compare.
-        relevance = 1.0 if similar is None or answers > 1 else relevance_factor(
-            similar[0].get(fact_id, similar[1]), similar[2], c.settings.fact_relevance_power)  # fmt: skip
+        relevance = 1.0 if similar is None or answers > 1 else similar.factor(fact_id, c.settings.fact_relevance_power)
         final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence) * answers * relevance
         if c.request.min_score is None or final >= c.request.min_score:
             # The sources that found it, under their channels' names, ranked among the facts.
@@ -91,15 +92,25 @@ def relevance_factor(similarity: float, best_episode: float, power: float) -> fl
     return float(min(1.0, max(0.0, similarity) / best_episode) ** power)
 
 
-def _similarities(c: RecallContext) -> tuple[dict[str, float], float, float] | None:
-    """For a recall of episodes and facts together: each fact point's similarity to the
-    question, the bound of one the vector search did not reach (the least similar it did,
-    or 0), and the best episode's similarity. None for facts alone, or with the factor off."""
+class _Similarities(NamedTuple):
+    """How near the question the fact points and the best episode are, for one recall."""
+
+    points: dict[str, float]  # each fact point the vector search reached
+    unreached: float  # the bound of one it did not reach: the least similar it did, or 0
+    best_episode: float
+
+    def factor(self, fact_id: str, power: float) -> float:
+        return relevance_factor(self.points.get(fact_id, self.unreached), self.best_episode, power)
+
+
+def _similarities(c: RecallContext) -> _Similarities | None:
+    """For a recall of episodes and facts together, how near the question its fact points and
+    its best episode are; None for facts alone, or with the factor off."""
     if c.request.layer is not None or c.settings.fact_relevance_power == 0 or "vector" not in c.found:
         return None
     points = {hit.id: hit.score for hit in c.fact_points.get("vector", [])}
     best = max((hit.score for hit in c.found["vector"].found), default=0.0)
-    return points, min(points.values(), default=0.0), best
+    return _Similarities(points, min(points.values(), default=0.0), best)
 
 
 # What answers a question of a taste or a habit, of the thing it names.
