@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from engine.reflect.phrases import phrase
-from engine.reflect.vocabulary import Statement
+from engine.reflect.vocabulary import JOBS, Statement
 
 __all__ = ["reversal", "reversals"]
 
@@ -74,7 +74,6 @@ _MOVED = re.compile(
     r"\b(?:migrated|moved|switched|changed|converted|ported)\s+(?P<name>[A-Z][\w-]*)(?:['’]s\s+\w+)?"
     r"\s+from\s+(?P<old>[A-Z][\w.+#-]*)\s+to\s+(?P<new>[A-Z][\w.+#-]*)"
 )
-_JOBS = frozenset({"job", "jobs", "position", "role", "gig", "internship"})
 # "Sadly Luna passed away", "my cat died": a pet or a person lost; "Marco and I broke up".
 _LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
 _PETS = frozenset({"cat", "dog", "puppy", "kitten", "pet", "horse", "parrot", "hamster", "rabbit", "bird", "fish"})
@@ -145,7 +144,7 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     if len(words) > 1 and words[0].lower() in ("my", "our", "the", "some", "all", "a", "an"):
         start = text.index(words[1], start)
         words = words[1:]  # "I ditched my iPhone"
-    if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS or _JOBS & {w.lower() for w in words}:
+    if not words or len(words) > _MOST_WORDS or words[0].lower() in _NOT_OBJECTS or JOBS & {w.lower().removesuffix('s') for w in words}:
         return None  # "I quit my job": a job left, which the parse reads
     return predicate, negated, " ".join(words), start
 
@@ -190,8 +189,7 @@ def _ended_with(sentence: Any) -> Statement | None:
         name = words[-1]
     else:
         return None
-    key = name if name[:1].isupper() else name.lower()
-    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=name, object_key=key.lower(),
+    return Statement(subject_kind="speaker", subject="I", predicate=predicate, object=name, object_key=name.lower(),
                      sentence=sentence.text.strip())  # fmt: skip
 
 
