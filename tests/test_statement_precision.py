@@ -141,7 +141,9 @@ def test_reflection_keeps_what_is_worth_a_fact(memory: Memory) -> None:
     """True statements that say nothing worth remembering are no facts (engine/reflect/worth.py)."""
     for text in ("I made some goodies for my neighbors.", "We had a real battle against another team.",
                  "I grilled chicken with some veggies.", "We adopted another puppy called Pixie.",
-                 "I've been plowing through.", "I went through a similar phase.", "I've been surfing a lot."):  # fmt: skip
+                 "I've been plowing through.", "I went through a similar phase.", "I've been surfing a lot.",
+                 "Lately I've been exploring options.", "I just like playing for fun!",
+                 "Just started learning, but haven't gone yet."):  # fmt: skip
         memory.store(text, role="Audrey", importance=0.8)
     while memory.reflect().status != "nothing_new":
         pass

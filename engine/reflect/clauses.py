@@ -1,6 +1,6 @@
 """How a clause hangs on the one around it, where spaCy's small parser leaves it unsaid: the
 noun a relative clause describes, the control verb a bare conjunct continues, a future or a
-mere possibility, and a capitalised name the parser took for a verb. Pure functions of a
+mere possibility, a choice not yet made, a deed one was too tired for, and a capitalised name the parser took for a verb. Pure functions of a
 parsed token, for `engine/reflect/statements.py`."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
 
-__all__ = ["able_later", "antecedent", "controller", "misread_name", "says_will"]
+__all__ = ["able_later", "antecedent", "controller", "misread_name", "says_will", "too_much", "undecided"]
 
 
 def says_will(verb: Any) -> bool:
@@ -61,3 +61,20 @@ def misread_name(token: Any) -> bool:
     a verb)."""
     return (token.text[:1].isupper() and not token.is_sent_start and token.lower_ != "i"
             and token.nbor(-1).text not in (":", '"', "“", "(", "-", "—", "…"))  # fmt: skip
+
+
+def undecided(verb: Any) -> bool:
+    """"We're still deciding on the destination", "trying to decide", "which brands I choose",
+    "I'm deciding between X and Y": a choice still to be made, of nothing chosen yet."""
+    if verb.lemma_ not in ("decide", "choose", "pick"):
+        return False
+    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in verb.children):
+        return True
+    around = [*verb.subtree, *(verb.head.children if verb.dep_ in ("relcl", "pcomp", "xcomp") else ())]
+    return verb.head.lemma_ == "try" or any(t.lower_ in ("which", "what", "whether") for t in around)
+
+
+def too_much(verb: Any) -> bool:
+    """"I'm too lazy to research alternative pets", "too tired to go to the gym": not done."""
+    head = verb.head
+    return verb.dep_ == "xcomp" and head.pos_ == "ADJ" and any(c.lower_ == "too" for c in head.children)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["NOUNS", "SUBJECTS", "is_thing", "modifiers", "phrase", "what_is_meant", "with_conjuncts"]
+__all__ = [
+    "NOUNS", "SUBJECTS", "is_thing", "less_of", "modifiers", "of_the_other", "phrase", "pointed_at", "what_is_meant",
+    "with_conjuncts",
+]  # fmt: skip
 
 # Heads that do not name a thing ("I love it", "I did something").
 _EMPTY_HEADS = frozenset({
@@ -141,6 +144,37 @@ def is_thing(token: Any) -> bool:
         and token.is_alpha
         and (len(token.text) > 2 or token.text.isupper())
     )
+
+
+def pointed_at(thing: Any) -> bool:
+    """"this genre", "that mix", "a movie I really enjoy": a common noun that names one thing
+    only by pointing at it, so that a liking or a choice of it tells no taste ("I love movies"
+    does)."""
+    if thing.pos_ != "NOUN":
+        return False
+    determiners = {c.lower_ for c in thing.children if c.dep_ == "det"}
+    if determiners & {"this", "that", "these", "those"}:
+        return not modifiers(thing)
+    described = any(c.dep_ == "relcl" for c in thing.children)
+    return described and bool(determiners & {"a", "an", "another"}) and not any(t.pos_ == "PROPN" for t in thing.subtree)
+
+
+def of_the_other(thing: Any) -> bool:
+    """"your painting", "a painting of yours", "their work": someone else's; "their design and
+    engineering": both."""
+    if thing.dep_ == "conj" and of_the_other(thing.head):
+        return True
+    return any(
+        (c.dep_ == "poss" and c.lower_ in ("your", "their", "his", "her"))
+        or (c.dep_ == "prep" and c.lower_ == "of" and any(o.lower_ == "yours" for o in c.children))
+        for c in thing.children
+    )  # fmt: skip
+
+
+def less_of(thing: Any) -> bool:
+    """"less processed food", "fewer sodas" (and what is coordinated with them): less of it."""
+    first = thing.head if thing.dep_ == "conj" else thing
+    return any(t.lower_ in ("less", "fewer") for t in first.subtree if t.i < first.i)
 
 
 def _capitalised_object(token: Any) -> bool:

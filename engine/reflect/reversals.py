@@ -43,7 +43,7 @@ _NOT_SINCE = re.compile(
 # "I'm over country music", "my stomach can't handle spicy food anymore": a liking gone.
 _GONE = re.compile(
     r"(?:\bI(?:'m|’m|\s+am)\s+(?:so\s+|totally\s+|completely\s+|kind\s+of\s+|pretty\s+much\s+)?"
-    r"(?:over|done\s+with|sick\s+of|tired\s+of|bored\s+(?:of|with))"
+    r"(?:over(?!\s+the\s+moon\b)|done\s+with|sick\s+of|tired\s+of|bored\s+(?:of|with))"
     r"|\bcan(?:'t|’t|not)\s+(?:handle|take|tolerate|stomach)(?=\s.*\bany\s?more\b)"
     r"|\bno\s+more(?=\s+[a-z][\w' -]*?\s+for\s+me\b))"  # "so no more cheese for me"
     r"\s+(?P<object>[a-z][\w' -]*?)(?:\s+any\s?more)?(?:\s+for\s+me)?\s*(?:[,.;!]|$)",
@@ -116,6 +116,8 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     ('quit', False, 'coffee', 53)
     >>> reversal("I stopped at a cafe for lunch."), reversal("I'm done with work for today.")
     (None, None)
+    >>> reversal("It's been a long time coming, and I'm over the moon about it!") is None  # glad
+    True
     >>> reversal("I quit Google last year.") is None, reversal("I quit my job last week.") is None  # a job left
     (True, True)
     >>> reversal("I gave up coffee last month.")

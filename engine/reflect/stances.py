@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.reflect.phrases import SUBJECTS, is_thing, phrase, with_conjuncts
+from engine.reflect.phrases import SUBJECTS, is_thing, phrase, pointed_at, with_conjuncts
 from engine.reflect.statement_cues import CHANGES
 from engine.reflect.vocabulary import Statement
 
@@ -20,6 +20,8 @@ _GLAD = frozenset({
     "happy", "smile", "laugh", "glad", "calm", "relaxed", "peaceful", "joyful", "alive", "sane",
     "grounded", "content", "excited", "peace", "motivated",
 })  # fmt: skip
+# What a thing that does one good brings: "dogs bring me so much joy".
+_GIFTS = _GLAD | {"joy", "comfort", "happiness", "solace", "relief", "warmth", "calm", "serenity"}
 _MUCH = frozenset({"lot", "everything", "world", "much", "loads", "tons"})  # "means a lot"
 _FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
 
@@ -68,7 +70,7 @@ def _favourites(sentence: Any) -> list[Statement]:
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
         named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
         mine = [n for n in named if _my_favourite(n)]
-        if subjects and mine and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG"):
+        if subjects and mine and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG") and not pointed_at(subjects[0]):
             found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence, negated=_denied(verb)))
         elif mine and (named_before := _named_before_it(verb, sentence)) is not None:
             found.append(_of_speaker(_favourite_of(mine[0]), named_before, sentence, negated=_denied(verb)))
@@ -127,14 +129,20 @@ def _comforts(sentence: Any) -> list[Statement]:
     for verb in sentence:
         if verb.lemma_ in ("make", "keep"):  # "makes me so happy", "keep me at peace"
             after = [t for t in verb.subtree if t.i > verb.i]
-            good = any(t.lower_ in ("me", "us") for t in after) and any(t.lemma_.lower() in _GLAD for t in after)
+            told = {t.lower_ for t in after} & {"me", "us"}
+            good = bool(told) and any(t.lemma_.lower() in _GLAD for t in after)
         else:
-            good = verb.lemma_ in _DOES_GOOD and any(c.lower_ in ("me", "us") for c in verb.children)
+            told = {c.lower_ for c in verb.children} & {"me", "us"}
+            # "brings me joy", not "brings us together"
+            given = verb.lemma_ != "bring" or any(c.dep_ == "dobj" and c.lemma_.lower() in _GIFTS for c in verb.children)
+            good = verb.lemma_ in _DOES_GOOD and bool(told) and given
         bad = verb.lemma_ in _DOES_HARM and any(c.lower_ == "me" for c in verb.children)  # "chess bores me now"
         if not (good or bad):
             continue
         for subject in verb.children:
-            if subject.dep_ == "nsubj" and is_thing(subject):
+            # "pets make us so much happier" is said of everyone; "our dogs make us happy" is not
+            general = "me" not in told and not any(c.dep_ == "poss" for c in subject.children)
+            if subject.dep_ == "nsubj" and is_thing(subject) and not (good and general):
                 found += [_of_speaker("dislikes" if bad else "likes", thing, sentence) for thing in with_conjuncts(subject)]
     return found
 

@@ -111,7 +111,8 @@ COLLEAGUES = frozenset({
     "customer", "volunteer", "team", "teammate", "artist", "designer", "engineer", "doctor",
     "nurse", "teacher", "partner", "group", "family", "animal", "dog", "horse",
     "organization", "organisation", "company", "charity", "nonprofit", "agency", "school", "club",
-    "community", "shelter", "foundation",
+    "community", "shelter", "foundation", "pal", "buddy", "classmate", "neighbor", "neighbour",
+    "sibling", "cousin", "boss", "manager", "mentor", "coach",
 })  # fmt: skip
 ROLE_VERBS = frozenset({"work", "start", "join", "serve"})  # "... as a data engineer"
 ADVERB_PARTICLES = frozenset({"back", "home"})  # not "away": "away from the court" is no visit

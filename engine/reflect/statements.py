@@ -16,13 +16,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.reflect.clauses import able_later, antecedent, controller, misread_name, says_will
+from engine.reflect.clauses import (
+    able_later,
+    antecedent,
+    controller,
+    misread_name,
+    says_will,
+    too_much,
+    undecided,
+)
 from engine.reflect.phrases import (
     NOUNS,
     SUBJECTS,
     is_thing,
+    less_of,
     modifiers,
+    of_the_other,
     phrase,
+    pointed_at,
     what_is_meant,
     with_conjuncts,
 )
@@ -94,31 +105,6 @@ def _quotation(token: Any) -> str:
     while end + 1 < len(token.doc) and token.doc[end + 1].text not in _MARKS:
         end += 1
     return str(token.doc[start : end + 1].text).strip()
-
-
-def _of_the_other(thing: Any) -> bool:
-    """"your painting", "a painting of yours", "their work": someone else's; "their design and
-    engineering": both."""
-    if thing.dep_ == "conj" and _of_the_other(thing.head):
-        return True
-    return any(
-        (c.dep_ == "poss" and c.lower_ in ("your", "their", "his", "her"))
-        or (c.dep_ == "prep" and c.lower_ == "of" and any(o.lower_ == "yours" for o in c.children))
-        for c in thing.children
-    )  # fmt: skip
-
-
-def _less(thing: Any) -> bool:
-    """"less processed food", "fewer sodas" (and what is coordinated with them): less of it."""
-    first = thing.head if thing.dep_ == "conj" else thing
-    return any(t.lower_ in ("less", "fewer") for t in first.subtree if t.i < first.i)
-
-
-def _pointed_at(thing: Any) -> bool:
-    """"this genre", "that mix": a common noun named only by pointing at it."""
-    return thing.pos_ == "NOUN" and not modifiers(thing) and any(
-        c.dep_ == "det" and c.lower_ in ("this", "that", "these", "those") for c in thing.children
-    )
 
 
 def _is_question(sentence: Any) -> bool:
@@ -256,8 +242,7 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     # "we went camping", "I started painting": the activity is the object
     return [(particle, c) for c in verb.children
             if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in LIGHT_VERBS
-            and not any(
-                g.dep_ in SUBJECTS for g in c.children)][:1]  # fmt: skip
+            and not any(g.dep_ in SUBJECTS or g.dep_ == "mark" for g in c.children)][:1]  # fmt: skip
 
 
 def _as_role(verb: Any, preposition: Any) -> bool:
@@ -495,6 +480,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     ):
         return []  # "Dance is my stress relief": what a thing is to the speaker
     content, control = _content_verb(verb)
+    if undecided(verb) or undecided(content) or too_much(verb):
+        return []  # "we're still deciding on the destination", "too lazy to research it": not done
     if (verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT) or (
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
@@ -526,7 +513,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         if content.i != verb.i and not any(c.dep_ == "dobj" for c in content.children):
             # "the connection I'd like to have with Toby": what is had is the connection
             objects = [(None, named)] if is_thing(named) else []
-    if control in LIKING and content.i != verb.i and objects and all(link and "_" not in link for link, _ in objects):
+    if (control in LIKING and content.i != verb.i and objects and content.lemma_ != "listen"
+            and all(link and "_" not in link for link, _ in objects)):  # fmt: skip
         objects = []  # "I love experimenting in the kitchen": the experimenting, not the kitchen
     if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
             and content.i != verb.i and content.lemma_ not in LIGHT_VERBS and content.tag_ != "VBN"
@@ -546,7 +534,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
         if control in ("want", "plan", "decide") and preposition and preposition.split("_")[0] in FAN:
             continue  # "wanted to blend my love for dance": the love is read as a liking, not a wish
-        if _of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
+        if of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
             continue  # "I'd love to see another painting of yours", "I love their work": theirs
         if obj.tag_ == "VBG" and obj.pos_ == "VERB" and any(c.dep_ == "dobj" and is_thing(c) for c in obj.children):
             continue  # "finished rereading "The Alchemist"": the rereading states its own object
@@ -583,13 +571,15 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue
         if predicate == "is" and obj.pos_ not in NOUNS:
             continue  # "we're all striving": what they do is not what they are
-        if _less(obj):
+        if less_of(obj):
             continue  # "trying to eat less processed food": cutting down; "less crowded" is no "crowded"
-        if predicate == "likes" and _pointed_at(obj):
-            continue  # "I love this genre": which one, the sentence does not say
+        if predicate in ("likes", "decided") and pointed_at(obj):
+            continue  # "I love this genre", "a movie I enjoy", "use this money": which one, it does not say
         said_not = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
         # "I stopped drinking coffee" ends it; "I can't stop thinking about it" goes on.
         negated = said_not != _stopped(verb, content)
+        if negated and any(c.lower_ in ("other", "another") for c in obj.children):
+            continue  # "I haven't used any other languages": of the others, not of these
         if negated and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
             predicate, negated = NEGATED_MEANS[predicate], False
         found.append(Statement(

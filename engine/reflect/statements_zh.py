@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.reflect.vocabulary import Statement
+from engine.reflect.worth_words import HOBBIES
 from engine.reflect.zh_cues import (
     ADVERBS,
     ALLERGY,
@@ -279,7 +280,9 @@ def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
         negated = _negated(before)
         moved = re.search(r"把(?P<object>[^，。]{1,10})$", before)  # "把车卖了": the car
         objects = _objects(moved["object"] if moved else after[match.end() : end], control=control)
-        found += [_statement(kind, who, predicate, o, whole, negated=negated) for o in objects]
+        going = match.group(0).startswith("去")  # "去徒步": a pastime gone to is done, not a place
+        found += [_statement(kind, who, "go" if going and o in HOBBIES else predicate, o, whole, negated=negated)
+                  for o in objects]  # fmt: skip
         if control:
             break  # what follows is the plan's
     return found

@@ -26,6 +26,7 @@ from engine.reflect.worth_words import (
     LIGHT,
     LINKED,
     TAKEN,
+    WANTS_OBJECT,
 )
 
 __all__ = ["worth_keeping"]
@@ -54,8 +55,9 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
     ...         ("go", "hiking"), ("go", "rock climbing"), ("go_on", "road trip")]
     >>> dropped = [("make", "goodie"), ("form", "connection"), ("has", "battle"), ("take", "note"),
     ...            ("does", "plow"), ("go_through", "similar phase"), ("hop_between", "yoga"),
-    ...            ("likes", "life")]
-    >>> [worth_keeping(p, o, named=False) for p, o in kept + dropped] == [True] * 10 + [False] * 8
+    ...            ("likes", "life"), ("create", "memory"), ("explore", "option"), ("likes", "playing"),
+    ...            ("does", "learning")]
+    >>> [worth_keeping(p, o, named=False) for p, o in kept + dropped] == [True] * 10 + [False] * 12
     True
     >>> worth_keeping("meet", "carol", named=True), worth_keeping("meet", "carol", named=False)
     (True, False)
@@ -65,6 +67,8 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
         return named or head in HAD or object_key[-2:] in HAD or object_key[-1:] in HAD
     if predicate in _LEANINGS and head in ABSTRACT:
         return False  # "likes life", "plans_to memories": a liking of nothing one can name
+    if predicate in _LEANINGS and not named and head == object_key and _verb_forms(head) & (WANTS_OBJECT | LIGHT):
+        return False  # "likes playing", "likes watching": the doing without what is done
     if predicate in VOCABULARY or predicate.startswith("favorite_") or named:
         return True
     verb = predicate.split("_")[0]
@@ -79,8 +83,10 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
         return object_key in HOBBIES or bool(_verb_forms(head) & HOBBIES)
     if verb == "take":
         return head in TAKEN or object_key.endswith("课")
+    if head in ABSTRACT and (object_key == head or verb not in DOINGS):
+        return False  # "created memories", "explored options"; not "building a Flask app"
     if verb in DOINGS or predicate in DOING_LINKS:
         return True
     # "hop between yoga", "support from a music program": a preposition of another verb
     # is more often misread than not
-    return predicate == verb and verb not in LIGHT and head not in ABSTRACT
+    return predicate == verb and verb not in LIGHT

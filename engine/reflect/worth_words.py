@@ -3,7 +3,7 @@ worth having, light verbs and abstract heads."""
 
 from __future__ import annotations
 
-__all__ = ["ABSTRACT", "DOINGS", "DOING_LINKS", "HAD", "HOBBIES", "LIGHT", "LINKED", "TAKEN"]
+__all__ = ["ABSTRACT", "DOINGS", "DOING_LINKS", "HAD", "HOBBIES", "LIGHT", "LINKED", "TAKEN", "WANTS_OBJECT"]
 
 # Verb lemmas whose statements tell what a person does with their life, in either language's
 # predicate names (`engine.reflect.zh_cues` uses the same).
@@ -30,7 +30,7 @@ HAD = frozenset({
     "channel", "degree", "allergy", "condition", "diabetes", "asthma", "tattoo", "tattoos",
     "孩子", "孩子们", "儿子", "女儿", "妻子", "老婆", "丈夫", "老公", "狗", "猫", "宠物", "车", "房子",
 })  # fmt: skip
-# What "does" and "went X-ing" keep: pastimes ("I've been surfing", "we went biking"), by lemma;
+# What "does" and "went X-ing" keep: pastimes ("I've been surfing", "we went biking", "去徒步"), by lemma;
 # "I'm plowing through", "hoping for news", "spending time" are none.
 HOBBIES = frozenset({
     "surf", "swim", "paint", "draw", "hike", "bike", "cycle", "run", "jog", "ski", "snowshoe",
@@ -40,7 +40,10 @@ HOBBIES = frozenset({
     "photograph", "journal", "sculpt", "pottery", "yoga", "fence", "ride", "backpack", "canoe",
     "dive", "scuba", "birdwatch", "stargaze", "game", "sketch", "compose", "film", "blog",
     "rock climbing", "mountain climbing", "horseback riding", "bird watching", "skiing",
-    "snorkel", "explore", "study", "learn", "train", "exercise", "work out", "lift", "walk",
+    "snorkel", "train", "exercise", "work out", "lift", "walk",
+    "徒步", "攀岩", "划皮艇", "皮划艇", "划船", "滑雪", "游泳", "跑步", "爬山", "登山", "露营", "钓鱼",
+    "骑行", "骑车", "冲浪", "潜水", "健身", "瑜伽", "跳舞", "唱歌", "画画", "摄影", "旅行", "旅游", "散步",
+    "滑冰", "打球", "打篮球", "踢球", "踢足球", "打网球", "打羽毛球",
 })  # fmt: skip
 # Verbs that say something only with some prepositions: "went to", "went on a road trip",
 # "working on a website", but not "went through a phase" or "went in a short period".
@@ -73,5 +76,17 @@ ABSTRACT = frozenset({
     "break", "rest", "care", "stuff", "note", "notes", "shot", "shots", "sight", "view", "views",
     "sound", "work", "project", "projects", "opportunity", "opportunities", "approach", "way",
     "app", "apps", "resource", "resources", "method", "methods", "tool", "tools", "technique",
-    "techniques", "strategy", "strategies", "charm", "community",
+    "techniques", "strategy", "strategies", "charm", "community", "information", "option", "options",
+    "path", "paths", "solution", "solutions", "world", "environment", "journey", "influence",
+    "serenity", "vision", "spot", "snag", "hobby", "hobbies", "thing", "things", "reason", "reasons",
+    "theme", "structure", "mix", "beauty", "rush", "support", "inclusivity", "boldness",
+    "creativity", "company", "trend", "trends", "portion", "distance", "plan", "plans", "planning",
+    "moment", "moments", "escape", "destination",
+})  # fmt: skip
+# Verbs that say nothing of a liking without their object: "I love playing" (what?), "I enjoy
+# watching our pets play", "I like to relax by reading".
+WANTS_OBJECT = frozenset({
+    "play", "watch", "listen", "talk", "sink", "escape", "experiment", "chill", "relax", "lounge",
+    "learn", "create", "try", "work", "sit", "help", "share", "make", "do", "have", "get", "see",
+    "find", "spend", "take", "go", "explore", "discover", "capture",
 })  # fmt: skip
