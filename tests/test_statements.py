@@ -35,6 +35,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         # the model's lemmatizer reads "hoping" as a form of "hop": a wish, not a visit made
         ("I'm hoping to attend a book conference next month.", [("speaker", "wants", "book conference", False)]),
         ("I wanna start a dance studio.", [("speaker", "wants", "dance studio", False)]),  # not started
+        ("I got to go to a yoga retreat last week.", [("speaker", "go_to", "yoga retreat", False)]),  # went
         ("I stumbled across this spot while hiking.", []),  # when, not what: no "stumble hiking"
         ("I painted that lake sunrise last year.", [("speaker", "paint", "lake sunrise", False)]),
         ("We decided to go with Postgres.", [("speaker", "decided", "postgres", False)]),
@@ -211,6 +212,9 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "I'm deciding between Postgres and MySQL.",
         "I'll keep you updated on which brands I choose.",
         "I'm too lazy to research alternative pets.",  # not done
+        "I gotta take a trip there soon!",  # not taken yet
+        "I need to finish my thesis.",
+        "Back when I used to be able to hold and squeeze animals.",  # no longer so
         "I haven't worked with any other programming languages.",  # of others, not of the one used
         "We raised a decent amount for the shelter.",
         "The sooner I start, the sooner I will see the rewards.",

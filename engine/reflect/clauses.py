@@ -1,6 +1,6 @@
 """How a clause hangs on the one around it, where spaCy's small parser leaves it unsaid: the
 noun a relative clause describes, the control verb a bare conjunct continues, a future or a
-mere possibility, a choice not yet made, a deed one was too tired for, and a capitalised name the parser took for a verb. Pure functions of a
+mere possibility, a choice not yet made, a deed one was too tired for, a habit of the past, and a capitalised name the parser took for a verb. Pure functions of a
 parsed token, for `engine/reflect/statements.py`."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
 
-__all__ = ["able_later", "antecedent", "controller", "misread_name", "says_will", "too_much", "undecided"]
+__all__ = ["able_later", "antecedent", "controller", "misread_name", "says_will", "too_much", "undecided", "used_to"]
 
 
 def says_will(verb: Any) -> bool:
@@ -78,3 +78,14 @@ def too_much(verb: Any) -> bool:
     """"I'm too lazy to research alternative pets", "too tired to go to the gym": not done."""
     head = verb.head
     return verb.dep_ == "xcomp" and head.pos_ == "ADJ" and any(c.lower_ == "too" for c in head.children)
+
+
+def used_to(verb: Any) -> bool:
+    """"I used to love jazz", "back when I used to be able to hold and squeeze animals": what
+    was so and is no longer; not "I used my savings to buy a car"."""
+    token = verb
+    while token.dep_ in ("xcomp", "conj", "acomp") and token.head.i != token.i:
+        token = token.head
+        if token.lemma_ == "use" and token.tag_ == "VBD":
+            return not any(c.dep_ == "dobj" for c in token.children)
+    return False

@@ -96,13 +96,20 @@ def derive_facts(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
 
 def _named(name: str, entities: Sequence[EntityRef]) -> EntityRef | None:
     """The episode's entity a phrase names: same canonical name, or the phrase ends with it
-    ("the Python language" is not Python, "Project Atlas" is Atlas)."""
+    as a word of its own ("the Python language" is not Python, "Project Atlas" is Atlas,
+    "CS:GO" is not GO).
+
+    >>> refs = [EntityRef(id="1", name="GO"), EntityRef(id="2", name="Atlas")]
+    >>> _named("CS:GO", refs), _named("Project Atlas", refs).name
+    (None, 'Atlas')
+    """
     wanted = canonical_name(name)
     for entity in entities:
         known = canonical_name(entity.name)
         # not an adverb the tagger took into a name: "Sadly Luna passed away" is Luna
         longer = known.endswith(" " + wanted) and not known.split()[0].endswith("ly")
-        if known and (known == wanted or wanted.endswith(" " + known) or longer):
+        ends = wanted.endswith(" " + known) and name.casefold().endswith(" " + entity.name.casefold())
+        if known and (known == wanted or ends or longer):
             return entity
     return None
 

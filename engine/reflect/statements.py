@@ -24,6 +24,7 @@ from engine.reflect.clauses import (
     says_will,
     too_much,
     undecided,
+    used_to,
 )
 from engine.reflect.phrases import (
     NOUNS,
@@ -455,8 +456,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     """The statements a verb makes about its subject."""
     if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or _cannot_wait(verb.head)):
         return []  # read through its control verb
-    if verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD":
-        return []  # "I used to love jazz": no longer so
+    if used_to(verb):
+        return []  # "I used to love jazz", "when I used to be able to hold animals": no longer so
     if verb.lemma_ == "use" and verb.tag_ == "VBD" and any(c.dep_ == "xcomp" for c in verb.children):
         return []  # "the conversations we used to have": a habit of the past, not a tool
     subject = _subject_of(verb)
@@ -486,6 +487,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
         control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
+    elif verb.lemma_ in INTENT and content.i != verb.i:
+        return []  # "I need to finish my thesis", "I gotta take a trip": not done, and no plan named
     controlled = controller(verb) if not control and verb.dep_ == "conj" and verb.tag_ == "VB" else None
     continued = controlled is not None
     if controlled is not None:
