@@ -80,9 +80,9 @@ def _spacy_parser() -> Any:
     # Reflection reads the parse, lemmas and coarse parts of speech; entities come from the graph.
     with use_ops("numpy", use_blis=False):
         nlp = spacy.load(SPACY_MODEL, exclude=["ner"])
-    # The model's lemmatizer makes "hoping" and "hoped" forms of "hop", and keeps "wanna" and
-    # "gotta" as forms of nothing to plan: "I'm hoping to attend" would read as attending,
-    # "I wanna start a studio" as starting one. A lemma the ruler sets, the lemmatizer keeps.
+    # The model's lemmatizer makes "hoping" and "hoped" forms of "hop" and leaves "wanna" as
+    # it is: "I'm hoping to attend" would read as attending, "I wanna start a studio" as
+    # starting one. A lemma the ruler sets, the lemmatizer after it keeps.
     ruler: Any = nlp.get_pipe("attribute_ruler")
     ruler.add([[{"LOWER": {"IN": ["hoping", "hoped"]}}]], {"LEMMA": "hope"})
     ruler.add([[{"LOWER": "wanna"}]], {"LEMMA": "want"})

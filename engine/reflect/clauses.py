@@ -1,7 +1,8 @@
 """How a clause hangs on the one around it, where spaCy's small parser leaves it unsaid: the
 noun a relative clause describes, the control verb a bare conjunct continues, a future or a
-mere possibility, a choice not yet made, a deed one was too tired for, a habit of the past, and a capitalised name the parser took for a verb. Pure functions of a
-parsed token, for `engine/reflect/statements.py`."""
+mere possibility, a choice not yet made, a deed one was too tired for, a habit of the past,
+and a capitalised name the parser took for a verb. Pure functions of a parsed token, for
+`engine/reflect/statements.py`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from typing import Any
 from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
 
-__all__ = ["able_later", "antecedent", "controller", "misread_name", "says_will", "too_much", "undecided", "used_to"]
+__all__ = [
+    "able_later", "antecedent", "controller", "misread_name", "says_will", "too_much", "undecided",
+    "used_to",
+]  # fmt: skip
 
 
 def says_will(verb: Any) -> bool:

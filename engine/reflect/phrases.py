@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "NOUNS", "SUBJECTS", "is_thing", "less_of", "modifiers", "of_the_other", "phrase", "pointed_at", "what_is_meant",
-    "with_conjuncts",
+    "NOUNS", "SUBJECTS", "is_thing", "less_of", "modifiers", "of_the_other", "phrase", "pointed_at",
+    "what_is_meant", "with_conjuncts",
 ]  # fmt: skip
 
 # Heads that do not name a thing ("I love it", "I did something").
@@ -156,7 +156,8 @@ def pointed_at(thing: Any) -> bool:
     if determiners & {"this", "that", "these", "those"}:
         return not modifiers(thing)
     described = any(c.dep_ == "relcl" for c in thing.children)
-    return described and bool(determiners & {"a", "an", "another"}) and not any(t.pos_ == "PROPN" for t in thing.subtree)
+    named = any(t.pos_ == "PROPN" for t in thing.subtree)
+    return described and bool(determiners & {"a", "an", "another"}) and not named
 
 
 def of_the_other(thing: Any) -> bool:

@@ -70,7 +70,8 @@ def _favourites(sentence: Any) -> list[Statement]:
         subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN", "VERB")]
         named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
         mine = [n for n in named if _my_favourite(n)]
-        if subjects and mine and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG") and not pointed_at(subjects[0]):
+        liked = subjects and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG") and not pointed_at(subjects[0])
+        if mine and liked:
             found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence, negated=_denied(verb)))
         elif mine and (named_before := _named_before_it(verb, sentence)) is not None:
             found.append(_of_speaker(_favourite_of(mine[0]), named_before, sentence, negated=_denied(verb)))
@@ -134,7 +135,9 @@ def _comforts(sentence: Any) -> list[Statement]:
         else:
             told = {c.lower_ for c in verb.children} & {"me", "us"}
             # "brings me joy", not "brings us together"
-            given = verb.lemma_ != "bring" or any(c.dep_ == "dobj" and c.lemma_.lower() in _GIFTS for c in verb.children)
+            given = verb.lemma_ != "bring" or any(
+                c.dep_ == "dobj" and c.lemma_.lower() in _GIFTS for c in verb.children
+            )
             good = verb.lemma_ in _DOES_GOOD and bool(told) and given
         bad = verb.lemma_ in _DOES_HARM and any(c.lower_ == "me" for c in verb.children)  # "chess bores me now"
         if not (good or bad):

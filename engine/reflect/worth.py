@@ -67,7 +67,8 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
         return named or head in HAD or object_key[-2:] in HAD or object_key[-1:] in HAD
     if predicate in _LEANINGS and head in ABSTRACT:
         return False  # "likes life", "plans_to memories": a liking of nothing one can name
-    if predicate in _LEANINGS and not named and head == object_key and _verb_forms(head) & (WANTS_OBJECT | LIGHT):
+    bare_doing = head == object_key and bool(_verb_forms(head) & (WANTS_OBJECT | LIGHT))
+    if predicate in _LEANINGS and not named and bare_doing:
         return False  # "likes playing", "likes watching": the doing without what is done
     if predicate in VOCABULARY or predicate.startswith("favorite_") or named:
         return True
