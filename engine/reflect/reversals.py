@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import JOBS, Statement
+from engine.reflect.worth_words import PETS
 
 __all__ = ["reversal", "reversals"]
 
@@ -76,7 +77,7 @@ _MOVED = re.compile(
 )
 # "Sadly Luna passed away", "my cat died": a pet or a person lost; "Marco and I broke up".
 _LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
-_PETS = frozenset({"cat", "dog", "puppy", "kitten", "pet", "horse", "parrot", "hamster", "rabbit", "bird", "fish"})
+_PETS = PETS | {"bird", "fish"}  # a pet lost: "my fish died" (a fish one has may be dinner)
 _BROKE_UP = re.compile(r"\b(?P<object>[A-Z][a-z]+)\s+and\s+I\s+broke\s+up\b|\bI\s+broke\s+up\s+with\s+(?P<with>[A-Z][a-z]+)\b")
 _NOT_OBJECTS = frozenset({
     "it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her",

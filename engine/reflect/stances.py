@@ -11,6 +11,7 @@ from typing import Any
 from engine.reflect.phrases import SUBJECTS, is_thing, phrase, pointed_at, with_conjuncts
 from engine.reflect.statement_cues import CHANGES
 from engine.reflect.vocabulary import Statement
+from engine.reflect.worth_words import KIN, OWNED, PETS
 
 __all__ = ["stances"]
 
@@ -167,12 +168,7 @@ def _gratitude(sentence: Any) -> list[Statement]:
 
 # Who and what a person has that says something about them: "my apartment is tiny", "my
 # flight got cancelled" and "my grandma passed away" say nothing a profile would keep.
-_KEPT = frozenset({
-    "kid", "kids", "child", "children", "son", "daughter", "wife", "husband", "partner",
-    "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "twins", "dog", "cat", "puppy",
-    "kitten", "pet", "horse", "parrot", "rabbit", "hamster", "car", "bike", "house", "garden",
-    "business", "shop", "bakery", "startup", "band", "podcast", "blog", "channel",
-})  # fmt: skip
+_KEPT = KIN | PETS | OWNED
 
 
 def _possessions(sentence: Any) -> list[Statement]:

@@ -3,7 +3,10 @@ worth having, light verbs and abstract heads."""
 
 from __future__ import annotations
 
-__all__ = ["ABSTRACT", "DOINGS", "DOING_LINKS", "HAD", "HOBBIES", "LIGHT", "LINKED", "TAKEN", "WANTS_OBJECT"]
+__all__ = [
+    "ABSTRACT", "DOINGS", "DOING_LINKS", "HAD", "HOBBIES", "KIN", "LIGHT", "LINKED", "OWNED", "PETS", "TAKEN",
+    "WANTS_OBJECT",
+]  # fmt: skip
 
 # Verb lemmas whose statements tell what a person does with their life, in either language's
 # predicate names (`engine.reflect.zh_cues` uses the same).
@@ -20,14 +23,22 @@ DOINGS = frozenset({
     "nervous", "worried", "afraid", "scared",
 })  # fmt: skip
 DOING_LINKS = frozenset({"get_into", "get_back_from", "sign_up_for", "broke_up_with"})  # "getting into cooking"
-# Heads "has" is worth a fact of: who and what a person has that says something about them.
-HAD = frozenset({
+# Who and what a person has that a profile keeps, also when only "my X" says so
+# (`engine.reflect.stances`): their family, their pets, what they own and what they run.
+KIN = frozenset({
     "kid", "kids", "child", "children", "son", "sons", "daughter", "daughters", "wife", "husband",
-    "partner", "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "twins", "sister",
-    "brother", "dog", "dogs", "cat", "cats", "puppy", "kitten", "pet", "pets", "horse", "parrot",
-    "rabbit", "hamster", "car", "bike", "motorcycle", "house", "apartment", "garden", "farm",
-    "business", "shop", "store", "bakery", "startup", "company", "band", "podcast", "blog",
-    "channel", "degree", "allergy", "condition", "diabetes", "asthma", "tattoo", "tattoos",
+    "partner", "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "twins",
+})  # fmt: skip
+PETS = frozenset({"dog", "dogs", "cat", "cats", "puppy", "kitten", "pet", "pets", "horse", "parrot", "rabbit", "hamster"})
+OWNED = frozenset({
+    "car", "bike", "house", "garden", "business", "shop", "bakery", "startup", "band", "podcast",
+    "blog", "channel",
+})  # fmt: skip
+# Heads "has" is worth a fact of: the above, and what "I have X" says of a person ("I have a
+# degree", "I have a tattoo"), where "my store is busy" may be where they work.
+HAD = KIN | PETS | OWNED | frozenset({
+    "sister", "brother", "motorcycle", "apartment", "farm", "store", "company", "degree", "allergy",
+    "condition", "diabetes", "asthma", "tattoo", "tattoos",
     "孩子", "孩子们", "儿子", "女儿", "妻子", "老婆", "丈夫", "老公", "狗", "猫", "宠物", "车", "房子",
 })  # fmt: skip
 # What "does" and "went X-ing" keep: pastimes ("I've been surfing", "we went biking", "去徒步"), by lemma;
