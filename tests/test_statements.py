@@ -36,6 +36,11 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I'm hoping to attend a book conference next month.", [("speaker", "wants", "book conference", False)]),
         ("I wanna start a dance studio.", [("speaker", "wants", "dance studio", False)]),  # not started
         ("I got to go to a yoga retreat last week.", [("speaker", "go_to", "yoga retreat", False)]),  # went
+        # what one looks forward to is to come: a plan, or nothing done yet
+        ("We're thrilled to visit Kyoto next month.", [("speaker", "plans_to", "kyoto", False)]),
+        ("I'm really excited to watch this new show.", []),
+        ("I was so excited to explore Shinjuku.", [("speaker", "explore", "shinjuku", False)]),
+        ("I'm excited to start my new job at Google.", [("speaker", "works_at", "google", False)]),
         ("I stumbled across this spot while hiking.", []),  # when, not what: no "stumble hiking"
         ("I painted that lake sunrise last year.", [("speaker", "paint", "lake sunrise", False)]),
         ("We decided to go with Postgres.", [("speaker", "decided", "postgres", False)]),

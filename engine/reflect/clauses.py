@@ -1,8 +1,8 @@
 """How a clause hangs on the one around it, where spaCy's small parser leaves it unsaid: the
 noun a relative clause describes, the control verb a bare conjunct continues, a future or a
-mere possibility, a choice not yet made, a deed one was too tired for, a habit of the past,
-and a capitalised name the parser took for a verb. Pure functions of a parsed token, for
-`engine/reflect/statements.py`."""
+mere possibility, a choice not yet made, a deed one was too tired for or looks forward to, a
+habit of the past, and a capitalised name the parser took for a verb. Pure functions of a
+parsed token, for `engine/reflect/statements.py`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
 
 __all__ = [
-    "able_later", "antecedent", "controller", "misread_name", "says_will", "too_much", "undecided",
-    "used_to",
+    "able_later", "antecedent", "controller", "looking_forward", "misread_name", "says_will",
+    "too_much", "undecided", "used_to",
 ]  # fmt: skip
 
 
@@ -93,3 +93,16 @@ def used_to(verb: Any) -> bool:
         if token.lemma_ == "use" and token.tag_ == "VBD":
             return not any(c.dep_ == "dobj" for c in token.children)
     return False
+
+
+_EAGER = frozenset({"excited", "thrilled", "stoked", "pumped", "psyched"})
+
+
+def looking_forward(verb: Any) -> bool:
+    """"I'm so excited to watch this new show", "we're thrilled to visit Kyoto": what one looks
+    forward to now is still to come; "I was so excited to explore Shinjuku" went."""
+    glad = verb.head
+    return (
+        verb.dep_ == "xcomp" and glad.lemma_.lower() in _EAGER
+        and glad.head.lemma_ == "be" and glad.head.tag_ in ("VBP", "VBZ")
+    )  # fmt: skip
