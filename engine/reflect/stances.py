@@ -22,7 +22,7 @@ _GLAD = frozenset({
     "grounded", "content", "excited", "peace", "motivated",
 })  # fmt: skip
 # What a thing that does one good brings: "dogs bring me so much joy".
-_GIFTS = _GLAD | {"joy", "comfort", "happiness", "solace", "relief", "warmth", "calm", "serenity"}
+_GIFTS = _GLAD | {"joy", "comfort", "happiness", "solace", "relief", "warmth", "serenity"}
 _MUCH = frozenset({"lot", "everything", "world", "much", "loads", "tons"})  # "means a lot"
 _FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
 

@@ -490,10 +490,11 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
     elif verb.lemma_ in INTENT and content.i != verb.i:
         return []  # "I need to finish my thesis", "I gotta take a trip": not done, and no plan named
-    if looking_forward(verb) and content.lemma_ not in PLANNED:
-        return []  # "I'm excited to watch this new show": not watched yet
-    if looking_forward(verb) and content.lemma_ != "start":
-        control = "plan"  # "I'm excited to visit Paris" plans it; a new job one starts is had
+    if looking_forward(verb):
+        if content.lemma_ not in PLANNED:
+            return []  # "I'm excited to watch this new show": not watched yet
+        if content.lemma_ != "start":
+            control = "plan"  # "I'm excited to visit Paris" plans it; a new job one starts is had
     controlled = controller(verb) if not control and verb.dep_ == "conj" and verb.tag_ == "VB" else None
     continued = controlled is not None
     if controlled is not None:

@@ -34,6 +34,8 @@ __all__ = ["worth_keeping"]
 _LEANINGS = frozenset({"likes", "wants", "plans_to", "considers", "prefers", "dislikes", "uses"})
 
 
+_WANTS_OBJECT = WANTS_OBJECT | LIGHT  # "likes playing", "likes sharing": a doing without its object
+
 # The small model leaves a sentence-initial "Took some trial and error" unlemmatised.
 _PAST = {"took": "take"}
 
@@ -67,7 +69,7 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
         return named or head in HAD or object_key[-2:] in HAD or object_key[-1:] in HAD
     if predicate in _LEANINGS and head in ABSTRACT:
         return False  # "likes life", "plans_to memories": a liking of nothing one can name
-    bare_doing = head == object_key and bool(_verb_forms(head) & (WANTS_OBJECT | LIGHT))
+    bare_doing = head == object_key and bool(_verb_forms(head) & _WANTS_OBJECT)
     if predicate in _LEANINGS and not named and bare_doing:
         return False  # "likes playing", "likes watching": the doing without what is done
     if predicate in VOCABULARY or predicate.startswith("favorite_") or named:

@@ -94,10 +94,9 @@ ABSTRACT = frozenset({
     "creativity", "company", "trend", "trends", "portion", "distance", "plan", "plans", "planning",
     "moment", "moments", "escape", "destination",
 })  # fmt: skip
-# Verbs that say nothing of a liking without their object: "I love playing" (what?), "I enjoy
-# watching our pets play", "I like to relax by reading".
+# Verbs that, beside the light ones (`LIGHT`), say nothing of a liking without their object:
+# "I love playing" (what?), "I enjoy watching our pets play", "I like to relax by reading".
 WANTS_OBJECT = frozenset({
-    "play", "watch", "listen", "talk", "sink", "escape", "experiment", "chill", "relax", "lounge",
-    "learn", "create", "try", "work", "sit", "help", "share", "make", "do", "have", "get", "see",
-    "find", "spend", "take", "go", "explore", "discover", "capture",
+    "play", "watch", "listen", "sink", "escape", "experiment", "chill", "relax", "lounge", "learn",
+    "create", "try", "work", "sit", "take", "go", "explore", "discover", "capture",
 })  # fmt: skip
