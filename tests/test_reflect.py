@@ -5,6 +5,7 @@ and recall using facts."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from engine import Memory, Settings
@@ -143,6 +144,30 @@ def test_derive_reads_negation_and_needs_a_stated_relation() -> None:
     assert (fact.predicate, fact.negated, fact.subject.id, fact.object.id) == ("uses", True, "a", "p")
 
 
+def test_a_decision_chooses_what_it_names_after_deciding() -> None:
+    james, civ = EntityRef(id="j", name="James"), EntityRef(id="c", name="Civilization")
+    said = "I've always loved playing games like Civilization, so I decided to create one of my own."
+    view = EpisodeView(id="e1", content=said, occurred_at=1.0, kind="message", role="James", speaker=james,
+                       entities=[civ], decisions=[said])  # fmt: skip
+    assert [f for f in derive_facts([view]) if f.predicate == "decided"] == []
+    chose = view.model_copy(update={"content": "We went with Civilization.", "decisions": ["We went with Civilization."]})
+    assert [(f.predicate, f.object.name) for f in derive_facts([chose])] == [("decided", "Civilization")]
+
+
+def test_the_name_of_the_one_spoken_to_is_called_not_liked() -> None:
+    joanna, nate = EntityRef(id="j", name="Joanna"), EntityRef(id="n", name="Nate")
+    mia = EntityRef(id="m", name="Mia")
+
+    def facts(content: str, entities: list[EntityRef]) -> set[tuple[str, str]]:
+        [stated] = statements_of([content], ["Joanna"])
+        view = EpisodeView(id="e1", content=content, occurred_at=1.0, kind="message", role="Joanna",
+                           speaker=joanna, other=nate, entities=entities, statements=stated)  # fmt: skip
+        return {(f.predicate, f.object.name) for f in derive_facts([view])}
+
+    assert facts("I love the thought Nate!", [nate]) == set()
+    assert facts("I love Mia so much!", [mia]) == {("likes", "Mia")}  # a third person is liked
+
+
 def test_maintenance_loop_reflects_and_archives_as_maintenance(memory: Memory) -> None:
     from mcp_server.schedule import MaintenanceLoop
 
@@ -195,11 +220,11 @@ def test_reflect_to_end_stops_where_told(settings: Settings) -> None:
 
 
 def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) -> None:
-    """A store_many batch's episodes share one created_at; reflection pages through them by
-    (created_at, id), so runs of `reflection_batch_size` read each episode exactly once."""
+    """Reflection pages through one store_many batch by (created_at, id), so runs of
+    `reflection_batch_size` read each episode exactly once."""
     count = 25
     small = settings.model_copy(update={"reflection_batch_size": 10})
-    assert small.store_batch_size >= count  # one batch: one created_at
+    assert small.store_batch_size >= count  # one batch
     with Memory.open(settings=small) as memory:
         _adopted(memory, range(count))
         seen = []
@@ -213,15 +238,33 @@ def test_reflection_reads_every_episode_of_one_store_many(settings: Settings) ->
         assert support == count  # every episode supports "Ana -adopt-> dog number"
 
 
-def test_paraphrases_merge_into_one_predicate_but_the_vocabulary_stays() -> None:
-    from engine.reflect.derive import CandidateFact, merge_paraphrases
+def test_reflection_reads_a_batch_in_the_order_it_occurred(settings: Settings) -> None:
+    # Stamped apart in the order they occurred, not left to their random ids: the same
+    # conversation stored twice is read in the same runs, and gives the same facts.
+    turns = [{"content": f"I adopted dog number {n}.", "role": "Ana", "importance": 0.8,
+              "occurred_at": f"2026-11-0{n + 1}T10:00:00Z"} for n in range(6)]  # fmt: skip
+    with Memory.open(settings=settings.model_copy(update={"reflection_batch_size": 3})) as memory:
+        memory.store_many(list(reversed(turns)))  # given newest first
+        rows = memory.cypher("MATCH (ep:Episode) WHERE ep.namespace = $namespace "
+                             "RETURN ep.id, ep.occurred_at, ep.created_at", namespace="default").rows
+        by_time = sorted(rows, key=lambda row: row[1])
+        stamps = [row[2] for row in by_time]
+        assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+        assert memory.reflect().until_id == by_time[2][0]  # the first run read the three oldest
 
-    a, b = EntityRef(id="a", name="Caroline"), EntityRef(id="p", name="painting")
 
-    def fact(predicate: str, episode: str) -> CandidateFact:
-        return CandidateFact(subject=a, predicate=predicate, negated=False, object=b,
-                             statement="", episode_id=episode, at=0.0)  # fmt: skip
-
-    facts = [fact("likes", "1"), fact("paint", "2"), fact("paint", "3"), fact("draw", "4")]
-    merged = merge_paraphrases(facts, [["1", "2", "3", "4"]])
-    assert [f.predicate for f in merged] == ["likes", "paint", "paint", "paint"]
+def test_a_fact_keeps_the_verb_its_statement_said_within_one_topic(tmp_path: Path) -> None:
+    # Every episode one topic (cosine 0): "worked hard on" stays work_on beside "discussing"
+    # the same script, each with its own sentence, never "discusses: I worked hard on".
+    settings = Settings(data_dir=tmp_path, reflection_cluster_similarity=0.0)
+    with Memory.open(settings=settings) as memory:
+        for day, text in ((1, "I felt confident discussing my script with the producers."),
+                          (2, "I worked hard on my script all week.")):
+            memory.store(text, role="Joanna", occurred_at=f"2026-11-0{day}T10:00:00Z", importance=0.8)
+        memory.reflect()
+        facts = memory.cypher(
+            "MATCH (a:Entity)-[f:FACT]->(b:Entity {name: 'script'}) WHERE a.namespace = $namespace "
+            "RETURN f.predicate, f.statement ORDER BY f.predicate", namespace="default",
+        ).rows  # fmt: skip
+    assert facts == [["discuss", "I felt confident discussing my script with the producers."],
+                     ["work_on", "I worked hard on my script all week."]]  # fmt: skip

@@ -42,6 +42,18 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("I was so excited to explore Shinjuku.", [("speaker", "explore", "shinjuku", False)]),
         ("I'm excited to start my new job at Google.", [("speaker", "works_at", "google", False)]),
         ("I stumbled across this spot while hiking.", []),  # when, not what: no "stumble hiking"
+        # a skill learnt asks no question, as "I love how you tell stories" does
+        ("I've started learning how to play the piano.", [("speaker", "play", "piano", False)]),
+        ("I learned how to bake bread last month.", [("speaker", "bake", "bread", False)]),
+        ("Guess what - I got a puppy two weeks ago!", [("speaker", "has", "puppy", False)]),  # got one: has it
+        ("I got a new car last month.", [("speaker", "has", "car", False)]),
+        ("I do my favorite watercolor painting to keep me busy.", [("speaker", "does", "paint", False)]),
+        ("Besides painting, I recommend exercising!", [("speaker", "recommend", "exercise", False)]),  # not done
+        ("Last weekend, I took my family on a road trip to Jasper.",
+         [("speaker", "attended", "jasper", False), ("speaker", "take", "family", False)]),  # a kept place
+        # hoped for: the changes, not the diet and the yoga they come between
+        ("Between a healthier diet and yoga, I'm hoping for some positive changes.",
+         [("speaker", "wants", "positive change", False)]),
         ("I painted that lake sunrise last year.", [("speaker", "paint", "lake sunrise", False)]),
         ("We decided to go with Postgres.", [("speaker", "decided", "postgres", False)]),
         ("Painting landscapes is my favorite!", [("speaker", "likes", "painting landscape", False)]),
@@ -66,7 +78,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("Thinking about taking a trip somewhere.", [("speaker", "considers", "trip", False)]),
         ("I went hiking last week.", [("speaker", "go", "hike", False)]),  # an activity, not a plan
         ("Last Friday, I did yoga and meditation to relax.",
-         [("speaker", "do", "yoga", False), ("speaker", "do", "meditation", False)]),
+         [("speaker", "does", "yoga", False), ("speaker", "does", "meditation", False)]),  # pastimes done
         ("I'm stuck with my music at the moment.", [("speaker", "stuck_with", "music", False)]),
         ("Can't wait for our hike with the dogs next month.",  # eager, not a refusal
          [("speaker", "plans_to", "hike", False)]),
@@ -223,6 +235,8 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "I haven't worked with any other programming languages.",  # of others, not of the one used
         "We raised a decent amount for the shelter.",
         "The sooner I start, the sooner I will see the rewards.",
+        "Yep, I'll let you know once I'm done reading it.",  # not done yet
+        "I wanted to take them all home.",  # where to, not a home wanted
     ],
 )
 def test_sentences_that_state_nothing(text: str) -> None:
@@ -234,6 +248,14 @@ def test_hedged_statements_are_kept_and_marked() -> None:
     assert (statement.predicate, statement.object_key, statement.hedged) == ("plans_to", "cat", True)
     [plain] = statements_of(["I adopted a cat."], [None])[0]
     assert not plain.hedged
+
+
+def test_the_name_given_next_goes_with_what_was_had() -> None:
+    [found] = statements_of(["We adopted a dog last week. His name is Max. I went to the park. Her name is Coco."], [None])
+    assert [(s.predicate, s.object_key, s.sentence) for s in found] == [
+        ("adopt", "dog", "We adopted a dog last week. His name is Max."),
+        ("attended", "park", "I went to the park."),  # a park is not what the name is of
+    ]
 
 
 def test_a_transcript_name_prefix_is_not_the_subject() -> None:

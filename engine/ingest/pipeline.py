@@ -110,6 +110,9 @@ def about_entities(decision: str, entities: Sequence[PlannedEntity]) -> list[str
     return list(dict.fromkeys(e.id for e in entities if normalize(e.name) in lowered))
 
 
+_STAMP_STEP = 1e-6
+
+
 def prepare(
     planned: Sequence[PlannedEpisode],
     session_tails: Mapping[tuple[str, str], str | None],
@@ -129,10 +132,14 @@ def prepare(
     sessions: dict[str, Session] = {}
     tails = dict(session_tails)
 
-    for item in sorted(planned, key=lambda p: (_occurred(p, now), p.chunk_index or 0)):
+    for rank, item in enumerate(sorted(planned, key=lambda p: (_occurred(p, now), p.chunk_index or 0))):
         request = item.request
         occurred = _occurred(item, now)
-        episode = _episode(item, occurred, now, settings)
+        # A microsecond apart, in the order they occurred: reflection pages by (created_at, id),
+        # and one stamp for the batch would leave its order to the random ids, so the same
+        # conversation stored twice would be read in other runs and give other facts.
+        stamped = now + rank * _STAMP_STEP
+        episode = _episode(item, occurred, stamped, settings)
         batch.episodes.append(episode)
         for planned_entity in item.entities:
             merged[planned_entity.id] = _merge_entity(
@@ -173,7 +180,7 @@ def prepare(
             if previous is not None:
                 batch.next.append((previous, item.id))
             tails[tail_key] = item.id
-        points.append(_point(item, occurred, now, settings))
+        points.append(_point(item, occurred, stamped, settings))
 
     batch.entities = list(merged.values())
     batch.sessions = list(sessions.values())

@@ -1,19 +1,24 @@
 """How a clause hangs on the one around it, where spaCy's small parser leaves it unsaid: the
 noun a relative clause describes, the control verb a bare conjunct continues, a future or a
-mere possibility, a choice not yet made, a deed one was too tired for or looks forward to, a
-habit of the past, and a capitalised name the parser took for a verb. Pure functions of a
-parsed token, for `engine/reflect/statements.py`."""
+mere possibility, a wh-word that asks nothing, advice, a time yet to come, a choice not yet
+made, a deed one was too tired for or looks forward to, a habit of the past, a name the next
+sentence gives, a turn of phrase, and a capitalised name the parser took for a verb. Pure
+functions of a parsed token (or of a statement and the sentence after it), for
+`engine/reflect/statements.py`."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
+from engine.reflect.vocabulary import Statement
+from engine.reflect.worth_words import GOTTEN, KIN
 
 __all__ = [
-    "able_later", "antecedent", "controller", "looking_forward", "misread_name", "says_will",
-    "too_much", "undecided", "used_to",
+    "able_later", "advised", "antecedent", "asks_nothing", "controller", "looking_forward", "misread_name",
+    "says_will", "speaking_of", "too_much", "undecided", "used_to", "with_name", "yet_to_come",
 ]  # fmt: skip
 
 
@@ -106,3 +111,59 @@ def looking_forward(verb: Any) -> bool:
         verb.dep_ == "xcomp" and glad.lemma_.lower() in _EAGER
         and glad.head.lemma_ == "be" and glad.head.tag_ in ("VBP", "VBZ")
     )  # fmt: skip
+
+
+def asks_nothing(verb: Any) -> bool:
+    """A wh-word before a clause that asks no question: the skill learnt in "learning how to
+    play the piano", "taught myself how to knit", and the news after "Guess what - I got a
+    puppy" (as against "I love how you tell stories")."""
+    if verb.dep_ == "ccomp" and verb.head.lemma_ == "guess":
+        return any(c.lower_ == "what" and c.i == verb.head.i + 1 for c in verb.children)
+    return (verb.dep_ == "xcomp" and verb.head.lemma_ in ("learn", "teach")
+            and any(c.lower_ == "to" for c in verb.children) and any(c.lower_ == "how" for c in verb.children))
+
+
+_NAME_GIVEN = re.compile(
+    r"^\W*(?:(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) (?:name(?:'s|’s| is| was)|names are)"
+    r"|(?:[Ss]he|[Hh]e|[Ii]t)(?:'s|’s| is) called) [A-Z]"
+)
+
+
+def with_name(statement: Statement, sentence: str) -> Statement:
+    """A pet or a relative had, with the next sentence when it names them ("Her name's Coco").
+
+    >>> had = Statement(subject_kind="speaker", subject="I", predicate="has", object="puppy", object_key="puppy",
+    ...                 sentence="I got a puppy!")
+    >>> with_name(had, "Her name's Coco.").sentence, with_name(had, "His name is on the list.").sentence
+    ("I got a puppy! Her name's Coco.", 'I got a puppy!')
+    """
+    if statement.predicate not in ("has", "adopt") or statement.object_key not in GOTTEN | KIN:
+        return statement
+    if _NAME_GIVEN.match(sentence) is None:
+        return statement
+    return statement.model_copy(update={"sentence": f"{statement.sentence} {sentence.strip()}"})
+
+
+def advised(verb: Any) -> bool:
+    """"I recommend exercising", "I'd suggest trying yoga": advice to another, not a deed."""
+    return verb.dep_ in ("xcomp", "dobj", "ccomp") and verb.head.lemma_ in ("recommend", "suggest", "advise")
+
+
+_WHEN = frozenset({"once", "when", "after", "before", "until", "till"})
+
+
+def yet_to_come(verb: Any) -> bool:
+    """A clause of the time at which something will be done: "I'll let you know once I'm
+    done reading it", "we'll celebrate when I finish the thesis"."""
+    token = verb
+    while token.head.i != token.i and not any(c.dep_ in ("mark", "advmod") and c.lower_ in _WHEN for c in token.children):
+        token = token.head
+    if not any(c.lower_ in _WHEN and c.i < token.i for c in token.children) or token.head.i == token.i:
+        return False
+    return any(says_will(head) for head in token.ancestors)
+
+
+def speaking_of(verb: Any) -> bool:
+    """"Speaking of, my partner and I ...": a turn of phrase, not a statement."""
+    following = verb.nbor(1) if verb.i + 1 < len(verb.doc) else None
+    return verb.lower_ == "speaking" and following is not None and following.lower_ == "of"

@@ -25,12 +25,12 @@ from pydantic import BaseModel, Field
 
 from engine.ingest.pipeline import entity_id
 from engine.recall.time_query import date_window
-from engine.reflect.vocabulary import ENDINGS, VOCABULARY, Statement
+from engine.reflect.vocabulary import Statement
 from engine.reflect.worth import worth_keeping
 from engine.text import canonical_name
 from engine.time_phrases import named_spans, relative_time
 
-__all__ = ["CandidateFact", "EntityRef", "EpisodeView", "derive_facts", "merge_paraphrases"]
+__all__ = ["CandidateFact", "EntityRef", "EpisodeView", "derive_facts"]
 
 CONCEPT = "CONCEPT"
 HEDGED_WEIGHT = 0.5  # a hedged statement ("maybe", "I think") counts half
@@ -142,6 +142,8 @@ def _stated(episode: EpisodeView) -> list[CandidateFact]:
         obj = named or _concept(episode.namespace, statement)
         if obj is None or obj.id == subject.id:
             continue
+        if named is not None and episode.other is not None and named.id == episode.other.id:
+            continue  # "I love the thought Nate!" said to Nate: his name is called, not liked
         if not worth_keeping(statement.predicate, statement.object_key, named=named is not None,
                              negated=statement.negated):
             continue  # true, perhaps, but nothing a profile keeps ("I made some goodies")
@@ -179,9 +181,26 @@ def _decided(episode: EpisodeView) -> list[CandidateFact]:
                       explicit=True)
         for decision in episode.decisions
         for entity in episode.entities
-        if entity.id != speaker.id and entity.id not in stated and entity.name.casefold() in decision.casefold()
+        if entity.id != speaker.id and entity.id not in stated and _chosen(entity.name, decision)
         and not _purpose(entity.name, decision)
     ]  # fmt: skip
+
+
+# Where a decision's choice begins: what it names before ("I love Civilization, so I decided
+# to make a game") is the reason, not the choice.
+_CHOICE = re.compile(r"\b(?:decid|chose|choos|go(?:ing)? with|went with|pick|opt(?:ed)? for|settled? on)|决定|选",
+                     re.IGNORECASE)
+
+
+def _chosen(name: str, decision: str) -> bool:
+    """Whether a decision names `name` where its choice is said (after "decided", "went
+    with", "决定"), or anywhere when it has no such word.
+
+    >>> _chosen("Civilization", "I love Civilization, so I decided to make a game"), _chosen("Postgres", "We went with Postgres")
+    (False, True)
+    """
+    cue = _CHOICE.search(decision)
+    return decision.casefold().find(name.casefold(), cue.start() if cue else 0) >= 0
 
 
 def _purpose(name: str, decision: str) -> bool:
@@ -230,35 +249,3 @@ def _tool_outcomes(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
                 if e.id not in failed
             ]  # fmt: skip
     return facts
-
-
-def merge_paraphrases(
-    candidates: Sequence[CandidateFact], clusters: Sequence[Sequence[str]]
-) -> list[CandidateFact]:
-    """Within a cluster of similar episodes, one relation worded differently ("Atlas runs on
-    Postgres", "Atlas is using Postgres") takes the cluster's most common predicate, so the
-    paraphrases support one fact instead of splitting into several weak ones.
-
-    >>> a, b = EntityRef(id="a", name="Atlas"), EntityRef(id="p", name="Postgres")
-    >>> facts = [CandidateFact(subject=a, predicate=p, negated=False, object=b, statement="",
-    ...                        episode_id=e, at=0.0) for p, e in [("run", "1"), ("use", "2"), ("use", "3")]]
-    >>> [f.predicate for f in merge_paraphrases(facts, [["1", "2", "3"]])]
-    ['use', 'use', 'use']
-    """
-    cluster_of = {episode: n for n, members in enumerate(clusters) for episode in members}
-    groups: dict[tuple[int, str, str, bool], list[CandidateFact]] = {}
-    for fact in candidates:
-        cluster = cluster_of.get(fact.episode_id, -1)
-        groups.setdefault((cluster, fact.subject.id, fact.object.id, fact.negated), []).append(fact)
-    merged = []
-    for (cluster, *_), facts in groups.items():
-        # The vocabulary's predicates are already one name for many wordings, and an ending
-        # ("quit") says the opposite of what it ends: they stay.
-        predicates = [f.predicate for f in facts if f.predicate not in VOCABULARY and f.predicate not in ENDINGS]
-        if cluster < 0 or len(set(predicates)) < 2:
-            merged += facts
-            continue
-        counts = {p: predicates.count(p) for p in predicates}
-        top = max(counts, key=lambda p: (counts[p], -predicates.index(p)))
-        merged += [f.model_copy(update={"predicate": top}) if f.predicate in counts else f for f in facts]
-    return merged

@@ -1,7 +1,7 @@
-"""Where the speaker works and lives, said without "I work at" or "I live in": "My employer
-is Accenture", "I'm at Deloitte now" (of a job), "I'm joining Netflix as a data scientist",
-"I run the marketing team at Canva", "Home is Edinburgh now", "we bought a house in
-Sacramento"; and a workplace left: "I
+"""Where the speaker works, lives and went, said without "I work at", "I live in" or "I went
+to": "My employer is Accenture", "I'm at Deloitte now" (of a job), "I'm joining Netflix as a
+data scientist", "I run the marketing team at Canva", "Home is Edinburgh now", "we bought a
+house in Sacramento", "I took my family on a road trip to Jasper"; and a workplace left: "I
 handed in my notice at Spotify", "I resigned from Google", "I got laid off from Canva". Pure
 over a parsed sentence.
 """
@@ -25,8 +25,8 @@ _LEAVES = {("resign", "from"), ("laid", "from"), ("fire", "from"), ("let", "from
 
 
 def places(sentence: Any) -> list[Statement]:
-    """The speaker's workplaces (`works_at`), the ones left (`left`) and home (`lives_in`)
-    in a sentence.
+    """The speaker's workplaces (`works_at`), the ones left (`left`), home (`lives_in`) and
+    where a trip went (`attended`) in a sentence.
 
     >>> from engine.nlp import parse_english
     >>> def read(text):
@@ -43,6 +43,8 @@ def places(sentence: Any) -> list[Statement]:
     ([('lives_in', 'Edinburgh')], [('lives_in', 'Lisbon')])
     >>> read("We finally left San Francisco and bought a house in Sacramento.")
     [('lives_in', 'Sacramento')]
+    >>> read("I took my family on a road trip to Jasper."), read("I'm planning a trip to Boston.")
+    ([('attended', 'Jasper')], [])
     """
     words = {t.lower_ for t in sentence}
     found = []
@@ -51,6 +53,10 @@ def places(sentence: Any) -> list[Statement]:
             continue
         head = token.head if token.dep_ != "pobj" else token.head.head
         link = token.head.lower_ if token.dep_ == "pobj" else None
+        if link == "to" and head.lemma_ in _TRIPS:
+            if _taken(head):
+                found.append(_statement("attended", token, sentence))
+            continue
         if _home(token, head) and _speaker_is_subject(head, we=True):  # "we moved" is the speaker's home too
             found.append(_statement("lives_in", token, sentence))
             continue
@@ -64,6 +70,14 @@ def places(sentence: Any) -> list[Statement]:
 
 
 _HOMES = frozenset({"house", "home", "apartment", "flat", "condo", "place"})
+_TRIPS = frozenset({"trip", "vacation", "holiday", "getaway", "journey", "tour", "visit"})
+
+
+def _taken(trip: Any) -> bool:
+    """"I took my family on a road trip to Jasper", "we went on a trip to Japan": a trip
+    made, not one planned ("planning a trip to the East Coast")."""
+    verb = trip.head.head if trip.dep_ == "pobj" else trip.head
+    return verb.tag_ == "VBD" and _speaker_is_subject(verb, we=True)
 
 
 def _home(name: Any, head: Any) -> bool:

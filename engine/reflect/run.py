@@ -21,13 +21,7 @@ from engine.llm import Extractor, LLMStatement, LLMStatements
 from engine.models import Entity, Episode, StoreResult
 from engine.nlp import parse_english
 from engine.reflect.cluster import cluster_ids
-from engine.reflect.derive import (
-    CandidateFact,
-    EntityRef,
-    EpisodeView,
-    derive_facts,
-    merge_paraphrases,
-)
+from engine.reflect.derive import CandidateFact, EntityRef, EpisodeView, derive_facts
 from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, object_words, reconcile
 from engine.reflect.roles import is_assistant, is_user
 from engine.reflect.statements import english_statements
@@ -96,7 +90,7 @@ def reflect_namespace(
         threshold=settings.reflection_cluster_similarity,
     )
     views, made = _views(graph, namespace, episodes, statements, now, settings.user_name)
-    candidates = merge_paraphrases(derive_facts(views), clusters)
+    candidates = derive_facts(views)
     involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
     known = graph.facts_about(namespace, involved, include_closed=True, whole=True)
     # What an episode already stated is not evidence again when it is read again (`force`):

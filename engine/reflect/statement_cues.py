@@ -17,6 +17,7 @@ __all__ = [
     "CONTROL",
     "EVENTS",
     "FAN",
+    "HOMEWARD",
     "FUTURE_AUX",
     "GROUPS",
     "HEDGE_AUX",
@@ -71,12 +72,13 @@ AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": h
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
 NOT_OBJECT_LINKS = frozenset({
     "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
-    "besides", "except", "despite", "among", "including",
+    "besides", "except", "despite", "among", "including", "between",
 })  # fmt: skip
 # "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
 # sunset": the object that counts is the prepositional one after the noun
 FAN = frozenset({"fan", "lover", "admirer", "love", "passion", "care", "track", "look", "connection"})
 CHANGES = frozenset({"switch", "change", "move", "migrate", "upgrade", "convert", "transfer"})
+HOMEWARD = frozenset({"take", "bring", "come", "get", "head"})  # "take them all home": where to, no home had
 # What "decided to ..." chooses ("decided to go with PostgreSQL", "to use Kubernetes"); any
 # other verb after it is a plan ("decided to run for office"), not a thing decided.
 CHOOSING = frozenset({"use", "go", "choose", "pick", "settle", "opt", "stick"})

@@ -18,14 +18,19 @@ from typing import Any
 
 from engine.reflect.clauses import (
     able_later,
+    advised,
     antecedent,
+    asks_nothing,
     controller,
     looking_forward,
     misread_name,
     says_will,
+    speaking_of,
     too_much,
     undecided,
     used_to,
+    with_name,
+    yet_to_come,
 )
 from engine.reflect.phrases import (
     NOUNS,
@@ -58,6 +63,7 @@ from engine.reflect.statement_cues import (
     GROUPS,
     HEDGE_AUX,
     HEDGE_WORDS,
+    HOMEWARD,
     INTENT,
     INTERJECTIONS,
     IRREGULAR_PAST,
@@ -80,7 +86,7 @@ from engine.reflect.statement_cues import (
     THINK,
     WISH,
 )
-from engine.reflect.vocabulary import JOBS, Statement, readable_predicate
+from engine.reflect.vocabulary import JOBS, Statement, light_sense, readable_predicate
 
 __all__ = ["english_statements"]
 
@@ -271,7 +277,7 @@ def _embedded(verb: Any) -> bool:
         if any(c.dep_ == "mark" and c.lower_ in CONDITIONS for c in token.children):
             return True
         happened = token.dep_ in ("advcl", "relcl") and token.tag_ == "VBD"
-        if token.dep_ != "ROOT" and not happened and any(
+        if token.dep_ != "ROOT" and not happened and not asks_nothing(token) and any(
             c.lower_ in QUESTION_WORDS and c.i < token.i for c in token.children
         ):
             return True
@@ -280,12 +286,6 @@ def _embedded(verb: Any) -> bool:
         if token.head.i == token.i:
             return False
         token = token.head
-
-
-def _speaking_of(verb: Any) -> bool:
-    """"Speaking of, my partner and I ...": a turn of phrase, not a statement."""
-    following = verb.nbor(1) if verb.i + 1 < len(verb.doc) else None
-    return verb.lower_ == "speaking" and following is not None and following.lower_ == "of"
 
 
 def _says_i_without_saying_it(verb: Any) -> bool:
@@ -415,8 +415,12 @@ def english_statements(doc: Any) -> list[Statement]:
     """Every statement a parsed text makes about a resolvable subject."""
     quoted = _quoted(doc)
     found: list[Statement] = []
+    said: list[Statement] = []
     for sentence in doc.sents:
+        if said:  # "I got a puppy! Her name's Coco": the name goes with the puppy
+            found = [with_name(s, sentence.text) if s in said else s for s in found]
         if _is_question(sentence):
+            said = []
             continue
         said = stances(sentence) + places(sentence)
         for verb in sentence:
@@ -466,7 +470,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         who = ("speaker", "I") if _says_i_without_saying_it(verb) else None
     else:
         who = _who(subject)
-    if who is None or _embedded(verb) or _speaking_of(verb):
+    if who is None or _embedded(verb) or speaking_of(verb):
         return []
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
         return []  # "we all make mistakes": said of everyone
@@ -482,8 +486,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     ):
         return []  # "Dance is my stress relief": what a thing is to the speaker
     content, control = _content_verb(verb)
-    if undecided(verb) or undecided(content) or too_much(verb):
-        return []  # "we're still deciding on the destination", "too lazy to research it": not done
+    if undecided(verb) or undecided(content) or too_much(verb) or advised(verb) or yet_to_come(verb):
+        return []  # "still deciding on", "too lazy to research it", "I recommend X-ing", "once I'm done": not done
     if (verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT) or (
         verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
     ):
@@ -568,13 +572,14 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             if content.lemma_ == "leave":
                 continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy"
             predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
+        predicate = light_sense(predicate, {obj.lemma_.lower(), obj.head.head.lemma_.lower(), key.split()[-1]})
         if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
             predicate = "work_with"  # "I work with awesome mechanics": people, not tools
         second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is") and not role_at
         if second and not _where(preposition, obj, bool(control) or predicate == first):
             continue
-        if content.lemma_ in CHANGES and key in ("house", "home"):
-            continue  # "we moved house": the move, not a house
+        if key in ("house", "home") and (content.lemma_ in CHANGES or (key == "home" and content.lemma_ in HOMEWARD)):
+            continue  # "we moved house", "wanted to take them all home": the move, not a house
         first = first or predicate
         if who[0] == "other" and not _said_of_other(verb, predicate):
             continue

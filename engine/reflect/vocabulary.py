@@ -10,7 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-__all__ = ["ENDINGS", "ENDS", "JOBS", "VOCABULARY", "Statement", "readable_predicate"]
+from engine.reflect.worth_words import GOTTEN, HOBBIES
+
+__all__ = ["ENDS", "JOBS", "VOCABULARY", "Statement", "light_sense", "readable_predicate"]
 
 VOCABULARY = (
     "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "plans_to", "wants",
@@ -40,8 +42,6 @@ ENDS = {
     "broke_up_with": ("date", "married_to"),
     "dropped": ("uses",),  # "we migrated Atlas from Postgres to MySQL"
 }  # fmt: skip
-# An ending says the opposite of what it ends: never a paraphrase of it.
-ENDINGS = frozenset(ENDS)
 # (lemma, link) -> predicate; a link of "*" matches any (or none).
 _MAPPED: dict[tuple[str, str | None], str] = {
     **{(verb, None): "likes" for verb in ("like", "love", "enjoy", "adore")},
@@ -148,3 +148,17 @@ def readable_predicate(
     if lemma in _VAGUE or name in _VAGUE or not lemma.isalpha():
         return None
     return None if link is None and lemma in _VAGUE_ALONE else name
+
+
+def light_sense(predicate: str, words: set[str]) -> str:
+    """What a light verb means with the words of its object: "I got a puppy" has one (also "a
+    cat named Luna"), "I do yoga" does it; any other predicate as it is.
+
+    >>> light_sense("get", {"puppy"}), light_sense("do", {"yoga"}), light_sense("get", {"chance"})
+    ('has', 'does', 'get')
+    """
+    if predicate == "get" and words & GOTTEN:
+        return "has"
+    if predicate == "do" and words & HOBBIES:
+        return "does"
+    return predicate

@@ -58,8 +58,8 @@ def worth_keeping(predicate: str, object_key: str, *, named: bool, negated: bool
     >>> dropped = [("make", "goodie"), ("form", "connection"), ("has", "battle"), ("take", "note"),
     ...            ("does", "plow"), ("go_through", "similar phase"), ("hop_between", "yoga"),
     ...            ("likes", "life"), ("create", "memory"), ("explore", "option"), ("likes", "playing"),
-    ...            ("does", "learning")]
-    >>> [worth_keeping(p, o, named=False) for p, o in kept + dropped] == [True] * 10 + [False] * 12
+    ...            ("does", "learning"), ("wants", "positive change")]
+    >>> [worth_keeping(p, o, named=False) for p, o in kept + dropped] == [True] * 10 + [False] * 13
     True
     >>> worth_keeping("meet", "carol", named=True), worth_keeping("meet", "carol", named=False)
     (True, False)

@@ -4,7 +4,7 @@ worth having, light verbs and abstract heads."""
 from __future__ import annotations
 
 __all__ = [
-    "ABSTRACT", "DOINGS", "DOING_LINKS", "HAD", "HOBBIES", "KIN", "LIGHT", "LINKED", "OWNED", "PETS", "TAKEN",
+    "ABSTRACT", "DOINGS", "DOING_LINKS", "GOTTEN", "HAD", "HOBBIES", "KIN", "LIGHT", "LINKED", "OWNED", "PETS", "TAKEN",
     "WANTS_OBJECT",
 ]  # fmt: skip
 
@@ -30,6 +30,8 @@ KIN = frozenset({
     "partner", "boyfriend", "girlfriend", "fiance", "fiancee", "baby", "twins",
 })  # fmt: skip
 PETS = frozenset({"dog", "dogs", "cat", "cats", "puppy", "kitten", "pet", "pets", "horse", "parrot", "rabbit", "hamster"})
+# What one gets and then has: "I got a puppy" has one.
+GOTTEN = PETS | frozenset({"car", "bike", "motorcycle", "house", "apartment"})
 OWNED = frozenset({
     "car", "bike", "house", "garden", "business", "shop", "bakery", "startup", "band", "podcast",
     "blog", "channel",
@@ -47,7 +49,7 @@ HOBBIES = frozenset({
     "surf", "swim", "paint", "draw", "hike", "bike", "cycle", "run", "jog", "ski", "snowshoe",
     "snowboard", "climb", "dance", "sing", "cook", "bake", "read", "write", "knit", "crochet",
     "sew", "quilt", "garden", "fish", "camp", "skate", "skateboard", "kayak", "sail", "row",
-    "travel", "volunteer", "practice", "meditate", "box", "golf", "bowl", "hunt",
+    "travel", "volunteer", "practice", "meditate", "meditation", "box", "golf", "bowl", "hunt",
     "photograph", "journal", "sculpt", "pottery", "yoga", "fence", "ride", "backpack", "canoe",
     "dive", "scuba", "birdwatch", "stargaze", "game", "sketch", "compose", "film", "blog",
     "rock climbing", "mountain climbing", "horseback riding", "bird watching", "skiing",
@@ -88,6 +90,7 @@ ABSTRACT = frozenset({
     "sound", "work", "project", "projects", "opportunity", "opportunities", "approach", "way",
     "app", "apps", "resource", "resources", "method", "methods", "tool", "tools", "technique",
     "techniques", "strategy", "strategies", "charm", "community", "information", "option", "options",
+    "change", "changes", "experience", "experiences",
     "path", "paths", "solution", "solutions", "world", "environment", "journey", "influence",
     "serenity", "vision", "spot", "snag", "hobby", "hobbies", "thing", "things", "reason", "reasons",
     "theme", "structure", "mix", "beauty", "rush", "support", "inclusivity", "boldness",

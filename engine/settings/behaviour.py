@@ -335,8 +335,8 @@ class BehaviourSettings(StoreSettings):
     )
     reflection_cluster_similarity: float = Field(
         0.85, ge=0, le=1, json_schema_extra=_REFLECTION,
-        description="Cosine at which two episodes are one topic; inside one, a relation worded with "
-        "different verbs takes the commonest.",
+        description="Cosine at which two episodes are one topic, of those a reflection run reports "
+        "(`clusters`); a fact keeps the verb its own statement said, whatever its topic.",
     )
     user_name: str = Field(
         "the user", min_length=1, max_length=100, json_schema_extra=_REFLECTION,
