@@ -7,7 +7,7 @@ import re
 from engine.models import NumberMention
 from engine.text import split_sentences
 
-__all__ = ["decision_topics", "find_decisions", "find_numbers", "find_todos"]
+__all__ = ["decision_cue", "decision_topics", "find_decisions", "find_numbers", "find_todos"]
 
 _DECISION = re.compile(
     r"\b(?:we|i|they|team)\s+(?:have\s+|had\s+)?(?:decided|agreed|chose|picked|settled)\b"
@@ -46,6 +46,17 @@ _CURRENCY = {
 }
 _CONTEXT_CHARS = 12
 _CN_MONEY_WORDS = ("预算", "价格", "费用", "成本", "工资", "报价", "金额")
+
+
+def decision_cue(sentence: str) -> int | None:
+    """Where a sentence's words of deciding begin ("decided to", "we're going with", "决定"),
+    or None when it has none.
+
+    >>> decision_cue("I love chess, so I decided to make a game"), decision_cue("Chess is fun")
+    (17, None)
+    """
+    match = _DECISION.search(sentence)
+    return match.start() if match else None
 
 
 def find_decisions(text: str) -> list[str]:

@@ -17,7 +17,7 @@ from engine.reflect.vocabulary import Statement
 from engine.reflect.worth_words import GOTTEN, KIN
 
 __all__ = [
-    "able_later", "advised", "antecedent", "asks_nothing", "controller", "looking_forward", "misread_name",
+    "able_later", "advised", "antecedent", "asks_nothing", "cannot_wait", "controller", "looking_forward", "misread_name",
     "says_will", "speaking_of", "too_much", "undecided", "used_to", "with_name", "yet_to_come",
 ]  # fmt: skip
 
@@ -167,3 +167,9 @@ def speaking_of(verb: Any) -> bool:
     """"Speaking of, my partner and I ...": a turn of phrase, not a statement."""
     following = verb.nbor(1) if verb.i + 1 < len(verb.doc) else None
     return verb.lower_ == "speaking" and following is not None and following.lower_ == "of"
+
+
+def cannot_wait(verb: Any) -> bool:
+    """"I can't wait for our hike": looking forward, not a refusal to wait."""
+    children = {c.lower_ for c in verb.children}
+    return verb.lemma_ == "wait" and bool(children & {"ca", "can", "cannot"}) and bool(children & {"n't", "not", "cannot"})

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field
 
+from engine.ingest.extract import decision_cue
 from engine.ingest.pipeline import entity_id
 from engine.recall.time_query import date_window
 from engine.reflect.vocabulary import Statement
@@ -186,21 +187,15 @@ def _decided(episode: EpisodeView) -> list[CandidateFact]:
     ]  # fmt: skip
 
 
-# Where a decision's choice begins: what it names before ("I love Civilization, so I decided
-# to make a game") is the reason, not the choice.
-_CHOICE = re.compile(r"\b(?:decid|chose|choos|go(?:ing)? with|went with|pick|opt(?:ed)? for|settled? on)|决定|选",
-                     re.IGNORECASE)
-
-
 def _chosen(name: str, decision: str) -> bool:
-    """Whether a decision names `name` where its choice is said (after "decided", "went
-    with", "决定"), or anywhere when it has no such word.
+    """Whether a decision names `name` where its choice is said, after its words of deciding
+    (`engine.ingest.extract.decision_cue`), or anywhere when it has none: what it names before
+    ("I love Civilization, so I decided to make a game") is the reason, not the choice.
 
     >>> _chosen("Civilization", "I love Civilization, so I decided to make a game"), _chosen("Postgres", "We went with Postgres")
     (False, True)
     """
-    cue = _CHOICE.search(decision)
-    return decision.casefold().find(name.casefold(), cue.start() if cue else 0) >= 0
+    return decision.casefold().find(name.casefold(), decision_cue(decision) or 0) >= 0
 
 
 def _purpose(name: str, decision: str) -> bool:

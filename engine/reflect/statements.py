@@ -9,7 +9,8 @@ lemmas mapped onto `engine.reflect.vocabulary` where one fits. Noun phrases are 
 `engine.reflect.phrases`; what the speaker likes, has or values without a verb saying so ("X is
 my favorite", "your support means a lot") by `engine.reflect.stances`; where they work and live
 ("my employer is X", "home is Y now") by `engine.reflect.places`; a taste that has ended
-("I no longer like running") by `engine.reflect.reversals`.
+("I no longer like running") by `engine.reflect.reversals`; whom a subject names by
+`engine.reflect.subjects`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from engine.reflect.clauses import (
     advised,
     antecedent,
     asks_nothing,
+    cannot_wait,
     controller,
     looking_forward,
     misread_name,
@@ -60,21 +62,16 @@ from engine.reflect.statement_cues import (
     EVENTS,
     FAN,
     FUTURE_AUX,
-    GROUPS,
     HEDGE_AUX,
     HEDGE_WORDS,
     HOMEWARD,
     INTENT,
-    INTERJECTIONS,
-    IRREGULAR_PAST,
     LIGHT_VERBS,
     LIKING,
     MODALS,
     NEGATED_MEANS,
     NOT_EMPLOYED,
     NOT_OBJECT_LINKS,
-    OTHER,
-    PEOPLE,
     PLANNED,
     QUESTION_WORDS,
     REACTIONS,
@@ -86,6 +83,7 @@ from engine.reflect.statement_cues import (
     THINK,
     WISH,
 )
+from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
 from engine.reflect.vocabulary import JOBS, Statement, light_sense, readable_predicate
 
 __all__ = ["english_statements"]
@@ -124,65 +122,6 @@ def _is_question(sentence: Any) -> bool:
         )
     first = sentence[0]
     return first.lower_ in QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
-
-
-def _subject_of(verb: Any) -> Any | None:
-    """The verb's subject, or the subject of the verb it is coordinated with ("... and uses").
-    Of two, the nearer one before the verb: in "Hi Maria, ... I'm volunteering" the parser
-    takes the greeted name for a subject too."""
-    while verb is not None:
-        # "I'm stuck": the parser may hang the subject on the auxiliary
-        subjects = [c for c in verb.children if c.dep_ in SUBJECTS] + [
-            g for c in verb.children if c.dep_ in ("aux", "auxpass") for g in c.children
-            if g.dep_ in SUBJECTS
-        ]  # fmt: skip
-        if subjects:
-            before = [c for c in subjects if c.i < verb.i]
-            return before[-1] if before else subjects[0]
-        # "I advise you to gather a group": who gathers is who was advised, not the adviser
-        told = [c for c in verb.head.children if verb.dep_ == "xcomp" and c.dep_ in ("dobj", "dative")
-                and (c.lower_ in PEOPLE or c.pos_ == "PROPN")]  # fmt: skip
-        if told:
-            return told[0]
-        verb = verb.head if verb.dep_ in ("conj", "xcomp", "acomp") and verb.head.i != verb.i else None
-    return None
-
-
-def _who(subject: Any) -> tuple[str, str] | None:
-    """("speaker" | "other" | "named", text) for a subject token, None when unresolved."""
-    lowered = subject.lower_
-    if lowered in SPEAKER or any(c.dep_ == "conj" and c.lower_ in SPEAKER for c in subject.children):
-        return "speaker", subject.text  # "my wife and I hosted": the speaker did
-    if lowered in OTHER:
-        return "other", subject.text
-    if lowered in INTERJECTIONS:
-        return None  # "Yep, taking care of ourselves is a must": the tagger's false name
-    if subject.tag_ == "NNPS" and subject.i == subject.sent.start:
-        return None  # a capitalised plural opening a sentence is rarely a name
-    if _addressed(subject):
-        return None
-    if subject.pos_ == "NOUN" and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
-        if subject.lemma_.lower() in GROUPS:
-            return "speaker", subject.text  # "our team uses Grafana": the speaker's side does
-        named = [c for c in subject.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
-        if named:
-            return "named", named[0].text  # "my son Leo joined the team": Leo did
-    if subject.pos_ == "PROPN" or subject.ent_type_ in ("PERSON", "ORG", "PRODUCT", "GPE"):
-        words = phrase(subject)[0].split()
-        while words and words[0].lower() in INTERJECTIONS:
-            words = words[1:]  # "Hi Maria, ...": the greeting is no part of the name
-        return ("named", " ".join(words)) if words else None
-    return None
-
-
-def _addressed(subject: Any) -> bool:
-    """"Sam! Take care", "Hey Nate, my favorite ...": a name set off by a comma, before an
-    imperative or after a greeting, is who is spoken to."""
-    after, before = subject.i + 1, subject.i - 1
-    if after >= len(subject.doc) or subject.doc[after].text not in (",", "!"):
-        return False
-    greeted = before >= subject.sent.start and subject.doc[before].lower_ in INTERJECTIONS
-    return greeted or (subject.head.tag_ == "VB" and subject.i < subject.head.i)
 
 
 def _objects(verb: Any) -> list[tuple[str | None, Any]]:
@@ -288,37 +227,6 @@ def _embedded(verb: Any) -> bool:
         token = token.head
 
 
-def _says_i_without_saying_it(verb: Any) -> bool:
-    """Chat drops the "I" of a sentence that opens with its verb in the past or in -ing
-    ("Lost my job yesterday", "Still enjoying my soda"), or with "Can't wait"; a verb in its
-    base form opens an imperative ("Check out this pic") and says nothing about the speaker,
-    nor does "be" ("Been a busy week", "Must've been fun"), nor a verb in -s, whose dropped
-    subject is "it" ("Reminds me of home")."""
-    if verb.dep_ != "ROOT" or verb.lemma_ == "be":
-        return False
-    if verb.tag_ == "VBG" and any(c.dep_ == "aux" and c.i > verb.i for c in verb.children):
-        return False  # "Working with artists ... are goals of mine": the -ing is the subject
-    if _cannot_wait(verb):
-        return True
-    first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in INTERJECTIONS
-                  and not (t.dep_ == "advmod" and t.head.i == verb.i)), None)  # fmt: skip
-    opens = first is not None and (first.i == verb.i or (first.dep_ == "aux" and first.head.i == verb.i))
-    # The tagger reads a capitalised opening verb as a base form, "Lost" and "Got" included.
-    inflected = (
-        verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ != verb.lemma_.lower()
-        or verb.lower_.endswith("ed") or verb.lower_ in IRREGULAR_PAST
-    )  # fmt: skip
-    # "Reminds me how much I love performing": a verb in -s drops "it", not "I"
-    third_person = verb.tag_ == "VBZ" or (verb.lower_.endswith("s") and not verb.lemma_.lower().endswith("s"))
-    return opens and inflected and not third_person
-
-
-def _cannot_wait(verb: Any) -> bool:
-    """"I can't wait for our hike": looking forward, not a refusal to wait."""
-    children = {c.lower_ for c in verb.children}
-    return verb.lemma_ == "wait" and bool(children & {"ca", "can", "cannot"}) and bool(children & {"n't", "not", "cannot"})
-
-
 def _said_of_other(verb: Any, predicate: str) -> bool:
     """Whether a "you" statement reports the other party's own words, not a compliment
     ("you're an inspiration"), a wish ("you'll be a great mom") or a reaction ("glad you had
@@ -349,7 +257,7 @@ def _states_nothing(verb: Any) -> bool:
     # "should join and bring", "would recommend visiting"
     head = verb.head if verb.dep_ in ("conj", "xcomp") and not _own_subject(verb) else verb
     modals = {c.lower_ for c in (*verb.children, *head.children) if c.dep_ == "aux"} & MODALS
-    if not modals or _cannot_wait(verb):
+    if not modals or cannot_wait(verb):
         return False
     return not (modals <= {"can", "ca"} and _negated(verb))
 
@@ -396,9 +304,9 @@ def _going(verb: Any, content: Any) -> bool:
 def _content_verb(verb: Any) -> tuple[Any, str]:
     """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
     object and the control verb the predicate; "can't wait to see X" plans to see X."""
-    control = "plan" if _cannot_wait(verb) else verb.lemma_ if verb.lemma_ in CONTROL else ""
+    control = "plan" if cannot_wait(verb) else verb.lemma_ if verb.lemma_ in CONTROL else ""
     # through aspect verbs: "gonna keep pursuing my goals" is pursue goals
-    while verb.lemma_ in CONTROL or verb.lemma_ in ASPECT or _cannot_wait(verb):
+    while verb.lemma_ in CONTROL or verb.lemma_ in ASPECT or cannot_wait(verb):
         if any(c.dep_ == "dobj" and c.pos_ in NOUNS for c in verb.children):
             break  # "I hate yoga, to be honest": the object is the verb's own
         complement = next(
@@ -459,17 +367,17 @@ def _adjective_root(token: Any) -> bool:
 
 def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     """The statements a verb makes about its subject."""
-    if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or _cannot_wait(verb.head)):
+    if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or cannot_wait(verb.head)):
         return []  # read through its control verb
     if used_to(verb):
         return []  # "I used to love jazz", "when I used to be able to hold animals": no longer so
     if verb.lemma_ == "use" and verb.tag_ == "VBD" and any(c.dep_ == "xcomp" for c in verb.children):
         return []  # "the conversations we used to have": a habit of the past, not a tool
-    subject = _subject_of(verb)
+    subject = subject_of(verb)
     if subject is None:
-        who = ("speaker", "I") if _says_i_without_saying_it(verb) else None
+        who = ("speaker", "I") if says_i_without_saying_it(verb) else None
     else:
-        who = _who(subject)
+        who = who_is(subject)
     if who is None or _embedded(verb) or speaking_of(verb):
         return []
     if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
@@ -543,7 +451,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     found = []
     first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
-        if _cannot_wait(verb) and obj.lemma_.lower() not in EVENTS:
+        if cannot_wait(verb) and obj.lemma_.lower() not in EVENTS:
             continue  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
         if control in ("want", "plan", "decide") and preposition and preposition.split("_")[0] in FAN:
             continue  # "wanted to blend my love for dance": the love is read as a liking, not a wish
@@ -589,7 +497,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "trying to eat less processed food": cutting down; "less crowded" is no "crowded"
         if predicate in ("likes", "decided") and pointed_at(obj):
             continue  # "I love this genre", "a movie I enjoy", "use this money": which one, it does not say
-        said_not = (_negated(verb) and not _cannot_wait(verb)) or (content.i != verb.i and _negated(content))
+        said_not = (_negated(verb) and not cannot_wait(verb)) or (content.i != verb.i and _negated(content))
         # "I stopped drinking coffee" ends it; "I can't stop thinking about it" goes on.
         negated = said_not != _stopped(verb, content)
         if negated and any(c.lower_ in ("other", "another") for c in obj.children):
