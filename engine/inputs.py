@@ -31,6 +31,7 @@ __all__ = [
     "MAX_OFFSET",
     "NAMESPACE_PATTERN",
     "NOT_BLANK_PATTERN",
+    "SESSION_ID_PATTERN",
     "SESSION_PATTERN",
     "EpisodeInput",
     "RecallQuery",
@@ -57,6 +58,8 @@ _SESSION = re.compile(r"[^\x00-\x1f]{1,128}")
 _PY_SPACE = r"\t-\r\u001c- \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK_PATTERN = rf"^[^\u0000]*[^\u0000{_PY_SPACE}][^\u0000]*$"
 SESSION_PATTERN = r"^[^\u0000-\u001f]{1,128}$"
+# A session looked up by its id: as SESSION_PATTERN, and not blank (with max_length 128).
+SESSION_ID_PATTERN = rf"^[^\u0000-\u001f]*[^\u0000-\u001f{_PY_SPACE}][^\u0000-\u001f]*$"
 NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"  # `_NAMESPACE`, for JSON Schema
 # How deep metadata may nest (an object in an object ... counts each level): deeper is a
 # caller's bug, and would exhaust the stack of every JSON encoder on the way to the store.

@@ -24,6 +24,7 @@ from engine.inputs import (
     MAX_OFFSET,
     NAMESPACE_PATTERN,
     NOT_BLANK_PATTERN,
+    SESSION_ID_PATTERN,
     SESSION_PATTERN,
     RecallQuery,
 )
@@ -207,7 +208,7 @@ def rest_router(memory: Memory) -> APIRouter:
 
     @router.get("/namespaces/{namespace}/sessions/{session_id}", tags=["sessions"], operation_id="session")
     def session(
-        namespace: NamespacePath, session_id: Annotated[str, PathParam(pattern=SESSION_PATTERN)]
+        namespace: NamespacePath, session_id: Annotated[str, PathParam(max_length=128, pattern=SESSION_ID_PATTERN)]
     ) -> SessionView:
         """One session and its digest."""
         return memory.session(session_id, namespace=namespace)
@@ -218,7 +219,7 @@ def rest_router(memory: Memory) -> APIRouter:
     )  # fmt: skip
     def end_session(
         namespace: NamespacePath,
-        session_id: Annotated[str, PathParam(pattern=SESSION_PATTERN)],
+        session_id: Annotated[str, PathParam(max_length=128, pattern=SESSION_ID_PATTERN)],
     ) -> list[StoreResult]:
         """Close a session: what its working memory holds worth keeping becomes episodes, and
         the session is digested."""

@@ -17,10 +17,11 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine import Memory, RemoteMemory
+from engine.errors import InvalidInput, NotFound
 from engine.inputs import EpisodeInput, RecallQuery
 from tests.backends import unavailable
 from tests.serving import free_port, served
@@ -240,6 +241,37 @@ def test_openapi_is_the_engines_models(server: str) -> None:
             assert "422" not in operation["responses"]
             if path.startswith("/v1/"):
                 assert operation["responses"]["400"]["content"].keys() == {PROBLEM}
+
+
+# The path parameters the engine checks itself, and how to ask it: what the document accepts
+# must never come back as a 400 naming the same field.
+CHECKED_PATHS = {
+    ("/v1/namespaces/{namespace}/sessions/{session_id}", "get"): Memory.session,
+    ("/v1/namespaces/{namespace}/sessions/{session_id}/end", "post"): Memory.end_session,
+    ("/v1/namespaces/{namespace}/entities/{name}", "get"): Memory.entity,
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(value=st.text(max_size=140))
+@example(value=" ")
+@example(value="\u3000\u0085")
+def test_property_a_path_the_document_accepts_the_engine_accepts(
+    server: str, memory: Memory, value: str
+) -> None:
+    document = httpx.get(f"{server}/openapi.json").json()
+    for (path, method), ask in CHECKED_PATHS.items():
+        (parameter,) = [p for p in document["paths"][path][method]["parameters"]
+                        if p["in"] == "path" and p["name"] != "namespace"]
+        schema = parameter["schema"]
+        if len(value) > schema.get("maxLength", len(value)) or not re.search(schema["pattern"], value):
+            continue
+        try:
+            ask(memory, value)
+        except InvalidInput as refused:
+            raise AssertionError(f"{path}: the document accepts {value!r}, the engine refuses it") from refused
+        except NotFound:  # the value passed, and names nothing stored
+            pass
 
 
 def test_docs_page_works_without_a_network(server: str) -> None:
