@@ -4,12 +4,16 @@ Chinese, and numpy's BLAS threads."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import spacy
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from engine import Memory, Settings, nlp
+from engine.tag_rules import TagRules
 
 TEXTS = [
     "Alice met Bob in Paris with Project Atlas.",
@@ -57,3 +61,41 @@ def test_a_memory_holds_numpy_blas_to_its_setting_or_leaves_it(tmp_path: Path) -
             assert set(_blas_threads()) == {2}
         with Memory.open(settings=Settings(data_dir=tmp_path / "b")):  # default: one
             assert set(_blas_threads()) == {1}
+
+
+@pytest.fixture(scope="module")
+def ruled() -> tuple[Any, TagRules]:
+    """spaCy's English pipeline as shipped, and its attribute ruler's rules by lookup."""
+    reference = spacy.load(nlp.SPACY_MODEL, exclude=["ner"])
+    return reference, TagRules(reference.get_pipe("attribute_ruler"))
+
+
+# Every word a rule of the ruler names, and words around them that change tags and roles.
+def _rule_words() -> list[str]:
+    reference = spacy.load(nlp.SPACY_MODEL, exclude=["ner", "tok2vec", "tagger", "parser", "lemmatizer"])
+    words = {"there", "we", "they", "she", "Alice", "that", "this", "which", "to", "run", "home", "ok"}
+    ruler: Any = reference.get_pipe("attribute_ruler")
+    for rule in ruler.patterns:
+        for pattern in rule["patterns"]:
+            for token in pattern:
+                lower = token.get("LOWER")
+                words.update([lower] if isinstance(lower, str) else lower.get("IN", []) if isinstance(lower, dict) else [])
+    return sorted(words)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sentence=st.lists(st.sampled_from(_rule_words()), min_size=1, max_size=12).map(" ".join))
+@example(sentence="I ain't gonna say nothin' but y'all gotta let's go, c'mon: there is a dog.")
+def test_property_the_rules_by_lookup_leave_a_doc_as_the_attribute_ruler_does(
+    ruled: tuple[Any, TagRules], sentence: str
+) -> None:
+    reference, rules = ruled
+    parsed = next(reference.pipe([sentence], disable=["attribute_ruler", "lemmatizer"]))
+    theirs, ours = parsed.copy(), rules(parsed.copy())
+    reference.get_pipe("attribute_ruler")(theirs)
+
+    def read(doc: Any) -> list[tuple[str, ...]]:
+        return [(t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_) for t in doc]
+
+    assert read(ours) == read(theirs)
+    assert nlp._spacy_parser().get_pipe("attribute_ruler").__class__.__name__ == "TagRules"

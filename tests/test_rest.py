@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx2 as httpx
@@ -245,7 +245,7 @@ def test_openapi_is_the_engines_models(server: str) -> None:
 
 # The path parameters the engine checks itself, and how to ask it: what the document accepts
 # must never come back as a 400 naming the same field.
-CHECKED_PATHS = {
+CHECKED_PATHS: dict[tuple[str, str], Callable[[Memory, str], object]] = {
     ("/v1/namespaces/{namespace}/sessions/{session_id}", "get"): Memory.session,
     ("/v1/namespaces/{namespace}/sessions/{session_id}/end", "post"): Memory.end_session,
     ("/v1/namespaces/{namespace}/entities/{name}", "get"): Memory.entity,
