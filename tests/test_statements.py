@@ -134,6 +134,11 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         # a generic word joined to the object is not a second object
         ("I am still working on the dance studio and things are looking up!",
          [("speaker", "work_on", "dance studio", False)]),
+        # nor the subject of the clause after it, which the parse joins to the object
+        ("We drove through the Icefields Parkway and the glaciers and lakes were gorgeous.",
+         [("speaker", "drive_through", "icefields parkway", False)]),
+        ("I bought apples and pears and ate them.",
+         [("speaker", "buy", "apple", False), ("speaker", "buy", "pear", False)]),
         # a relative clause's noun fills the gap its verb leaves, not an object after it
         ("That's the connection I'd like to have with Toby.", [("speaker", "wants", "connection", False)]),
         ("I found a recipe I really like.",  # which recipe the liking is of, it does not say

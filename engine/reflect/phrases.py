@@ -205,6 +205,19 @@ def with_conjuncts(token: Any) -> list[Any]:
     """The object and the objects coordinated with it: "the kids & work" -> kids, work."""
     found = [token]
     for child in token.children:
-        if child.dep_ == "conj" and (child.pos_ in NOUNS or _capitalised_object(child)) and child.lower_ not in _EMPTY_HEADS:
+        if (child.dep_ == "conj" and (child.pos_ in NOUNS or _capitalised_object(child))
+                and child.lower_ not in _EMPTY_HEADS and not _subject_of_what_follows(child)):  # fmt: skip
             found += with_conjuncts(child)  # not "the studio and things (are looking up)"
     return found
+
+
+def _subject_of_what_follows(conjunct: Any) -> bool:
+    """Whether a conjunct of an object is in fact the subject of the clause right after it,
+    a verb the parser left without one: "drove through the Parkway and the glaciers and
+    lakes were gorgeous" (not "bought apples and pears and ate them")."""
+    after = conjunct.right_edge.i + 1
+    if after >= len(conjunct.doc):
+        return False
+    verb = conjunct.doc[after]
+    return (verb.pos_ in ("VERB", "AUX") and verb.dep_ == "conj"
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in verb.children))  # fmt: skip
