@@ -137,6 +137,8 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         # nor the subject of the clause after it, which the parse joins to the object
         ("We drove through the Icefields Parkway and the glaciers and lakes were gorgeous.",
          [("speaker", "drive_through", "icefields parkway", False)]),
+        # an object restated after a dash is the object
+        ("I finished it - the painting of the lake!", [("speaker", "finish", "painting", False)]),
         ("I bought apples and pears and ate them.",
          [("speaker", "buy", "apple", False), ("speaker", "buy", "pear", False)]),
         # a relative clause's noun fills the gap its verb leaves, not an object after it
@@ -183,6 +185,7 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "Do you like jazz?",  # a question
         "You went to Paris last year, right?",  # a tag on what the other party did still asks
         "What did you paint last week",  # a question without its mark
+        "Just finished something - pretty wild journey!",  # what it was like, not what it was
         "If I had a dog I would walk it.",  # a conditional
         "She said I love Paris.",  # reported speech
         "It kills me to think about all the kids without the proper stuff they need.",  # a feeling, not a deed

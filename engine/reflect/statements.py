@@ -124,6 +124,16 @@ def _is_question(sentence: Any) -> bool:
     return first.lower_ in QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
 
 
+def _exclaimed_after_dash(verb: Any, thing: Any) -> bool:
+    """A second object after a dash, with no determiner, says what the first was like, not
+    what was done: "finished something - pretty wild journey!" (not "finished it - the
+    painting of the lake")."""
+    return (thing.dep_ == "dobj"
+            and any(c.dep_ == "dobj" and c.i < thing.i for c in verb.children)
+            and any(t.lower_ in ("-", "–", "—") for t in thing.doc[verb.i + 1:thing.i])
+            and not any(c.dep_ in ("det", "poss", "nummod") for c in thing.children))  # fmt: skip
+
+
 def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     """(preposition or particle, object token) pairs of a verb: the object after "a fan of" /
     "care of" / "a job at"; else a direct object or a specific attribute ("a shooting guard"), or the noun a
@@ -145,6 +155,8 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
                 return [(link, t) for t in with_conjuncts(liked[0][1])]
         if child.dep_ == "attr" and not modifiers(child):
             continue  # "you're an inspiration", "I'm a huge fan": a bare noun is rarely a fact
+        if _exclaimed_after_dash(verb, child):
+            continue
         meant = what_is_meant(child)
         if child.dep_ in ("dobj", "attr") and is_thing(meant):
             direct = [(particle, t) for t in with_conjuncts(meant)]
