@@ -143,6 +143,9 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
          [("speaker", "buy", "apple", False), ("speaker", "buy", "pear", False)]),
         # a relative clause's noun fills the gap its verb leaves, not an object after it
         ("That's the connection I'd like to have with Toby.", [("speaker", "wants", "connection", False)]),
+        # a time's preposition is no link left without its object
+        ("Here is the new aquarium that I bought the day before yesterday.",
+         [("speaker", "buy", "aquarium", False)]),
         ("I found a recipe I really like.",  # which recipe the liking is of, it does not say
          [("speaker", "find", "recipe", False)]),
         # an employer however it is said, a habit ended, a favourite the tagger calls an adjective

@@ -124,6 +124,9 @@ def _is_question(sentence: Any) -> bool:
     return first.lower_ in QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
 
 
+_OF_TIME = frozenset({"before", "after", "since", "until", "till", "during"})
+
+
 def _exclaimed_after_dash(verb: Any, thing: Any) -> bool:
     """A second object after a dash, with no determiner, says what the first was like, not
     what was done: "finished something - pretty wild journey!" (not "finished it - the
@@ -163,8 +166,10 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
             break
     if not direct and verb.dep_ == "relcl" and verb.lemma_ != "be" and is_thing(antecedent(verb)):
         # "the parade I went to": the preposition left without its object is the link
+        # a time's preposition links no thing: "the aquarium I bought the day before yesterday"
         stranded = next((c.lower_ for c in verb.children
-                         if c.dep_ == "prep" and not any(is_thing(o) for o in c.children)), None)  # fmt: skip
+                         if c.dep_ == "prep" and c.lower_ not in _OF_TIME
+                         and not any(is_thing(o) for o in c.children)), None)  # fmt: skip
         return [(stranded or particle, antecedent(verb))]  # "the figurines I bought"
     if not direct and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PRON") for c in verb.children):
         return []  # "took this pic in Spain", "took it for a ride": said of what is not a thing
