@@ -189,6 +189,8 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "You went to Paris last year, right?",  # a tag on what the other party did still asks
         "What did you paint last week",  # a question without its mark
         "Just finished something - pretty wild journey!",  # what it was like, not what it was
+        "Try flavored seltzer water instead.",  # advice, its verb read as an auxiliary
+        "Set aside a few minutes each day to sit with your eyes closed.",  # advice: "your"
         "If I had a dog I would walk it.",  # a conditional
         "She said I love Paris.",  # reported speech
         "It kills me to think about all the kids without the proper stuff they need.",  # a feeling, not a deed

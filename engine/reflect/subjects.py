@@ -96,6 +96,8 @@ def says_i_without_saying_it(verb: Any) -> bool:
     first = next((t for t in verb.sent if not t.is_punct and t.lower_ not in INTERJECTIONS
                   and not (t.dep_ == "advmod" and t.head.i == verb.i)), None)  # fmt: skip
     opens = first is not None and (first.i == verb.i or (first.dep_ == "aux" and first.head.i == verb.i))
+    if opens and _bidden(first, verb):
+        return False
     # The tagger reads a capitalised opening verb as a base form, "Lost" and "Got" included.
     inflected = (
         verb.tag_ in ("VBD", "VBN", "VBG") or verb.lower_ != verb.lemma_.lower()
@@ -104,3 +106,12 @@ def says_i_without_saying_it(verb: Any) -> bool:
     # "Reminds me how much I love performing": a verb in -s drops "it", not "I"
     third_person = verb.tag_ == "VBZ" or (verb.lower_.endswith("s") and not verb.lemma_.lower().endswith("s"))
     return opens and inflected and not third_person
+
+
+def _bidden(first: Any, verb: Any) -> bool:
+    """An imperative the tagger took for a dropped "I": a base form read as an auxiliary ("Try
+    flavored seltzer water instead"), or a verb whose past is its base form in a sentence
+    about the one spoken to ("Set aside a few minutes ... with your eyes closed")."""
+    if first.dep_ == "aux" and first.tag_ == "VB" and first.lemma_.lower() not in ("be", "have", "do"):
+        return True
+    return verb.lower_ == verb.lemma_.lower() and any(t.lower_ in ("you", "your", "yourself") for t in verb.sent)
