@@ -98,4 +98,9 @@ def test_property_the_rules_by_lookup_leave_a_doc_as_the_attribute_ruler_does(
         return [(t.tag_, t.pos_, str(t.morph), t.lemma_, t.dep_) for t in doc]
 
     assert read(ours) == read(theirs)
-    assert nlp._spacy_parser().get_pipe("attribute_ruler").__class__.__name__ == "TagRules"
+
+
+def test_reflections_parser_applies_the_rules_by_lookup() -> None:
+    assert isinstance(nlp._spacy_parser().get_pipe("attribute_ruler"), TagRules)
+    [doc] = nlp.parse_english(["I'm hoping to go, gonna be fun."])
+    assert [t.lemma_ for t in doc][:4] == ["I", "be", "hope", "to"]  # the rules added to the ruler
