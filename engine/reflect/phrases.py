@@ -214,9 +214,10 @@ def with_conjuncts(token: Any) -> list[Any]:
 def _subject_of_what_follows(conjunct: Any) -> bool:
     """Whether a conjunct of an object is in fact the subject of the clause right after it,
     a verb the parser left without one: "drove through the Parkway and the glaciers and
-    lakes were gorgeous" (not "bought apples and pears and ate them")."""
+    lakes were gorgeous" (not "bought apples and pears and ate them", nor "play CS:GO, Valorant
+    and Overwatch", where the "and" ends the conjunct and the tagger took a name for a verb)."""
     after = conjunct.right_edge.i + 1
-    if after >= len(conjunct.doc):
+    if after >= len(conjunct.doc) or conjunct.right_edge.dep_ in ("cc", "punct"):
         return False
     verb = conjunct.doc[after]
     return (verb.pos_ in ("VERB", "AUX") and verb.dep_ == "conj"
