@@ -42,6 +42,7 @@ __all__ = [
     "SPEAKER",
     "TAG_QUESTION",
     "THINK",
+    "TIME_LINKS",
     "WISH",
 ]
 
@@ -69,10 +70,11 @@ TAG_QUESTION = re.compile(
     re.IGNORECASE,
 )
 AMOUNTS = frozenset({"lot", "lots", "bit", "ton", "tons"})  # "reading a lot": how much, not what
+# Prepositions of time: "since our last chat", "the day before yesterday" link no thing.
+TIME_LINKS = frozenset({"since", "after", "before", "during", "until", "till"})
 # Prepositions of time or manner: "since our last chat" is not what a verb is about.
-NOT_OBJECT_LINKS = frozenset({
-    "since", "after", "before", "during", "until", "till", "without", "than", "like", "as",
-    "besides", "except", "despite", "among", "including", "between",
+NOT_OBJECT_LINKS = TIME_LINKS | frozenset({
+    "without", "than", "like", "as", "besides", "except", "despite", "among", "including", "between",
 })  # fmt: skip
 # "a big fan of jazz", "a love for horses", "take care of the dogs", "take a look at the
 # sunset": the object that counts is the prepositional one after the noun

@@ -81,6 +81,7 @@ from engine.reflect.statement_cues import (
     SPEAKER,
     TAG_QUESTION,
     THINK,
+    TIME_LINKS,
     WISH,
 )
 from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
@@ -124,9 +125,6 @@ def _is_question(sentence: Any) -> bool:
     return first.lower_ in QUESTION_WORDS and first.dep_ not in ("advmod", "mark")
 
 
-_OF_TIME = frozenset({"before", "after", "since", "until", "till", "during"})
-
-
 def _exclaimed_after_dash(verb: Any, thing: Any) -> bool:
     """A second object after a dash, with no determiner, says what the first was like, not
     what was done: "finished something - pretty wild journey!" (not "finished it - the
@@ -168,7 +166,7 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
         # "the parade I went to": the preposition left without its object is the link
         # a time's preposition links no thing: "the aquarium I bought the day before yesterday"
         stranded = next((c.lower_ for c in verb.children
-                         if c.dep_ == "prep" and c.lower_ not in _OF_TIME
+                         if c.dep_ == "prep" and c.lower_ not in TIME_LINKS
                          and not any(is_thing(o) for o in c.children)), None)  # fmt: skip
         return [(stranded or particle, antecedent(verb))]  # "the figurines I bought"
     if not direct and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PRON") for c in verb.children):
