@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from itertools import zip_longest
 
 from engine.text import has_cjk
-from engine.views import Fact
+from engine.views import LESSON_RULES, Fact
 
 __all__ = ["fact_text", "profile_text", "relation"]
 
@@ -160,8 +160,11 @@ def _third_person(verb: str) -> str:
 
 
 def fact_text(fact: Fact) -> str:
-    """What a fact point holds and a fact card shows: the relation, then its statement."""
+    """What a fact point holds and a fact card shows: the relation, then its statement; a
+    lesson's statement is its relation in words already."""
     statement = fact.statement.strip()
+    if fact.rule in LESSON_RULES and statement:
+        return statement
     return f"{relation(fact)}: {statement}" if statement else relation(fact)
 
 

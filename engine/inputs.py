@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
@@ -23,7 +24,7 @@ from pydantic import (
 )
 
 from engine.errors import InvalidInput
-from engine.models import Kind, Layer, RecallLayer
+from engine.models import Kind, Layer, Outcome, RecallLayer
 
 __all__ = [
     "IMPORTANCE_LEVELS",
@@ -34,9 +35,12 @@ __all__ = [
     "SESSION_ID_PATTERN",
     "SESSION_PATTERN",
     "EpisodeInput",
+    "MAX_TASK_STEPS",
     "RecallQuery",
     "RecallRequest",
+    "StepInput",
     "StoreRequest",
+    "TaskInput",
     "check_json_tree",
     "check_namespace",
     "is_namespace",
@@ -65,6 +69,8 @@ NAMESPACE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"  # `_NAMESPACE`, for J
 # caller's bug, and would exhaust the stack of every JSON encoder on the way to the store.
 MAX_METADATA_DEPTH = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A task run's steps stored in one call (one graph transaction).
+MAX_TASK_STEPS = 500
 # Paging beyond this is a caller's bug; graph engines refuse skips past a 64-bit integer.
 MAX_OFFSET = 1_000_000_000
 # Times a caller may give: years 1..9999, what a datetime can show again.
@@ -213,6 +219,21 @@ class EpisodeInput(BaseModel):
     expires_at: Annotated[
         float | None, WithJsonSchema(_moment_schema("When it leaves recall"))
     ] = None
+    outcome: Outcome | None = Field(
+        None, description="How a tool call or task ended: success or failure (leave it out for a "
+        "chat turn). A failure's error becomes a signature; a later success in the same task run "
+        "or session on the same tool, target or error resolves it.",
+    )
+    resolves: list[str] = Field(
+        default_factory=list, max_length=100,
+        description="Ids of earlier failures (episodes of the same namespace) that this episode "
+        "fixed: the caller's word, beside the fixes the memory finds itself.",
+    )
+    task_id: str | None = Field(
+        None, max_length=128,
+        description="The task run this episode is a step of: the id of a stored episode of kind "
+        "task (`store_task` stores a task and its steps in one call).",
+    )
 
     @field_validator("content", "role", "session_id", mode="before")
     @classmethod
@@ -252,16 +273,30 @@ class EpisodeInput(BaseModel):
             raise ValueError(f"must be within 0..1, got {value}")
         return float(value)
 
-    @field_validator("related_ids", mode="before")
+    @field_validator("related_ids", "resolves", mode="before")
     @classmethod
-    def _related_ids(cls, value: Any) -> list[str]:
+    def _episode_ids(cls, value: Any) -> list[str]:
         if value is None:
             return []
         if isinstance(value, str) or not isinstance(value, list):
             raise ValueError("must be a list of episode ids")
-        if not all(isinstance(v, str) and 0 < len(v) <= 128 for v in value):
+        if not all(is_unicode_text(v) and 0 < len(v) <= 128 for v in value):
             raise ValueError("must hold episode ids (strings of 1-128 characters)")
         return list(dict.fromkeys(value))
+
+    @field_validator("resolves")
+    @classmethod
+    def _resolves(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        if value and info.data.get("outcome") == "failure":
+            raise ValueError("a failure resolves nothing: leave resolves out, or the outcome is success")
+        return value
+
+    @field_validator("task_id", mode="before")
+    @classmethod
+    def _task_id(cls, value: Any) -> Any:
+        if value is not None and (not is_unicode_text(value) or not value.strip()):
+            raise ValueError("must be the id of a stored task episode")
+        return value
 
     @field_validator("occurred_at", mode="before")
     @classmethod
@@ -293,6 +328,29 @@ class EpisodeInput(BaseModel):
         return decoded
 
 
+class StepInput(EpisodeInput):
+    """One step of a task run, as `Memory.store_task` takes it: a tool call unless it says
+    otherwise, in the task's session and run."""
+
+    kind: Kind = "tool_call"
+
+
+class TaskInput(BaseModel):
+    """A task run stored in one call (`Memory.store_task`): the task, its steps in the order
+    they ran, and how it ended (the REST API's body)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: str = Field(description="What the task was, in words.", json_schema_extra={"pattern": NOT_BLANK_PATTERN})
+    steps: list[StepInput] = Field(min_length=1, max_length=MAX_TASK_STEPS)
+    outcome: Outcome | None = None
+    session_id: str | None = Field(None, json_schema_extra={"pattern": SESSION_PATTERN})
+    role: str | None = Field(None, max_length=64)
+    importance: Annotated[float | None, WithJsonSchema(_IMPORTANCE_SCHEMA)] = None
+    occurred_at: Annotated[float | None, WithJsonSchema(_moment_schema("When it began"))] = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
 class _InNamespace(BaseModel):
     """The namespace a request acts in, checked."""
 
@@ -306,6 +364,20 @@ class _InNamespace(BaseModel):
 
 class StoreRequest(EpisodeInput, _InNamespace):
     """What `Memory.store` accepts, validated: an episode and its namespace."""
+
+    # The id the episode will have where it was chosen ahead (a task's, which its steps name
+    # in one `store_task` batch); else the writer draws one.
+    _episode_id: str | None = PrivateAttr(None)
+
+    @property
+    def episode_id(self) -> str | None:
+        return self._episode_id
+
+    def with_id(self, episode_id: str) -> StoreRequest:
+        """This request, to be stored under `episode_id`."""
+        copy = self.model_copy()
+        copy._episode_id = episode_id
+        return copy
 
 
 def valid_session(value: str | None) -> str | None:

@@ -13,10 +13,11 @@ from engine.fact_text import profile_text
 from engine.inputs import is_unicode_text
 from engine.models import Entity, Episode, from_epoch
 from engine.settings import Settings
+from engine.signatures import ENTITY_TYPE as SIGNATURE
 from engine.stores.base import ReadingGraph
 from engine.stores.vectors import VectorStore
 from engine.text import canonical_name
-from engine.views import EntityProfile, EpisodeExplanation, Fact, Health, Neighbour
+from engine.views import LESSON_RULES, EntityProfile, EpisodeExplanation, Fact, Health, Neighbour
 
 __all__ = ["entity_profile", "explain_episode", "one_entity", "store_health", "why_sentence"]
 
@@ -66,6 +67,7 @@ def explain_episode(
         decisions=decisions,
         neighbours=neighbours,
         why=why_sentence(episode),
+        resolutions=graph.resolutions(namespace, [episode_id]),
     )
 
 
@@ -92,11 +94,23 @@ def entity_profile(
     return EntityProfile(
         entity=entity,
         facts=current,
+        lessons=_lessons_near(graph, namespace, entity, order),
         closed_facts=sorted((f for f in facts if f.valid_to is not None), key=lambda f: -(f.valid_to or 0.0)),
         summary=profile_text(entity.name, [f for f in current if f.subject_id == entity.id]),
         decisions=graph.decisions_about(namespace, [entity.id], settings.profile_episodes),
         latest_episodes=[episodes[i] for i in order if i in episodes],
     )
+
+
+def _lessons_near(graph: ReadingGraph, namespace: str, entity: Entity, episode_ids: Sequence[str]) -> list[Fact]:
+    """The current lessons of the errors the entity's latest episodes show: a service's or a
+    tool's profile holds what was learned from its failures. A signature's own lessons are
+    among its facts."""
+    if entity.type == SIGNATURE or not episode_ids:
+        return []
+    near = {e.id for found in graph.entities_of(namespace, episode_ids).values() for e in found if e.type == SIGNATURE}
+    lessons = graph.facts_about(namespace, sorted(near), include_closed=False) if near else []
+    return sorted((f for f in lessons if f.rule in LESSON_RULES), key=lambda f: (-f.support, -f.valid_from, f.id))
 
 
 def grouped_facts(facts: list[Fact]) -> list[Fact]:
@@ -167,8 +181,13 @@ def why_sentence(episode: Episode) -> str:
     ...     session_id="s1", importance=0.8, occurred_at=0.0, created_at=0.0,
     ...     metadata={"source": "ci"}))
     'A tool call by git in session s1 at 1970-01-01T00:00:00Z, stored as episodic memory with importance 0.80 (high); source: ci.'
+    >>> why_sentence(Episode(id="e1", namespace="a", content="x", kind="task", outcome="failure",
+    ...     importance=0.5, occurred_at=0.0, created_at=0.0))[:14]
+    'A failed task '
     """
     kind = episode.kind.replace("_", " ")
+    if episode.outcome is not None:
+        kind = f"{'failed' if episode.outcome == 'failure' else 'successful'} {kind}"
     article = "An" if kind[0] in "aeiou" else "A"
     parts = [f"{article} {kind}"]
     if episode.role:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import builtins
 import functools
+import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -23,12 +25,12 @@ from pydantic import ValidationError
 from engine.core import Core
 from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, WriteFailed
-from engine.inputs import StoreRequest, invalid_input, is_unicode_text
+from engine.inputs import MAX_TASK_STEPS, StoreRequest, invalid_input, is_unicode_text
 from engine.lifecycle.keeper import Keeper
-from engine.models import StoreResult
+from engine.models import StoreResult, TaskResult
 from engine.reader import Reader
 from engine.recall.recaller import Recaller
-from engine.reflect.run import failed_task_namespaces
+from engine.reflect.run import learning_events
 from engine.remote import RemoteMemory
 from engine.settings import Settings, settings_at
 from engine.stores import GraphStore, VectorStore, open_stores
@@ -154,6 +156,9 @@ class Memory:
         metadata: Mapping[str, Any] | None = None,
         related_ids: Iterable[str] | None = None,
         expires_at: datetime | str | float | None = None,
+        outcome: str | None = None,
+        resolves: Iterable[str] | None = None,
+        task_id: str | None = None,
     ) -> StoreResult:
         """Store one episode: extract entities and decisions, write graph and vectors together.
 
@@ -163,12 +168,20 @@ class Memory:
             session_id: groups episodes of one conversation (linked by NEXT edges).
             role: who spoke ("user", "assistant", a tool name...).
             kind: message, tool_call, task, observation or document.
-            layer: episodic (kept across sessions) or working (this session's scratch).
+            layer: episodic (kept across sessions), working (this session's scratch), or
+                semantic: a lesson the agent states ("on HTTP 429 from the embeddings API, back
+                off"), kept as an episode and, where it names an error, as that error's lesson.
             importance: 0..1 or high/medium/low; scored from the content when None.
             occurred_at: when it happened (datetime, ISO 8601 or epoch seconds); default now.
             metadata: a JSON object returned unchanged with the memory.
             related_ids: ids of episodes of the same namespace this one refers to.
             expires_at: when it leaves recall (TTL); default settings.ttl_days for the kind.
+            outcome: how a tool call or task ended, success or failure (None for a chat turn).
+                A failure's error becomes a SIGNATURE entity; a later success in its task run or
+                session on the same tool, target or error is linked as its fix (RESOLVED_BY).
+            resolves: ids of earlier failures of the namespace this episode fixed.
+            task_id: the stored task (kind task) this episode is a step of (`store_task`
+                stores a task and its steps in one call).
         Returns:
             `StoreResult` with the episode id, importance, entities and decisions found.
         Raises:
@@ -191,11 +204,14 @@ class Memory:
             "metadata": metadata,
             "related_ids": _listed(related_ids),
             "expires_at": expires_at,
+            "outcome": outcome,
+            "resolves": _listed(resolves),
+            "task_id": task_id,
         }
         request = self._validate(item, "")
         self._core.check_open()
         results = self._core.writer.write([request])
-        self._reflect_on_failed_tasks([request], results)
+        self._reflect_on_events([request], results)
         return results[0]
 
     def store_many(
@@ -230,7 +246,7 @@ class Memory:
         try:
             for batch, batch_results in zip(batches, written, strict=True):
                 results.extend(batch_results)
-                self._reflect_on_failed_tasks(batch, batch_results)
+                self._reflect_on_events(batch, batch_results)
                 if progress is not None:
                     progress(len(results))
         except WriteFailed as exc:
@@ -241,7 +257,72 @@ class Memory:
             self._keeper.optimize()
         return results
 
-    def _validate(self, item: dict[str, Any], prefix: str) -> StoreRequest:
+    def store_task(
+        self,
+        task: str,
+        steps: Iterable[Mapping[str, Any]],
+        *,
+        outcome: str | None = None,
+        namespace: str = "default",
+        session_id: str | None = None,
+        role: str | None = None,
+        importance: float | str | None = None,
+        occurred_at: datetime | str | float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> TaskResult:
+        """Store a task run in one call: the task (an episode of kind task), its steps in the
+        order they ran, each linked STEP_OF it, and how it ended; all or nothing.
+
+        Args:
+            task: what the task was.
+            steps: mappings with the keyword arguments of `store` (a step is a tool call
+                unless its `kind` says otherwise; `role` or `metadata.tool` names its tool;
+                give each its `outcome`). A step without `occurred_at` follows the one before
+                it by a millisecond. Steps share the task's namespace and session.
+            outcome: how the task ended: success, failure or None.
+            namespace, session_id, role, importance, occurred_at, metadata: the task's, as in
+                `store`.
+        Returns:
+            `TaskResult`: the task's `StoreResult` and each step's, in order.
+        Raises:
+            InvalidInput: a value is wrong (`.field` is like `steps[2].outcome`); nothing was
+                stored.
+            WriteFailed: a store failed; nothing of the task is visible.
+
+        Example:
+            >>> memory.store_task("Deploy billing-api to staging", [  # doctest: +SKIP
+            ...     {"content": "kubectl apply -f billing.yaml: error: ...", "role": "kubectl", "outcome": "failure"},
+            ...     {"content": "kubectl config use-context staging", "role": "kubectl", "outcome": "success"},
+            ...     {"content": "kubectl apply -f billing.yaml: deployment configured", "role": "kubectl",
+            ...      "outcome": "success"}], outcome="success", session_id="deploys")
+        """
+        head = self._validate({"content": task, "namespace": namespace, "kind": "task", "outcome": outcome,
+                               "session_id": session_id, "role": role, "importance": importance,
+                               "occurred_at": occurred_at, "metadata": metadata}, "", rename={"content": "task"})  # fmt: skip
+        task_id = str(uuid.uuid4())
+        requests = [head.with_id(task_id)]
+        at = head.occurred_at if head.occurred_at is not None else time.time()
+        for index, step in enumerate(_steps(steps)):
+            prefix = f"steps[{index}]."
+            for field in ("namespace", "task_id"):
+                if field in step:
+                    raise InvalidInput(prefix + field, "is the task's: leave it out")
+            if step.get("session_id", head.session_id) != head.session_id:
+                raise InvalidInput(prefix + "session_id", "must be the task's session (or left out)")
+            request = self._validate({"kind": "tool_call", "occurred_at": at + 0.001, **step, "namespace": namespace,
+                                      "session_id": head.session_id, "task_id": task_id}, prefix)  # fmt: skip
+            at = request.occurred_at if request.occurred_at is not None else at
+            requests.append(request)
+        if len(requests) == 1:
+            raise InvalidInput("steps", "a task run needs at least one step")
+        if len(requests) > MAX_TASK_STEPS + 1:
+            raise InvalidInput("steps", f"at most {MAX_TASK_STEPS} steps are stored in one call")
+        self._core.check_open()
+        results = self._core.writer.write(requests)
+        self._reflect_on_events(requests, results)
+        return TaskResult(task=results[0], steps=results[1:])
+
+    def _validate(self, item: dict[str, Any], prefix: str, rename: Mapping[str, str] | None = None) -> StoreRequest:
         context = {
             "max_content_chars": self.settings.max_content_chars,
             "max_metadata_bytes": self.settings.max_metadata_bytes,
@@ -249,12 +330,15 @@ class Memory:
         try:
             return StoreRequest.model_validate(item, context=context)
         except ValidationError as exc:
-            raise invalid_input(exc, prefix) from None
+            error = invalid_input(exc, prefix)
+            field = (rename or {}).get(error.field.removeprefix(prefix))
+            raise (error if field is None else InvalidInput(prefix + field, error.reason)) from None
 
-    def _reflect_on_failed_tasks(
+    def _reflect_on_events(
         self, requests: builtins.list[StoreRequest], results: builtins.list[StoreResult]
     ) -> None:
-        for namespace in failed_task_namespaces(requests, results):
+        """A failed task or a stated lesson is learned from at once (`learning_events`)."""
+        for namespace in learning_events(requests, results):
             self._keeper.reflect(namespace=namespace)
 
     def end_session(
@@ -327,6 +411,17 @@ class Memory:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _steps(steps: Any) -> builtins.list[dict[str, Any]]:
+    """A task's steps as a list of mappings, or InvalidInput naming the first that is not one."""
+    if isinstance(steps, (str, bytes, Mapping)) or not isinstance(steps, Iterable):
+        raise InvalidInput("steps", "must be a list of steps, each a mapping of store arguments")
+    listed = builtins.list(steps)
+    for index, step in enumerate(listed):
+        if not isinstance(step, Mapping):
+            raise InvalidInput(f"steps[{index}]", "must be a mapping of store arguments")
+    return [dict(step) for step in listed]
 
 
 def _listed(values: Any) -> Any:

@@ -28,11 +28,14 @@ __all__ = [
     "MemoryCard",
     "NamedTime",
     "NumberMention",
+    "Outcome",
     "PathNode",
     "RecallLayer",
+    "Resolution",
     "Session",
     "Stats",
     "StoreResult",
+    "TaskResult",
     "Trace",
     "from_epoch",
     "session_node_id",
@@ -42,7 +45,10 @@ Kind = Literal["message", "tool_call", "task", "observation", "document"]
 # A card is an episode's, a fact's (kind "observation", layer "semantic") or a session
 # digest's (kind "digest").
 CardKind = Literal["message", "tool_call", "task", "observation", "document", "digest"]
-Layer = Literal["working", "episodic"]
+# An episode's layer: "semantic" is a lesson the agent stated itself (`store(layer="semantic")`).
+Layer = Literal["working", "episodic", "semantic"]
+# How a tool call or a task ended; None where the caller did not say (a chat turn).
+Outcome = Literal["success", "failure"]
 # Recall may also ask for semantic memory: facts written by reflection.
 RecallLayer = Literal["working", "episodic", "semantic"]
 
@@ -93,6 +99,7 @@ class Episode(BaseModel):
     related_ids: list[str] = Field(default_factory=list)
     last_seen: float | None = None
     sources: list[str] = Field(default_factory=list)
+    outcome: Outcome | None = None
 
 
 class Entity(BaseModel):
@@ -120,6 +127,19 @@ class Decision(BaseModel):
     decided_at: float
     created_at: float
     subjects: list[str] = Field(default_factory=list)
+
+
+class Resolution(BaseModel):
+    """A failure and the step that fixed it: `(failure)-[:RESOLVED_BY]->(fix)` in the graph."""
+
+    failure_id: str
+    fix_id: str
+    at: float  # when the fix was made
+    # "caller": the fix named the failure (`resolves`); "run": found in its task run or session.
+    derived_by: Literal["caller", "run"]
+    confirmed_by: str | None = None  # the later success that showed the fix worked, if another
+    held: bool = True  # false once the same error came back after it in the run
+    recurred_by: str | None = None  # the failure that showed it did not hold
 
 
 class Session(BaseModel):
@@ -153,11 +173,18 @@ class StoreResult(BaseModel):
     superseded: list[str] = Field(default_factory=list)
 
 
+class TaskResult(BaseModel):
+    """What `store_task` returns: the task's own result and each step's, in order."""
+
+    task: StoreResult
+    steps: list[StoreResult]
+
+
 class ChannelHit(BaseModel):
     """One recall channel's view of a card: its rank (1 = best) and raw score."""
 
     channel: Literal[
-        "vector", "keyword", "entity", "graph", "reply", "side", "recency", "working", "fact", "session"
+        "vector", "keyword", "entity", "graph", "reply", "side", "recency", "working", "fact", "session", "fix"
     ]
     rank: int
     score: float
@@ -206,10 +233,14 @@ class Trace(BaseModel):
     # A fact card: (its similarity / the best episode's)^fact_relevance_power, at most 1.
     relevance_factor: float = 1.0
     final: float
-    # A knowledge update (recall/updates.py): the older cards this one replaces, or the newer
-    # card that replaced this one.
+    # A knowledge update (recall/updates.py), or a newer fix of the same error
+    # (recall/fixes.py): the older cards this one replaces, or the newer card that replaced it.
     supersedes: list[str] = Field(default_factory=list)
     superseded_by: str | None = None
+    # A fix reached through RESOLVED_BY (recall/fixes.py): the failures it fixed, and whether it
+    # held (false once the same error came back after it in its run).
+    resolves: list[str] = Field(default_factory=list)
+    held: bool | None = None
     # The [start, end) the query names ("on May 2", "上周三"), as recall applied it: episodes in
     # it were listed by the recency channel and boosted by time_factor.
     time_window: tuple[datetime, datetime] | None = None

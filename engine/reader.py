@@ -124,7 +124,8 @@ class Reader:
         offset: int = 0,
         include_deleted: bool = False,
     ) -> list[Episode]:
-        """Episodes newest first, optionally of one session or one layer (working, episodic).
+        """Episodes newest first, optionally of one session or one layer (working, episodic, or
+        semantic: the lessons an agent stated).
 
         Raises:
             InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
@@ -133,8 +134,6 @@ class Reader:
         _check_page(limit, offset)
         if layer not in (None, "working", "episodic", "semantic"):
             raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
-        if layer == "semantic":
-            return []  # semantic memory is facts, not episodes: see `entity()`
         if layer == "working":
             items = self._core.writer.working.items(namespace, session_id)[::-1]  # newest first
             return [working_episode(item) for item in items][offset : offset + limit]

@@ -35,7 +35,7 @@ from engine.errors import (
 )
 from engine.inputs import StoreRequest, invalid_input
 from engine.lifecycle.audit import AuditEntry
-from engine.models import Episode, MemoryCard, RecallLayer, Stats, StoreResult
+from engine.models import Episode, MemoryCard, RecallLayer, Stats, StoreResult, TaskResult
 from engine.views import (
     BackupSummary,
     CypherResult,
@@ -59,6 +59,7 @@ _NAMES = TypeAdapter(list[str])
 
 
 _STORE_RESULT = TypeAdapter(StoreResult)
+_TASK_RESULT = TypeAdapter(TaskResult)
 _EPISODE = TypeAdapter(Episode)
 _REFLECTION = TypeAdapter(ReflectionSummary)
 _EXPLANATION = TypeAdapter(EpisodeExplanation)
@@ -104,15 +105,46 @@ class RemoteMemory:
         metadata: dict[str, Any] | None = None,
         related_ids: Iterable[str] | None = None,
         expires_at: datetime | str | float | None = None,
+        outcome: str | None = None,
+        resolves: Iterable[str] | None = None,
+        task_id: str | None = None,
     ) -> StoreResult:
         """`Memory.store` on the server."""
         item = _episode({
             "content": content, "session_id": session_id, "role": role, "kind": kind,
             "layer": layer, "importance": importance, "occurred_at": occurred_at,
-            "metadata": metadata, "expires_at": expires_at,
+            "metadata": metadata, "expires_at": expires_at, "outcome": outcome, "task_id": task_id,
             "related_ids": None if related_ids is None else list(related_ids),
+            "resolves": None if resolves is None else list(resolves),
         })  # fmt: skip
         return self._call("POST", self._at(namespace, "episodes"), _STORE_RESULT, json=item)
+
+    def store_task(
+        self,
+        task: str,
+        steps: Iterable[Mapping[str, Any]],
+        *,
+        outcome: str | None = None,
+        namespace: str | None = None,
+        session_id: str | None = None,
+        role: str | None = None,
+        importance: float | str | None = None,
+        occurred_at: datetime | str | float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> TaskResult:
+        """`Memory.store_task` on the server."""
+        if isinstance(steps, (str, bytes, Mapping)) or not isinstance(steps, Iterable):
+            raise InvalidInput("steps", "must be a list of steps, each a mapping of store arguments")
+        listed = builtins.list(steps)
+        for index, step in enumerate(listed):
+            if not isinstance(step, Mapping):
+                raise InvalidInput(f"steps[{index}]", "must be a mapping of store arguments")
+        body = _episode({
+            "task": task, "outcome": outcome, "session_id": session_id, "role": role, "importance": importance,
+            "occurred_at": occurred_at, "metadata": None if metadata is None else dict(metadata),
+            "steps": [_episode(dict(step)) for step in listed],
+        })  # fmt: skip
+        return self._call("POST", self._at(namespace, "tasks"), _TASK_RESULT, json=body)
 
     def store_many(
         self, items: Iterable[Mapping[str, Any]], *, progress: Progress | None = None

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from engine.models import Decision, Entity, Episode
+from engine.models import Decision, Entity, Episode, Resolution
 
 __all__ = [
     "BackupSummary",
@@ -24,10 +24,16 @@ __all__ = [
     "EpisodeExplanation",
     "Fact",
     "Health",
+    "LESSON_RULES",
     "Neighbour",
     "ReflectionSummary",
     "SessionView",
 ]
+
+
+# The rules of a lesson: one reflection builds from an agent's failures and fixes, or one the
+# agent stated (`engine.reflect.lessons`).
+LESSON_RULES = frozenset({"lesson", "stated lesson"})
 
 
 class Fact(BaseModel):
@@ -54,6 +60,9 @@ class Fact(BaseModel):
     source_episode_ids: list[str] = Field(default_factory=list)
     forgotten_ids: list[str] = Field(default_factory=list)  # sources forgotten now, restorable
     quote_forgotten: bool = False  # the statement is only a forgotten source's
+    # The rule that made it: "statement" (the parse or tags of a sentence), "llm", "decision",
+    # "lesson" (an agent's failures and fixes), "stated lesson" (a lesson the agent stored).
+    rule: str | None = None
 
     def shown(self) -> Fact | None:
         """The fact as recall, profiles and fact points show it while some of its sources are
@@ -100,6 +109,8 @@ class EpisodeExplanation(BaseModel):
     decisions: list[Decision]
     neighbours: list[Neighbour]
     why: str  # one sentence: what it is, who said it, when, how important, where it came from
+    # A failure's fix, or the failures a fix got past (RESOLVED_BY), and whether each held.
+    resolutions: list[Resolution] = Field(default_factory=list)
 
 
 class EntityProfile(BaseModel):
@@ -107,7 +118,8 @@ class EntityProfile(BaseModel):
 
     `facts` are the current ones, grouped by predicate (the group of the best-supported fact
     first), each group by support then recency; `closed_facts` were replaced or reversed,
-    newest first, with their `valid_from` and `valid_to`; `summary` is the entity's own current
+    newest first, with their `valid_from` and `valid_to`; `lessons` are what was learned from
+    the errors its episodes show (`engine.reflect.lessons`); `summary` is the entity's own current
     facts in one line for a prompt ("Caroline: researching adoption agencies (May 2023); ..."),
     the best of each predicate before the second of any.
     """
@@ -118,6 +130,8 @@ class EntityProfile(BaseModel):
     latest_episodes: list[Episode]
     closed_facts: list[Fact] = Field(default_factory=list)
     summary: str = ""
+    # The current lessons of the errors its latest episodes show (a service's, a tool's).
+    lessons: list[Fact] = Field(default_factory=list)
 
 
 class DigestSentence(BaseModel):
@@ -181,7 +195,7 @@ class ReflectionSummary(BaseModel):
     namespace: str
     ran_at: float
     episodes_seen: int
-    clusters: int
+    clusters: int  # the error signatures whose failures it grouped into lessons
     facts_written: int
     facts_reinforced: int
     facts_closed: int

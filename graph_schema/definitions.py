@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 7  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
+SCHEMA_VERSION = 8  # 2: Episode.related_ids; 3: Episode.last_seen, sources; Decision.subjects;
 # 4: FACT.id, negated; Reflection counts; 5: FACT.refers_to, Reflection.until_id; 6: Digest;
-# 7: FACT.forgotten_ids, quote_forgotten
+# 7: FACT.forgotten_ids, quote_forgotten; 8: Episode.outcome, RESOLVED_BY, STEP_OF, FACT.rule
 
 # The version node every backend keeps, so that a later change can migrate.
 VERSION_READ = "MATCH (v:SchemaVersion {id: 'graph'}) RETURN v.version"
@@ -67,6 +67,7 @@ EPISODE = NodeType(
         ("related_ids", "STRING[]"),
         ("last_seen", "DOUBLE"),  # last time this content was stored again (dedup)
         ("sources", "STRING[]"),  # where the content came from, one entry per store
+        ("outcome", "STRING"),  # a tool call's or task's: success or failure (NULL: none given)
     ),
 )
 
@@ -145,6 +146,21 @@ RELATIONSHIPS: tuple[RelType, ...] = (
     RelType("IN_SESSION", "Episode", "Session"),
     RelType("NEXT", "Episode", "Episode"),
     RelType("PART_OF", "Episode", "Episode", (("index", "INT64"),)),
+    # A step of a task run, in order (`Memory.store_task`).
+    RelType("STEP_OF", "Episode", "Episode", (("index", "INT64"),)),
+    # A failure and the step that fixed it (engine/ingest/resolutions.py).
+    RelType(
+        "RESOLVED_BY",
+        "Episode",
+        "Episode",
+        (
+            ("at", "DOUBLE"),  # when the fix was made
+            ("derived_by", "STRING"),  # caller: named by the fix's `resolves`; run: found in the run
+            ("confirmed_by", "STRING"),  # the later success that showed the fix worked, if another
+            ("held", "BOOLEAN"),  # false once the same error came back after it in the run
+            ("recurred_by", "STRING"),  # the failure that showed it did not hold
+        ),
+    ),
     RelType("DIGEST_OF", "Digest", "Session"),
     RelType("DRAWS_ON", "Digest", "Episode"),
     RelType(
@@ -168,6 +184,8 @@ RELATIONSHIPS: tuple[RelType, ...] = (
             # what a forgotten episode said is not shown through a fact (`Fact.shown`).
             ("forgotten_ids", "STRING[]"),
             ("quote_forgotten", "BOOLEAN"),
+            # The rule that made it: "statement", "decision", "llm", "lesson", "stated lesson".
+            ("rule", "STRING"),
         ),
     ),
 )
@@ -177,5 +195,5 @@ RELATIONSHIPS: tuple[RelType, ...] = (
 TIME_PROPERTIES = frozenset(
     {"created_at", "occurred_at", "last_accessed_at", "expires_at", "deleted_at", "archived_at",
      "last_seen", "first_seen", "decided_at", "started_at", "ended_at", "ran_at", "until",
-     "valid_from", "valid_to", "refers_to"}  # fmt: skip
+     "valid_from", "valid_to", "refers_to", "at"}  # fmt: skip
 )

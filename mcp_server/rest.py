@@ -29,7 +29,7 @@ from engine.inputs import (
     RecallQuery,
 )
 from engine.lifecycle.audit import AuditEntry
-from engine.models import Episode, MemoryCard, Stats, StoreResult
+from engine.models import Episode, MemoryCard, Stats, StoreResult, TaskResult
 from engine.views import (
     CypherResult,
     EntityProfile,
@@ -38,7 +38,7 @@ from engine.views import (
     SessionView,
 )
 from mcp_server.auth import grant_of
-from mcp_server.rest_bodies import EpisodeInput
+from mcp_server.rest_bodies import EpisodeInput, TaskInput
 from mcp_server.rest_bodies import RecallQuery as RecallBody
 
 __all__ = ["EXPORT_MEDIA_TYPE", "CypherQuery", "ExportQuery", "ReflectOptions", "StoreMany", "rest_router"]
@@ -131,6 +131,14 @@ def rest_router(memory: Memory) -> APIRouter:
     def store(namespace: NamespacePath, episode: EpisodeInput) -> StoreResult:
         """Store one episode: a turn, tool call, task outcome, observation or document."""
         return memory.store(namespace=namespace, **episode.model_dump(exclude_unset=True))
+
+    @router.post("/namespaces/{namespace}/tasks", tags=["episodes"], operation_id="store_task")
+    def store_task(namespace: NamespacePath, body: TaskInput) -> TaskResult:
+        """Store a task run in one call: the task, its steps in order (each linked STEP_OF it)
+        and how it ended; all or nothing."""
+        fields = body.model_dump(exclude_unset=True)
+        fields["steps"] = [step.model_dump(exclude_unset=True) for step in body.steps]
+        return memory.store_task(namespace=namespace, **fields)
 
     @router.post(f"{episodes}/batch", tags=["episodes"], operation_id="store_many")
     def store_many(namespace: NamespacePath, body: StoreMany) -> list[StoreResult]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from engine import inputs
 
-__all__ = ["EpisodeInput", "RecallQuery"]
+__all__ = ["EpisodeInput", "RecallQuery", "StepInput", "TaskInput"]
 
 
 class EpisodeInput(inputs.EpisodeInput):
@@ -25,6 +25,25 @@ class EpisodeInput(inputs.EpisodeInput):
     def _not_null(cls, value: Any) -> Any:
         """The document calls these an array and an object: null is neither (the engine's
         own validators, which run after this one, let a Python caller pass None)."""
+        if value is None:
+            raise ValueError("must not be null: leave it out instead")
+        return value
+
+
+class StepInput(EpisodeInput, inputs.StepInput):
+    __doc__ = inputs.StepInput.__doc__
+    model_config = ConfigDict(strict=True)
+
+
+class TaskInput(inputs.TaskInput):
+    __doc__ = inputs.TaskInput.__doc__
+    model_config = ConfigDict(strict=True)
+
+    steps: list[StepInput] = Field(min_length=1, max_length=inputs.MAX_TASK_STEPS)  # type: ignore[assignment]
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
         if value is None:
             raise ValueError("must not be null: leave it out instead")
         return value

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import HindsightError, InvalidInput
 from engine.inputs import MAX_OFFSET
-from engine.models import Episode, MemoryCard, StoreResult
+from engine.models import Episode, MemoryCard, StoreResult, TaskResult
 from engine.views import (
     CypherResult,
     EntityProfile,
@@ -43,6 +43,20 @@ _T = TypeVar("_T")
 Importance = Annotated[float, Field(ge=0, le=1)] | Literal["high", "medium", "low"]
 TopK = Annotated[int, Field(ge=1, le=50)]
 Limit = Annotated[int, Field(ge=1, le=200)]
+
+
+class Step(BaseModel):
+    """One step of a task run, as `store_task` takes it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(description="What was run and what it printed, or what was done")
+    outcome: Literal["success", "failure"] | None = None
+    role: str | None = Field(None, description="The tool (pip, git, kubectl...)")
+    kind: Literal["tool_call", "task", "message", "observation", "document"] = "tool_call"
+    importance: Importance | None = None
+    metadata: dict[str, Any] | None = None
+    resolves: list[str] | None = Field(None, description="Ids of earlier failures this step fixed")
 
 
 class RecallResult(BaseModel):
@@ -87,7 +101,7 @@ def _engine_errors(fn: Callable[..., _T]) -> Callable[..., _T]:
 
 
 def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
-    """The eight memory tools over `memory`, with strict input schemas."""
+    """The memory tools over `memory`, with strict input schemas."""
 
     def scope(ctx: Context) -> str:
         return namespace_of(ctx, default_namespace)
@@ -97,12 +111,15 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         content: str,
         ctx: Context,
         importance: Importance | None = None,
-        layer: Literal["episodic", "working"] = "episodic",
+        layer: Literal["episodic", "working", "semantic"] = "episodic",
         kind: Literal["message", "tool_call", "task", "observation", "document"] = "message",
         session_id: str | None = None,
         role: str | None = None,
         metadata: dict[str, Any] | None = None,
         related_ids: list[str] | None = None,
+        outcome: Literal["success", "failure"] | None = None,
+        resolves: list[str] | None = None,
+        task_id: str | None = None,
     ) -> StoreResult:
         return memory.store(
             content,
@@ -114,6 +131,31 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
             role=role,
             metadata=metadata,
             related_ids=related_ids,
+            outcome=outcome,
+            resolves=resolves,
+            task_id=task_id,
+        )
+
+    @_engine_errors
+    def store_task(
+        task: str,
+        steps: list[Step],
+        ctx: Context,
+        outcome: Literal["success", "failure"] | None = None,
+        session_id: str | None = None,
+        role: str | None = None,
+        importance: Importance | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> TaskResult:
+        return memory.store_task(
+            task,
+            [step.model_dump(exclude_none=True) for step in steps],
+            outcome=outcome,
+            namespace=scope(ctx),
+            session_id=session_id,
+            role=role,
+            importance=importance,
+            metadata=metadata,
         )
 
     @_engine_errors
@@ -197,6 +239,7 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
     reading = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
     specs: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
         (store_memory, STORE, ToolAnnotations(readOnlyHint=False, destructiveHint=False)),
+        (store_task, STORE_TASK, ToolAnnotations(readOnlyHint=False, destructiveHint=False)),
         (retrieve_memory, RETRIEVE, reading),
         (list_memories, LIST, reading),
         (list_sessions, LIST_SESSIONS, reading),
@@ -232,9 +275,17 @@ failed. Do not store greetings or acknowledgements. Entities and decisions are e
 automatically and linked in the memory graph.
 Example: {"content": "We decided to use Postgres for Atlas; budget is 500k CNY.",
 "importance": "high", "session_id": "chat-42", "role": "user"}
+A tool call: {"content": "pip install -r requirements.txt\nERROR: No matching distribution found
+for torch==9.9", "kind": "tool_call", "role": "pip", "outcome": "failure", "session_id": "task-7"}.
+outcome (success or failure) says how a tool call or task ended: a failure's error becomes a
+signature that the next occurrence meets, and a later success in the same session or task on
+the same tool is linked as its fix (or name the failures a step fixed in resolves); task_id makes
+the episode a step of a stored task (store_task stores a whole run at once).
 importance is 0..1 or high/medium/low (scored from the content when omitted); kind is message,
-tool_call, task, observation or document; layer is episodic (default) or working;
-related_ids cite earlier episodes this one follows from. Returns the episode id and a status:
+tool_call, task, observation or document; layer is episodic (default), working, or semantic for
+a lesson you state yourself ("On HTTP 429 from the embeddings API, back off and retry"), kept
+beside the lessons memory learns from your failures; related_ids cite earlier episodes this one
+follows from. Returns the episode id and a status:
 stored; duplicate (already remembered: the id is the existing episode's); skipped with reason
 low_importance (kept in this session's working memory only; pass importance to keep it);
 working (stored in working memory, as asked with layer=working). Phone numbers, e-mail
@@ -242,9 +293,11 @@ addresses, ID and bank card numbers are replaced by placeholders such as [PHONE_
 
 RETRIEVE = """Recall memories that answer a question, best first. Call it before answering
 anything that may depend on earlier sessions: what the user prefers, what was decided, what
-happened last time, what a tool returned before. Each card cites its episode id (and
-related_ids) and, with explain=true, carries a trace: which channels found it (vector, keyword,
-entity, graph, reply, side, recency), the graph path, and each score factor.
+happened last time, what a tool returned before, and when an error comes back: paste it and ask
+"how did we fix this last time?" to get the fix (the newest first, above the failure, with
+trace.resolves naming the failures it fixed) and the lesson learned. Each card cites its episode
+id (and related_ids) and, with explain=true, carries a trace: which channels found it (vector,
+keyword, entity, graph, reply, side, recency, fix), the graph path, and each score factor.
 Example: {"query": "Which database did we pick for Atlas?", "top_k": 5}
 Optional: layer (working, episodic, semantic), min_score, session_id (prefer this session's
 latest), role (rank memories by or for this role higher), capabilities (your tool names; memories
@@ -259,6 +312,16 @@ when it ran, who took part, its topics, decisions and central sentences. Call it
 was talked about and when; retrieve_memory also answers "what did we talk about last time?".
 Example: {"limit": 10}"""
 
+STORE_TASK = """Store a task run in one call: the task, its steps in the order they ran (each a
+tool call unless its kind says otherwise, with its outcome), and how the task ended. Steps are
+linked to the task in the graph; a failing step's error becomes a signature, and the step that
+got past it is linked as its fix, so that "how did we fix this last time?" finds it.
+Example: {"task": "Deploy billing-api to staging", "outcome": "success", "steps": [
+{"content": "kubectl apply -f billing.yaml\nerror: You must be logged in to the server (Unauthorized)",
+"role": "kubectl", "outcome": "failure"}, {"content": "aws eks update-kubeconfig --name staging",
+"role": "aws", "outcome": "success"}, {"content": "kubectl apply -f billing.yaml\ndeployment.apps/billing
+configured", "role": "kubectl", "outcome": "success"}]}"""
+
 GET_SESSION = """One session and its digest, by the session id given when storing.
 Example: {"session_id": "chat-42"}"""
 
@@ -267,8 +330,9 @@ never recalled again. Call it when the user asks you to forget something or a me
 Example: {"memory_id": "3f0c9c1e-..."}"""
 
 REFLECT = """Reflect: derive semantic facts (relations between entities stated across
-episodes, decisions, stated preferences, fixes of failing tools) from the episodes stored since
-the last reflection, and write them as facts with confidence. A contradicting newer fact closes
+episodes, decisions, stated preferences) and lessons (an error, the fix that held, how often)
+from the episodes stored since the last reflection, and write them with confidence. A
+contradicting newer fact, or a newer fix that held, closes
 the old one; nothing is deleted. The server also reflects on a schedule; call it after a burst
 of new information. One call reads a bounded run of episodes (100 by default): call again while
 status is "done", until it is "nothing_new". force=true starts again from the first episode.
@@ -279,14 +343,16 @@ the entities it mentions, the decisions it made, and its neighbours (the episode
 after it in its session, and episodes sharing its entities). Call it to justify or check a
 recalled card. Example: {"memory_id": "3f0c9c1e-..."}"""
 
-GET_ENTITY = """Everything memory knows about one entity (a person, project, product, place):
-the entity with its aliases, its facts, the decisions about it and its latest episodes. Call it
-when the question is about a named thing. Example: {"name": "Atlas"}"""
+GET_ENTITY = """Everything memory knows about one entity (a person, project, product, place, or
+an error signature): the entity with its aliases, its facts, the lessons of the errors its
+episodes show, the decisions about it and its latest episodes. Call it when the question is
+about a named thing. Example: {"name": "Atlas"}"""
 
 QUERY_GRAPH = """Run a read-only Cypher query on the memory graph, for analysis. $namespace is
 bound to your namespace, and every pattern (in subqueries, COUNT {} and EXISTS {} too) needs a
 node pinned by WHERE v.namespace = $namespace or reached from one; other queries, writes and
 procedures other than the schema ones are refused with the reason. Labels: Episode, Entity, Decision, Session, Digest; relationships: MENTIONS, DECIDED, ABOUT,
-IN_SESSION, NEXT, SUPERSEDES, PART_OF, FACT, DIGEST_OF, DRAWS_ON. Nodes come back as property maps.
+IN_SESSION, NEXT, SUPERSEDES, PART_OF, STEP_OF, RESOLVED_BY, FACT, DIGEST_OF, DRAWS_ON. Nodes come
+back as property maps.
 Example: {"cypher": "MATCH (e:Entity) WHERE e.namespace = $namespace RETURN e.name,
 e.mention_count ORDER BY e.mention_count DESC LIMIT $n", "params": {"n": 5}}"""

@@ -84,6 +84,28 @@ def test_bad_input_exits_2_naming_the_field(tmp_path: Path) -> None:
     assert code == 2 and "namespace" in err
 
 
+def test_store_task_and_a_step_of_work(tmp_path: Path) -> None:
+    data = str(tmp_path / "d")
+    task = tmp_path / "task.json"
+    task.write_text(json.dumps({"task": "Build the docs", "outcome": "success", "steps": [
+        {"content": "make html\nmake: *** No rule to make target 'html'.  Stop.", "role": "make", "outcome": "failure"},
+        {"content": "make -C docs html\nBuild finished.", "role": "make", "outcome": "success"}]}), encoding="utf-8")
+    code, out, _ = run("store-task", str(task), "--data-dir", data, "--json")
+    assert code == 0
+    result = json.loads(out)
+    with Memory.open(data) as memory:
+        [edge] = memory.explain(result["steps"][0]["id"]).resolutions
+        assert edge.fix_id == result["steps"][1]["id"]
+    code, out, _ = run("store", "pytest -q\n3 failed", "--kind", "tool_call", "--outcome", "failure",
+                       "--task", result["task"]["id"], "--data-dir", data, "--json")
+    assert code == 0 and json.loads(out)["status"] == "stored"
+    code, _, err = run("store", "x", "--outcome", "partly", "--data-dir", data)
+    assert code == 2 and "outcome" in err
+    task.write_text(json.dumps({"task": "t", "steps": [{"content": "ok"}], "colour": "red"}), encoding="utf-8")
+    code, _, err = run("store-task", str(task), "--data-dir", data)
+    assert code == 2 and "colour" in err
+
+
 def test_ingest_reports_the_bad_line_and_stores_nothing(tmp_path: Path) -> None:
     data = str(tmp_path / "d")
     bad = tmp_path / "bad.jsonl"

@@ -31,7 +31,7 @@ CLI_ABSENT = {
     "optimize": "store_many and doctor --repair build the index after large writes",
     "warm": WARM,
 }
-MCP_TOOLS = {"store": "store_memory", "recall": "retrieve_memory", "list": "list_memories",
+MCP_TOOLS = {"store": "store_memory", "store_task": "store_task", "recall": "retrieve_memory", "list": "list_memories",
              "forget": "forget_memory", "reflect": "reflect", "explain": "explain_memory",
              "entity": "get_entity", "cypher": "query_graph", "sessions": "list_sessions",
              "session": "get_session"}  # fmt: skip

@@ -29,9 +29,9 @@ HISTORY: list[tuple[str, str, str, str, dict[str, Any]]] = [
 
 
 def _store(memory: Memory, rows: list[tuple[str, str, str, str, dict[str, Any]]]) -> None:
-    for content, at, role, kind, metadata in rows:
-        memory.store(content, occurred_at=at, role=role, kind=kind, metadata=metadata,
-                     session_id=at[:10], importance=0.8)  # fmt: skip
+    for content, at, role, kind, fields in rows:
+        memory.store(content, occurred_at=at, role=role, kind=kind, session_id=at[:10], importance=0.8,
+                     **fields)  # fmt: skip
 
 
 def _facts(memory: Memory) -> list[list[Any]]:
@@ -111,8 +111,7 @@ def test_weaker_contradiction_is_kept_with_lower_confidence(memory: Memory) -> N
 def test_failed_task_triggers_reflection(memory: Memory) -> None:
     _store(memory, HISTORY[3:5])
     assert _facts(memory) == []
-    memory.store("nightly import of Acme data failed", kind="task",
-                 metadata={"outcome": "failure"}, importance=0.9)  # fmt: skip
+    memory.store("nightly import of Acme data failed", kind="task", outcome="failure", importance=0.9)
     assert [r[:4] for r in _facts(memory)] == [["Dana", "works_at", False, "Acme"]]
 
 
@@ -253,10 +252,10 @@ def test_reflection_reads_a_batch_in_the_order_it_occurred(settings: Settings) -
         assert memory.reflect().until_id == by_time[2][0]  # the first run read the three oldest
 
 
-def test_a_fact_keeps_the_verb_its_statement_said_within_one_topic(tmp_path: Path) -> None:
-    # Every episode one topic (cosine 0): "worked hard on" stays work_on beside "discussing"
-    # the same script, each with its own sentence, never "discusses: I worked hard on".
-    settings = Settings(data_dir=tmp_path, reflection_cluster_similarity=0.0)
+def test_a_fact_keeps_the_verb_its_statement_said_about_one_thing(tmp_path: Path) -> None:
+    # "worked hard on" stays work_on beside "discussing" the same script, each with its own
+    # sentence, never "discusses: I worked hard on".
+    settings = Settings(data_dir=tmp_path)
     with Memory.open(settings=settings) as memory:
         for day, text in ((1, "I felt confident discussing my script with the producers."),
                           (2, "I worked hard on my script all week.")):

@@ -103,6 +103,15 @@ def _scenario(memory: Memory | RemoteMemory, ns: str) -> list[Any]:
     out.append(memory.cypher(
         "MATCH (e:Entity) WHERE e.namespace = $namespace RETURN e.name AS name "
         "ORDER BY e.mention_count DESC, e.name LIMIT $n", {"n": 3}, namespace=ns))  # fmt: skip
+    out.append(memory.store_task("Deploy Atlas to staging", [
+        {"content": "helm upgrade atlas ./chart\nError: UPGRADE FAILED: another operation is in progress",
+         "role": "helm", "outcome": "failure"},
+        {"content": "helm rollback atlas 3\nRollback was a success!", "role": "helm-admin", "outcome": "success"},
+        {"content": "helm upgrade atlas ./chart\nRelease \"atlas\" has been upgraded.", "role": "helm",
+         "outcome": "success"},
+    ], outcome="success", namespace=ns, session_id="deploy", occurred_at=NOW))  # fmt: skip
+    out.append(memory.recall("Error: UPGRADE FAILED: another operation is in progress. How did we fix it?",
+                             namespace=ns, top_k=2, now=NOW))  # fmt: skip
     out.append(memory.forget(ids[2], namespace=ns).content)
     out.append(memory.recall("When is the Atlas launch?", namespace=ns, top_k=3, now=NOW))
     out.append(memory.restore(ids[2], namespace=ns).deleted_at)
@@ -124,6 +133,9 @@ def _scenario(memory: Memory | RemoteMemory, ns: str) -> list[Any]:
         lambda: memory.session("never-stored", namespace=ns),
         lambda: memory.sessions(namespace=ns, limit=0),
         lambda: memory.restore(ids[0], namespace=ns),
+        lambda: memory.store("ok", namespace=ns, outcome="partly"),
+        lambda: memory.store_task("t", "ls", namespace=ns),  # type: ignore[arg-type]
+        lambda: memory.store_task("t", [{"content": "ok"}, {"content": "x", "outcome": "meh"}], namespace=ns),
     ):  # fmt: skip
         out.append(_outcome(bad))
     out.append(memory.stats(namespace=ns))  # the refused calls stored nothing

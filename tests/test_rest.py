@@ -36,6 +36,7 @@ PROBLEM = "application/problem+json"
 ROUTES = [
     ("POST", "/v1/namespaces/{ns}/episodes", {"content": "Vega ships on Friday."}),
     ("POST", "/v1/namespaces/{ns}/episodes/batch", {"items": [{"content": "Vega notes."}]}),
+    ("POST", "/v1/namespaces/{ns}/tasks", {"task": "Ship Vega", "steps": [{"content": "make dist", "outcome": "success"}]}),
     ("GET", "/v1/namespaces/{ns}/episodes", None),
     ("GET", "/v1/namespaces/{ns}/episodes/{id}", None),
     ("DELETE", "/v1/namespaces/{ns}/episodes/{id}", None),

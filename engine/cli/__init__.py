@@ -55,6 +55,10 @@ def store(
     kind: Annotated[str, typer.Option(help="message, tool_call, task, observation or document.")] = "message",
     importance: Annotated[str | None, typer.Option(help="0..1 or high, medium, low.")] = None,
     occurred_at: Annotated[str | None, typer.Option(help="When it happened (ISO 8601).")] = None,
+    outcome: Annotated[str | None, typer.Option(help="How a tool call or task ended: success or failure.")] = None,
+    resolves: Annotated[list[str] | None, typer.Option(help="The id of a failure this fixed (repeat for more).")] = None,
+    task_id: Annotated[str | None, typer.Option("--task", help="The stored task this is a step of.")] = None,
+    layer: Annotated[str, typer.Option(help="episodic, or semantic for a lesson you state.")] = "episodic",
     data_dir: DataDir = None,
     as_json: AsJson = False,
 ) -> None:
@@ -68,6 +72,10 @@ def store(
             kind=kind,
             importance=_number_or_level(importance),
             occurred_at=occurred_at,
+            outcome=outcome,
+            resolves=resolves,
+            task_id=task_id,
+            layer=layer,
         )
     if as_json:
         print_json(result)
@@ -86,6 +94,27 @@ def store(
             console.print("entities: " + ", ".join(result.entities), markup=False)
         for decision in result.decisions:
             console.print(f"decision: {decision}", markup=False)
+
+
+@app.command("store-task")
+def store_task(
+    file: Annotated[Path, typer.Argument(help="JSON: {\"task\": ..., \"steps\": [...], \"outcome\": ...}.")],
+    namespace: Namespace = "default",
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Store a task run from a JSON file: the task, its steps in order (each with the keys of
+    `store`: content, role, outcome...) and how it ended; all or nothing."""
+    body = _read_json(file)
+    task, steps = body.pop("task", None), body.pop("steps", None)
+    with open_memory(data_dir) as memory:
+        result = memory.store_task(task, steps, namespace=namespace, **body)
+    if as_json:
+        print_json(result)
+        return
+    console.print(f"stored task [bold]{result.task.id}[/bold] with {len(result.steps)} steps")
+    for index, step in enumerate(result.steps):
+        console.print(f"  step {index}: {step.id} ({step.status})")
 
 
 @app.command()
@@ -335,6 +364,23 @@ def _number_or_level(value: str | None) -> float | str | None:
         return float(value)
     except ValueError:
         return value
+
+
+def _read_json(file: Path) -> dict[str, Any]:
+    """A JSON object from a file, or a usage error naming the file and what is wrong."""
+    try:
+        body = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"file: cannot read {file}: {exc}", 2)
+    except json.JSONDecodeError as exc:
+        fail(f"file: not valid JSON ({exc.msg}, line {exc.lineno})", 2)
+    if not isinstance(body, dict):
+        fail("file: must hold one JSON object with task and steps", 2)
+    allowed = {"task", "steps", "outcome", "session_id", "role", "importance", "occurred_at", "metadata"}
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        fail(f"{unknown[0]}: no such key of a task (keys: {', '.join(sorted(allowed))})", 2)
+    return body
 
 
 def _read_jsonl(file: Path) -> tuple[list[dict[str, Any]], list[int]]:

@@ -49,6 +49,8 @@ def entity_show(
         console.print(f"fact: {relation(fact)} (support {fact.support}, confidence {fact.confidence:.2f})", markup=False)
     for fact in profile.closed_facts:
         console.print(f"closed: {relation(fact)} ({day(fact.valid_from)} to {day(fact.valid_to or 0.0)})", markup=False)
+    for fact in profile.lessons:
+        console.print(f"lesson: {fact.statement} (confidence {fact.confidence:.2f})", markup=False)
     for decision in profile.decisions:
         console.print(f"decision [{decision.status}]: {decision.text}", markup=False)
     for episode in profile.latest_episodes:

@@ -58,6 +58,12 @@ def explain(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir =
     for neighbour in explanation.neighbours:
         via = f" ({neighbour.via})" if neighbour.via else ""
         console.print(f"{neighbour.relation}{via}: {neighbour.id[:8]} {neighbour.summary}", markup=False)
+    for edge in explanation.resolutions:
+        held = "" if edge.held else " (did not hold)"
+        if edge.failure_id == id:
+            console.print(f"fixed by: {edge.fix_id[:8]}{held}, found by the {edge.derived_by}", markup=False)
+        else:
+            console.print(f"fixed: {edge.failure_id[:8]}{held}, found by the {edge.derived_by}", markup=False)
 
 
 def sessions(namespace: Namespace = "default", limit: Annotated[int, typer.Option(help="How many.")] = 20,

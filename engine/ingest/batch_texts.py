@@ -15,8 +15,10 @@ from pydantic import BaseModel
 from engine.ingest.chunk import chunk_text
 from engine.ingest.redact import redact_request
 from engine.inputs import StoreRequest
+from engine.models import Entity
 from engine.nlp import RawEntity
 from engine.settings import Settings
+from engine.signatures import Signature
 from engine.text import count_tokens
 
 __all__ = ["BatchText", "batch_texts"]
@@ -39,6 +41,9 @@ class BatchText(BaseModel):
     multilingual: list[float] | None = None
     sentences: list[list[float]] = []
     importance: float = 0.0
+    signature: Signature | None = None  # the error a failing step shows (`engine.work`)
+    # The stored SIGNATURE entity a stated lesson is about, when one matches its error.
+    signature_entity: Entity | None = None
 
 
 def batch_texts(
@@ -51,7 +56,8 @@ def batch_texts(
         redacted: dict[str, int] = {}
         if settings.redact_pii:
             request, redacted = redact_request(request, pii)
-        texts.append(BatchText(id=str(uuid.uuid4()), request=request, request_index=index, redacted=redacted))
+        texts.append(BatchText(id=request.episode_id or str(uuid.uuid4()), request=request, request_index=index,
+                               redacted=redacted))  # fmt: skip
         if count_tokens(request.content) > settings.chunk_max_tokens:
             chunks = chunk_text(
                 request.content, max_tokens=settings.chunk_max_tokens, min_tokens=settings.chunk_min_tokens

@@ -4,7 +4,8 @@
     "ok" / "thanks" / "好的" / "明白了", and minus `short` for a text of three tokens or fewer.
 
 Signals: entities not seen before in the namespace (up to three count), numbers, dates and
-times, decisions, todos, negations and corrections ("actually", "instead", "改成", "不是").
+times, decisions, todos, negations and corrections ("actually", "instead", "改成", "不是"),
+and a failure (a step that failed, or a tool's output that shows an error).
 The weights are settings (`ImportanceWeights`) so they can be tuned per deployment.
 """
 
@@ -52,6 +53,7 @@ class Signals(BaseModel):
     correction: bool = False
     short: bool = False
     acknowledgement: bool = False
+    failure: bool = False  # a step of work that failed, or a tool's output showing an error
 
 
 def is_acknowledgement(text: str) -> bool:
@@ -64,7 +66,7 @@ def is_acknowledgement(text: str) -> bool:
 
 
 def signals_of(
-    text: str, *, new_entities: int, numbers: int, decisions: int, todos: int
+    text: str, *, new_entities: int, numbers: int, decisions: int, todos: int, failure: bool = False
 ) -> Signals:
     """The signals of a text, given what extraction found in it."""
     return Signals(
@@ -77,6 +79,7 @@ def signals_of(
         correction=_CORRECTION.search(text) is not None,
         short=count_tokens(text) <= 3,
         acknowledgement=is_acknowledgement(text),
+        failure=failure,
     )
 
 
@@ -100,5 +103,6 @@ def score_importance(signals: Signals, weights: ImportanceWeights) -> float:
     score += weights.date if signals.dates else 0.0
     score += weights.negation if signals.negation else 0.0
     score += weights.correction if signals.correction else 0.0
+    score += weights.failure if signals.failure else 0.0
     score -= weights.short if signals.short else 0.0
     return round(min(1.0, max(0.0, score)), 3)

@@ -23,12 +23,15 @@ from engine.ingest.supersede import DecisionView, choose_supersessions
 from engine.inputs import StoreRequest
 from engine.models import Entity
 from engine.settings import Settings
+from engine.signatures import ENTITY_TYPE as SIGNATURE
 from engine.stores.base import IngestGraph
 from engine.stores.vectors import VectorStore
 from engine.text import canonical_name
 
 __all__ = ["BatchLookups", "ShortVectors"]
 
+# The words of its message a stated lesson shares with a stored signature to be about it.
+_STATED_WORDS = 3
 # Entries in the short-text vector cache: 10k x 384 float32 is about 15 MB.
 SHORT_VECTOR_CACHE = 10_000
 
@@ -72,15 +75,41 @@ class BatchLookups:
         self._settings = settings
 
     def check_related(self, requests: list[StoreRequest]) -> None:
-        """Every related id names an episode already stored in the same namespace."""
+        """Every episode a request names is one of its namespace: each related id and each
+        failure it resolves is stored; its task is a stored task or this batch's."""
         wanted: dict[str, set[str]] = {}
         for request in requests:
-            wanted.setdefault(request.namespace, set()).update(request.related_ids)
+            named = [*request.related_ids, *request.resolves, *([request.task_id] if request.task_id else [])]
+            wanted.setdefault(request.namespace, set()).update(named)
+        batch_tasks = {r.episode_id for r in requests if r.episode_id and r.kind == "task"}
         for namespace, ids in wanted.items():
-            known = {e.id for e in self._graph.get_episodes(namespace, sorted(ids))}
-            missing = sorted(ids - known)
-            if missing:
-                raise InvalidInput("related_ids", f"no episode {missing[0]!r} in {namespace!r}")
+            stored = {e.id: e for e in self._graph.get_episodes(namespace, sorted(ids - batch_tasks))}
+            for request in (r for r in requests if r.namespace == namespace):
+                for field in ("related_ids", "resolves"):
+                    missing = [i for i in getattr(request, field) if i not in stored]
+                    if missing:
+                        raise InvalidInput(field, f"no episode {missing[0]!r} in {namespace!r}")
+                task = request.task_id
+                if task is not None and task not in batch_tasks:
+                    if task not in stored:
+                        raise InvalidInput("task_id", f"no episode {task!r} in {namespace!r}")
+                    if stored[task].kind != "task":
+                        raise InvalidInput("task_id", f"episode {task!r} is a {stored[task].kind}, not a task")
+
+    def stated_signatures(self, texts: Sequence[BatchText]) -> None:
+        """Set on each stated lesson the stored SIGNATURE entity its error names, if any: of
+        those that begin as its error does (its head and first words), the one that shares the
+        most of its words, then the most seen. A lesson names less of an error than the tool
+        printed, or runs on into its advice."""
+        for text in texts:
+            if text.request.layer != "semantic" or text.signature is None:
+                continue
+            key = text.signature.key
+            words = key.split()
+            start = " ".join(words[: len(text.signature.head.split()) + _STATED_WORDS])
+            found = [e for e in self._graph.entities_with_prefix(text.request.namespace, [start]) if e.type == SIGNATURE]
+            if found:
+                text.signature_entity = max(found, key=lambda e: (_shared_words(e.canonical, key), e.mention_count, e.id))
 
     def known_entities(self, texts: Sequence[BatchText]) -> dict[str, dict[str, Entity]]:
         """Per namespace, canonical name or alias -> the stored entity it names."""
@@ -215,3 +244,17 @@ class BatchLookups:
             )
             for new_id, old_id in pairs:
                 by_id[new_id].supersedes.append(old_id)
+
+
+def _shared_words(a: str, b: str) -> int:
+    """How many leading words two keys share.
+
+    >>> _shared_words("http 503 pool exhausted", "http 503 pool closed")
+    3
+    """
+    count = 0
+    for x, y in zip(a.split(), b.split(), strict=False):
+        if x != y:
+            break
+        count += 1
+    return count

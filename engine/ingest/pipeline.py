@@ -23,6 +23,7 @@ from engine.models import (
     Decision,
     Entity,
     Episode,
+    Layer,
     NumberMention,
     Session,
     StoreResult,
@@ -206,7 +207,7 @@ def _episode(item: PlannedEpisode, occurred: float, now: float, settings: Settin
         session_id=request.session_id,
         role=request.role,
         importance=item.importance,
-        layer="episodic",
+        layer=_stored_layer(request),
         token_count=count_tokens(request.content),
         content_hash=content_hash(request.content),
         occurred_at=occurred,
@@ -218,7 +219,13 @@ def _episode(item: PlannedEpisode, occurred: float, now: float, settings: Settin
         redactions=sum(item.redacted.values()),
         sources=[source_of(request)],
         expires_at=_expiry(request, occurred, settings),
+        outcome=request.outcome,
     )
+
+
+def _stored_layer(request: StoreRequest) -> Layer:
+    """A stated lesson keeps its layer; working memory promoted, or any other, is episodic."""
+    return "semantic" if request.layer == "semantic" else "episodic"
 
 
 def _expiry(request: StoreRequest, occurred: float, settings: Settings) -> float | None:
@@ -247,7 +254,7 @@ def _point(item: PlannedEpisode, occurred: float, now: float, settings: Settings
             namespace=request.namespace,
             session_id=request.session_id,
             kind=request.kind,
-            layer="episodic",
+            layer=_stored_layer(request),
             importance=item.importance,
             created_at=now,
             occurred_at=occurred,

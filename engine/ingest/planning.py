@@ -7,10 +7,24 @@ from collections.abc import Mapping, Sequence
 
 from engine.ingest.batch_texts import BatchText
 from engine.ingest.extract import decision_topics, find_numbers
-from engine.ingest.pipeline import PlannedDecision, PlannedEntity, PlannedEpisode, about_entities
+from engine.ingest.pipeline import (
+    PlannedDecision,
+    PlannedEntity,
+    PlannedEpisode,
+    about_entities,
+    entity_id,
+)
+from engine.signatures import ENTITY_TYPE, Signature
 from engine.text import canonical_name
 
-__all__ = ["plan_episodes", "request_indices"]
+__all__ = ["plan_episodes", "request_indices", "signature_entity"]
+
+
+def signature_entity(namespace: str, signature: Signature) -> PlannedEntity:
+    """The SIGNATURE entity of an error, keyed by its signature; the head alone ("http 503",
+    "modulenotfounderror") is its alias where the head names something."""
+    return PlannedEntity(id=entity_id(namespace, signature.key), name=signature.name, canonical=signature.key,
+                         type=ENTITY_TYPE, alias=signature.alias)  # fmt: skip
 
 
 def plan_episodes(
@@ -32,6 +46,13 @@ def plan_episodes(
             entity = table.get(canonical_name(raw.name))
             if entity is not None and entity.id not in mentioned:
                 mentioned[entity.id] = entity.model_copy(update={"name": raw.name})
+        if text.signature is not None:
+            # The error a failing step shows: the next occurrence meets this one at it; a stated
+            # lesson meets the stored signature its error names.
+            stored = text.signature_entity
+            signature = signature_entity(text.request.namespace, text.signature) if stored is None else PlannedEntity(
+                id=stored.id, name=stored.name, canonical=stored.canonical, type=stored.type)  # fmt: skip
+            mentioned.setdefault(signature.id, signature)
         entities = list(mentioned.values())
         decisions = [
             PlannedDecision(

@@ -38,15 +38,18 @@ from engine.ingest.pipeline import prepare, source_of
 from engine.ingest.planning import plan_episodes, request_indices
 from engine.ingest.redact import compile_patterns
 from engine.ingest.sentences import sentences_to_embed
+from engine.ingest.work_links import work_links
 from engine.inputs import StoreRequest
 from engine.keyword_keys import keys_in_context, rekey
 from engine.llm import Extractor
+from engine.log_text import prose
 from engine.models import Entity, StoreResult
 from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
 from engine.stores.base import IngestGraph
 from engine.stores.vectors import SparseVector, VectorStore
 from engine.text import canonical_name
+from engine.work import WORK_KINDS, episode_signature, stated_signature
 from engine.working import WorkingItem, WorkingMemory
 
 __all__ = ["Writer"]
@@ -267,6 +270,10 @@ class Writer:
                 content = text.request.content
                 text.entities = entities
                 text.decisions, text.todos = find_decisions(content), find_todos(content)
+            if text.request.kind in WORK_KINDS:
+                _read_as_work(text)
+            elif text.request.layer == "semantic" and text.chunk_index is None:
+                text.signature = stated_signature(text.request.content)
         return texts
 
     # -- under the lock ---------------------------------------------------------------------------
@@ -277,6 +284,7 @@ class Writer:
         working memory once the transaction has committed."""
         settings = self._settings
         self._lookups.check_related([t.request for t in texts if t.chunk_index is None])
+        self._lookups.stated_signatures(texts)
         known = self._lookups.known_entities(texts)
         to_working: list[WorkingItem] = []
         kept: list[BatchText] = []
@@ -285,7 +293,9 @@ class Writer:
             request = text.request
             if text.chunk_index is not None:
                 continue  # a chunk follows its whole
-            scored_low = request.importance is None and text.importance < settings.importance_threshold
+            # A task, or a step of work with an outcome, is a record of what was done, however terse.
+            recorded = request.kind == "task" or (request.outcome is not None and request.kind in WORK_KINDS)
+            scored_low = request.importance is None and text.importance < settings.importance_threshold and not recorded
             if request.layer == "working" or scored_low:
                 to_working.append(
                     WorkingItem(id=text.id, request=request, importance=text.importance,
@@ -297,7 +307,9 @@ class Writer:
             else:
                 kept.append(text)
 
-        duplicates = self._lookups.duplicates(kept, now) if settings.dedup else {}
+        # A step of work is an event: the same error again, or the same check passing, happened again.
+        events = {t.id for t in kept if t.request.task_id or (t.request.outcome and t.request.kind in WORK_KINDS)}
+        duplicates = self._lookups.duplicates([t for t in kept if t.id not in events], now) if settings.dedup else {}
         for text in kept:
             if text.id in duplicates:
                 results[text.request_index] = self._result(
@@ -314,6 +326,9 @@ class Writer:
         }
         tails = {(ns, sid): self._graph.last_episode_in_session(ns, sid) for ns, sid in sessions}
         prepared = prepare(planned, tails, now=now, settings=settings)
+        occurred = {e.id: e.occurred_at for e in prepared.batch.episodes}
+        links = work_links(self._graph, planned, occurred, now=now, window=settings.resolution_window)
+        prepared.batch.steps, prepared.batch.resolutions, prepared.batch.not_held = links
         written.extend(p.id for p in planned)
         self.stored_namespaces.update(p.request.namespace for p in planned)
         self._graph.write(prepared.batch)
@@ -356,6 +371,7 @@ class Writer:
             numbers=len(find_numbers(text.request.content)),
             decisions=len(text.decisions),
             todos=len(text.todos),
+            failure=text.signature is not None or text.request.outcome == "failure",
         )
         return score_importance(signals, self._settings.importance)
 
@@ -390,3 +406,18 @@ class Writer:
             # Orphan points are never recalled (recall keeps only live graph ids).
             pass
 
+
+def _read_as_work(text: BatchText) -> None:
+    """A tool call or task: its error signature, and of what the models found only what its
+    words say (`engine.log_text.prose`): no entity of a stack frame ("Traceback", "File") or
+    of the error's own class (its signature stands for it). A tool's output decides nothing
+    and asks nothing of anyone ("Switched to context prod-eu"): no decision, no todo."""
+    request = text.request
+    if text.chunk_index is None:
+        text.signature = episode_signature(request.content, kind=request.kind, outcome=request.outcome,
+                                           role=request.role, metadata=request.metadata)  # fmt: skip
+    said = prose(request.content)
+    lowered = said.casefold()
+    head = text.signature.head.casefold() if text.signature else None
+    text.entities = [e for e in text.entities if e.name.casefold() in lowered and e.name.casefold() != head]
+    text.decisions, text.todos = [], []

@@ -20,6 +20,8 @@ from engine.recall.comparison import sides
 from engine.recall.query import analyze
 from engine.recall.sessions import gathers
 from engine.recall.time_query import TimeQuery, time_query
+from engine.recall.work_query import asks_fix, asks_lesson, names_subject
+from engine.signatures import query_keys
 
 __all__ = ["QueryAnalysis", "SessionReference", "analyse", "session_reference"]
 
@@ -37,29 +39,38 @@ _FIRST = re.compile(
 _LAST = re.compile(
     rf"\b(?:our|the|my) (?:last|previous|latest|most recent) {_TALK}\b"
     rf"|\b(?:the )?last time {_WE} {_TALKED}\b|\bprevious(?:ly)?,? {_WE} {_TALKED}\b"
-    rf"|\b(?:our |the )?(?:last|previous) (?:time|session)\s*[?.!]?\s*$"
-    r"|上次|上一次|前一次|之前那次|最近一次(?:聊|谈|对话)",
+    r"|\bour (?:last|previous) session\b|之前那次|最近一次(?:聊|谈|对话)",
+    re.IGNORECASE,
+)
+# "Last time" alone: the latest session, unless the question names what it was the last time
+# of ("how did we fix the 429 last time?"), or asks for a fix.
+_LAST_TIME = re.compile(
+    r"\b(?:the )?(?:last|previous) (?:time|session)\b|上次|上一次|前一次",
     re.IGNORECASE,
 )
 
 
 def session_reference(query: str) -> SessionReference | None:
-    """The session a question names by its order ("first", or "last": the latest one).
+    """The session a question names by its order ("first", or "last": the latest one); a
+    bare "last time" names the latest session only when the question names nothing else
+    (`engine.recall.work_query.names_subject`) and asks for no fix.
 
     >>> session_reference("Remind me what we covered in our first conversation")
     'first'
     >>> session_reference("What did we talk about the last time we spoke?"), session_reference("上次我们聊了什么？")
     ('last', 'last')
     >>> session_reference("What did we talk about last time?"), session_reference("Was it cold last time?")
-    ('last', 'last')
-    >>> session_reference("Did I go hiking last time I was in Oslo?") is None
-    True
+    ('last', None)
+    >>> session_reference("Did I go hiking last time I was in Oslo?"), session_reference("上次怎么解决的？")
+    (None, None)
     >>> session_reference("What did Dana say about the first release?") is None
     True
     """
     if _FIRST.search(query):
         return "first"
     if _LAST.search(query):
+        return "last"
+    if _LAST_TIME.search(query) and not names_subject(query) and not asks_fix(query):
         return "last"
     return None
 
@@ -76,6 +87,14 @@ class QueryAnalysis(BaseModel):
     sides: tuple[str, str] | None  # the two events of "which came first, X or Y?"
     session: SessionReference | None  # "our first conversation", "上次"
     asks: frozenset[str]  # the one-valued predicates it asks of whom it names ("where does X work")
+    asks_fix: bool = False  # "how did we get past X?", "上次怎么解决的": a fix, not the failure
+    asks_lesson: bool = False  # "what have we learned about X?": a lesson
+    signature_keys: tuple[str, ...] = ()  # the error signatures a pasted error may name
+
+    @property
+    def about_work(self) -> bool:
+        """Whether it asks after a fix or a lesson, or pastes an error: the fix channel runs."""
+        return self.asks_fix or self.asks_lesson or bool(self.signature_keys)
 
 
 def analyse(query: str, now: float) -> QueryAnalysis:
@@ -95,4 +114,7 @@ def analyse(query: str, now: float) -> QueryAnalysis:
         sides=sides(query),
         session=session_reference(query),
         asks=asked_predicates(query),
+        asks_fix=asks_fix(query),
+        asks_lesson=asks_lesson(query),
+        signature_keys=tuple(query_keys(query)),
     )

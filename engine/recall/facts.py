@@ -26,10 +26,10 @@ from typing import NamedTuple
 from engine.fact_text import fact_text
 from engine.models import ChannelHit, GraphPath, MemoryCard, PathNode, Trace, from_epoch
 from engine.recall.analysis import QueryAnalysis
-from engine.recall.fusion import Scored
+from engine.recall.fusion import RankedHit, Scored
 from engine.recall.stages import RecallContext, fuse_for
 from engine.text import has_cjk, tokenize
-from engine.views import Fact
+from engine.views import LESSON_RULES, Fact
 
 __all__ = ["FACT_SOURCES", "answer_factor", "fact_cards", "relevance_factor"]
 
@@ -70,14 +70,25 @@ def fact_cards(context: RecallContext) -> tuple[list[MemoryCard], dict[str, list
         if fact is None:
             continue  # a point whose fact was closed or removed since: the graph decides
         answers = boost if fact_id in closers else answer_factor(fact, c.models.analysis, named_ids, boost)
-        # A fact that answers outright is no weak fact, however its words compare.
-        relevance = 1.0 if similar is None or answers > 1 else similar.factor(fact_id, c.settings.fact_relevance_power)
+        # A fact that answers outright is no weak fact, however its words compare; a lesson answers
+        # a question after a lesson when it is among the facts that match it best, else only as
+        # far as its words are the question's.
+        exempt = answers > 1 and (fact.rule not in LESSON_RULES or (c.models.analysis.asks_lesson and _matches(hits)))
+        relevance = 1.0 if similar is None or exempt else similar.factor(fact_id, c.settings.fact_relevance_power)
         final = score * c.settings.fact_card_weight * (floor + (1.0 - floor) * fact.confidence) * answers * relevance
         if c.request.min_score is None or final >= c.request.min_score:
             # The sources that found it, under their channels' names, ranked among the facts.
             hits_shown = [h.channel_hit() for h in hits]
             cards.append(_card(fact, namespace, score, final, hits_shown, c.now, (answers, relevance)))
     return cards, {card.id: replaced[card.id] for card in cards if card.id in replaced}
+
+
+_BEST_MATCHES = 3  # a fact among the first this many of the fact points a question finds
+
+
+def _matches(hits: list[RankedHit]) -> bool:
+    """Whether the fact points found a fact among their first few, by meaning or by words."""
+    return any(hit.channel in ("vector", "keyword") and hit.rank <= _BEST_MATCHES for hit in hits)
 
 
 def relevance_factor(similarity: float, best_episode: float, power: float) -> float:
@@ -118,10 +129,12 @@ _TASTES = frozenset({"likes", "dislikes", "quit", "drink", "eat", "play", "smoke
 
 
 def answer_factor(fact: Fact, asked: QueryAnalysis, named: set[str], boost: float) -> float:
-    """`boost` for a fact that answers the question outright: the predicate it asks
-    (`engine.recall.asked`) of an entity it names, stated, not denied, and for a taste
-    ("Does Leo like jazz?") or a having ("Does Ana have a cat?"), of a thing the question
-    names; else 1."""
+    """`boost` for a fact that answers the question outright: a lesson, for a question after a
+    lesson or a fix; the predicate it asks (`engine.recall.asked`) of an entity it names,
+    stated, not denied, and for a taste ("Does Leo like jazz?") or a having ("Does Ana have a
+    cat?"), of a thing the question names; else 1."""
+    if fact.rule in LESSON_RULES:
+        return boost if asked.asks_lesson or asked.asks_fix or asked.signature_keys else 1.0
     taste = "likes" in asked.asks and fact.predicate in _TASTES  # "Does Jo drink coffee?": "Jo quit coffee"
     if not (fact.predicate in asked.asks or taste) or fact.subject_id not in named or fact.negated:
         return 1.0
@@ -195,6 +208,7 @@ def _card(
             "support": fact.support,
             "refers_to": from_epoch(fact.refers_to).isoformat() if fact.refers_to else None,
             "statement": fact.statement,
+            "rule": fact.rule,
         },
         trace=trace,
     )

@@ -13,6 +13,7 @@ from engine.recall.channels import Seed, hub_degree
 from engine.recall.digest_cards import asked_sessions, digest_cards
 from engine.recall.diversity import mmr_order, without_repeats
 from engine.recall.facts import fact_cards
+from engine.recall.fixes import FixHits, FixSearch, Reached, fixes_first
 from engine.recall.fusion import fused_with
 from engine.recall.plan import CHANNELS, RecallPlan
 from engine.recall.query_models import QueryModels
@@ -58,7 +59,7 @@ def run_recall(
     the top, weigh each by its factors, adjust the ranked list, and build cards with traces."""
     plan = RecallPlan.leaving_out(settings.recall_off)
     context = _context(request, now, graph, (vectors, facts, digests), models, settings, plan)
-    for stage in CHANNEL_STAGES:
+    for stage in (*CHANNEL_STAGES, FixSearch()):  # the fix channel walks from the direct channels' hits
         if plan.runs(stage.name):
             context.found[stage.name] = stage.run(context)
     context.fused = fuse_for(
@@ -96,6 +97,8 @@ def _context(
     asked = _asked(request, now, graph, models, plan)
     if not (asked and plan.runs("session")):
         weights["session"] = 0.0
+    if not models.analysis.about_work:
+        weights["fix"] = 0.0
     # A question about a named time also searches that time alone: what happened then is a
     # candidate even where other times' turns match its words better.
     span = searched_window(time, settings.time_window_slack_days) if plan.applies("time_window") else None
@@ -178,6 +181,9 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
         top_k=reach if prune else None, ceiling=factor_ceiling(rerank, settings),
         final=final_score,
     )  # fmt: skip
+    # The fixes the fix channel reached are read and may be shown, to stand above their failures.
+    fixes = [i for i in _fixes_reached(context) if i in fused][: settings.fix_candidates]
+    episodes.update((e.id, e) for e in context.reads.live_episodes([i for i in fixes if i not in episodes]))
     candidates = [
         Candidate(episodes[i], *fused[i])
         for i in fused
@@ -194,7 +200,17 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     if reach > request.top_k and not diverse:  # MMR's choice of cards stands
         kept = {c.episode.id for _, c, _ in shown}
         shown += [r for r in ranked[:reach] if r[1].episode.id not in kept and episode_states_a_change(r[1].episode.id, r[1].episode.content)]
+    if fixes and plan.applies("fixes"):
+        kept = {c.episode.id for _, c, _ in shown}
+        wanted = set(fixes)
+        shown += [r for r in ranked if r[1].episode.id in wanted and r[1].episode.id not in kept]
     return shown, episodes
+
+
+def _fixes_reached(context: RecallContext) -> dict[str, Reached]:
+    """The fixes the fix channel reached, best first (none when it did not run)."""
+    found = context.found.get("fix")
+    return dict(found.reached_fixes) if isinstance(found, FixHits) else {}
 
 
 def _update_reach(context: RecallContext) -> int:
@@ -210,7 +226,9 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     request, now = context.request, context.now
     entity_paths = context.found["entity"].entity_paths if "entity" in context.found else {}
     reached = context.found["graph"].reached if "graph" in context.found else {}
-    paths = {c.episode.id: _path(c.episode.id, reached, entity_paths) for _, c, _ in shown}
+    # A fix's walk from its error explains it best.
+    fix_paths = context.found["fix"].entity_paths if "fix" in context.found else {}
+    paths = {c.episode.id: fix_paths.get(c.episode.id) or _path(c.episode.id, reached, entity_paths) for _, c, _ in shown}
     named = _path_episodes(context.reads.live_episodes, paths.values(), episodes)
     graph_reads = context.graph.graph_reads(request.namespace) if shown else None
     top = [
@@ -246,6 +264,8 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     cards = episodic + semantic
     if context.plan.applies("updates"):
         cards = mark_replaced_by_facts(mark_updates(cards), replaced)
+    if context.plan.applies("fixes"):
+        cards = fixes_first(cards, _fixes_reached(context))
     if context.plan.applies("digests") and request.layer in (None, "episodic"):
         cards += digest_cards(context, max((card.score for card in cards), default=0.0))
     return without_repeats(sorted(cards, key=card_order), request.top_k)

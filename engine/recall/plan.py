@@ -8,7 +8,8 @@ plan leaves out, for an ablation (`python -m bench.locomo --ablate` runs every o
   inside a date the question names; `session_spread`: a gathering question's cards are not
   spread across sessions; `updates`: no memory is marked as updating another; `mmr`: no
   diversity pass, whatever mmr_lambda says; `facts`: no semantic-memory cards; `digests`: no
-  session digest cards).
+  session digest cards; `fixes`: a fix is not raised above its failure, nor the newest fix of
+  an error above the older ones).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from dataclasses import dataclass
 __all__ = ["ADJUSTERS", "CHANNELS", "RecallPlan"]
 
 # In fusion order: the order in which each card's channel contributions are summed.
-CHANNELS = ("vector", "keyword", "entity", "graph", "recency", "side", "reply", "session")
-ADJUSTERS = ("time_window", "session_spread", "updates", "mmr", "facts", "digests")
+CHANNELS = ("vector", "keyword", "entity", "graph", "recency", "side", "reply", "session", "fix")
+ADJUSTERS = ("time_window", "session_spread", "updates", "mmr", "facts", "digests", "fixes")
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class RecallPlan:
     (False, True, False)
     >>> RecallPlan.leaving_out(["telepathy"])
     Traceback (most recent call last):
-    ValueError: recall_off: 'telepathy' is no channel or adjuster (channels: vector, keyword, entity, graph, recency, side, reply, session; adjusters: time_window, session_spread, updates, mmr, facts, digests)
+    ValueError: recall_off: 'telepathy' is no channel or adjuster (channels: vector, keyword, entity, graph, recency, side, reply, session, fix; adjusters: time_window, session_spread, updates, mmr, facts, digests, fixes)
     """
 
     off: frozenset[str] = frozenset()

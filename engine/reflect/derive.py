@@ -9,10 +9,9 @@ Three kinds of evidence:
   they say of the other party ("you have two kids") is second hand, and needs the support of
   `fact_min_support` episodes of one reflection run, the other party's own words among them
   or not;
-- decisions: the speaker decided each entity a decision names;
-- tool failures and their fixes: a failed tool call about X (tool -failed_on-> X), and the
-  entities of the next successful call of that tool (tool -fixed_with-> Y).
-Support is counted later, over distinct episodes.
+- decisions: the speaker decided each entity a decision names.
+Support is counted later, over distinct episodes. An agent's work (tool calls, tasks) states no
+fact here: its failures and their fixes become lessons (`engine.reflect.lessons`).
 """
 
 from __future__ import annotations
@@ -35,14 +34,12 @@ __all__ = ["CandidateFact", "EntityRef", "EpisodeView", "derive_facts"]
 
 CONCEPT = "CONCEPT"
 HEDGED_WEIGHT = 0.5  # a hedged statement ("maybe", "I think") counts half
-_FAILURE = re.compile(r"\b(?:fail(?:ed|s|ure)?|error|exception|crash(?:ed)?|timed? out)\b|失败|报错|异常|超时", re.I)
-_SUCCESS = re.compile(r"\b(?:fixed|resolved|succeeded|success(?:ful)?|worked|passed)\b|修复|解决|成功", re.I)
 
 
 class EntityRef(BaseModel):
     id: str
     name: str
-    type: str | None = None  # set for an entity reflection creates (CONCEPT, PERSON, TOOL)
+    type: str | None = None  # set for an entity reflection creates (CONCEPT, PERSON)
     canonical: str | None = None
 
 
@@ -60,7 +57,6 @@ class EpisodeView(BaseModel):
     decisions: list[str] = Field(default_factory=list)
     speaker: EntityRef | None = None  # the role as an entity
     other: EntityRef | None = None  # the other party of a two-party session: "you"
-    tool: EntityRef | None = None  # the tool of a tool call, as an entity
     statements: list[Statement] = Field(default_factory=list)
 
 
@@ -76,6 +72,7 @@ class CandidateFact(BaseModel):
     own: bool = False  # the subject's own word about themself ("I ..."), not another's
     weight: float = 1.0  # HEDGED_WEIGHT for a hedged statement
     refers_to: float | None = None  # the time the statement names, if any
+    rule: str = "statement"  # the rule that made it (`Fact.rule`)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -88,7 +85,6 @@ def derive_facts(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
     for episode in sorted(episodes, key=lambda e: e.occurred_at):
         found += _stated(episode)
         found += _decided(episode)
-    found += _tool_outcomes(episodes)
     unique: dict[tuple[str, str, str, bool, str], CandidateFact] = {}
     for fact in found:
         unique.setdefault((*fact.key, fact.negated, fact.episode_id), fact)
@@ -154,7 +150,7 @@ def _stated(episode: EpisodeView) -> list[CandidateFact]:
                           at=episode.occurred_at, explicit=statement.subject_kind != "other",
                           own=statement.subject_kind == "speaker",
                           weight=HEDGED_WEIGHT if statement.hedged else 1.0,
-                          refers_to=_time_named(statement.sentence, episode.occurred_at))
+                          refers_to=_time_named(statement.sentence, episode.occurred_at), rule=statement.rule)
         )  # fmt: skip
     return facts
 
@@ -179,7 +175,7 @@ def _decided(episode: EpisodeView) -> list[CandidateFact]:
     return [
         CandidateFact(subject=speaker, predicate="decided", negated=False, object=entity,
                       statement=decision, episode_id=episode.id, at=episode.occurred_at,
-                      explicit=True)
+                      explicit=True, rule="decision")
         for decision in episode.decisions
         for entity in episode.entities
         if entity.id != speaker.id and entity.id not in stated and _chosen(entity.name, decision)
@@ -206,41 +202,3 @@ def _purpose(name: str, decision: str) -> bool:
     """
     return re.search(r"\b(?:for|用于|给)\s*(?:the\s+|our\s+|my\s+|this\s+|a\s+)?" + re.escape(name),
                      decision, re.IGNORECASE) is not None  # fmt: skip
-
-
-def _outcome(episode: EpisodeView) -> str | None:
-    declared = episode.metadata.get("outcome")
-    if declared in ("failure", "success"):
-        return str(declared)
-    if _FAILURE.search(episode.content):
-        return "failure"
-    return "success" if _SUCCESS.search(episode.content) else None
-
-
-def _tool_outcomes(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
-    facts: list[CandidateFact] = []
-    failing: dict[str, EpisodeView] = {}  # tool id -> its latest failure not yet fixed
-    for episode in sorted(episodes, key=lambda e: e.occurred_at):
-        tool = episode.tool
-        if tool is None or episode.kind not in ("tool_call", "task"):
-            continue
-        outcome = _outcome(episode)
-        others = [e for e in episode.entities if e.id != tool.id]
-        if outcome == "failure":
-            failing[tool.id] = episode
-            facts += [
-                CandidateFact(subject=tool, predicate="failed_on", negated=False, object=e,
-                              statement=episode.content, episode_id=episode.id,
-                              at=episode.occurred_at)
-                for e in others
-            ]  # fmt: skip
-        elif outcome == "success" and tool.id in failing:
-            failed = {e.id for e in failing.pop(tool.id).entities}
-            facts += [
-                CandidateFact(subject=tool, predicate="fixed_with", negated=False, object=e,
-                              statement=episode.content, episode_id=episode.id,
-                              at=episode.occurred_at, explicit=True)
-                for e in others
-                if e.id not in failed
-            ]  # fmt: skip
-    return facts

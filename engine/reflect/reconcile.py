@@ -83,6 +83,7 @@ class FactWrite(BaseModel):
     source_episode_ids: list[str]
     refers_to: float | None = None
     reinforces: bool = False
+    rule: str | None = None
 
 
 class FactClose(BaseModel):
@@ -261,7 +262,7 @@ def reconcile(
                           negated=negated, statement=latest.statement,
                           confidence=round(max(same.confidence, strength_of(len(sources), latest.at)), 6),
                           support=len(sources), valid_from=same.valid_from,
-                          source_episode_ids=sources, reinforces=True)
+                          source_episode_ids=sources, reinforces=True, rule=latest.rule)
             )  # fmt: skip
             continue
         if len(episodes) < min_support and not any(f.explicit for f in facts):
@@ -293,7 +294,7 @@ def reconcile(
             id=new_id, subject_id=subject, object_id=obj, predicate=predicate, negated=negated,
             statement=latest.statement, confidence=round(confidence, 6), support=len(episodes),
             valid_from=min(f.at for f in facts), source_episode_ids=episodes,
-            refers_to=latest.refers_to,
+            refers_to=latest.refers_to, rule=latest.rule,
         )  # fmt: skip
         plan.writes.append(write)
         by_key[(subject, predicate, obj, negated)] = ActiveFact(

@@ -1,4 +1,4 @@
-"""One reflection run for a namespace: read new episodes, cluster, derive, reconcile, write.
+"""One reflection run for a namespace: read new episodes, derive, reconcile, plan lessons, write.
 
 Bounded by `reflection_batch_size` episodes and `reflection_time_budget` seconds; the
 Reflection node it writes records where it stopped (`until`), so the next run goes on from
@@ -18,10 +18,11 @@ from engine.fact_text import fact_text
 from engine.ingest.pipeline import entity_id
 from engine.inputs import StoreRequest
 from engine.llm import Extractor, LLMStatement, LLMStatements
+from engine.log_text import prose
 from engine.models import Entity, Episode, StoreResult
 from engine.nlp import parse_english
-from engine.reflect.cluster import cluster_ids
 from engine.reflect.derive import CandidateFact, EntityRef, EpisodeView, derive_facts
+from engine.reflect.lesson_reads import lesson_writes
 from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, object_words, reconcile
 from engine.reflect.roles import is_assistant, is_user
 from engine.reflect.statements import english_statements
@@ -32,8 +33,9 @@ from engine.stores.base import GraphBatch, ReflectionGraph
 from engine.stores.vectors import VectorStore
 from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
+from engine.work import WORK_KINDS
 
-__all__ = ["failed_task_namespaces", "reflect_namespace", "statements_of"]
+__all__ = ["learning_events", "reflect_namespace", "statements_of"]
 
 log = logging.getLogger(__name__)
 
@@ -41,13 +43,13 @@ _FIRST_PERSON = frozenset({"i", "me", "we", "us", "我", "我们"})
 _SECOND_PERSON = frozenset({"you", "你", "您"})
 
 
-def failed_task_namespaces(requests: list[StoreRequest], results: list[StoreResult]) -> list[str]:
-    """The namespaces where a failed task was just stored: an event worth learning from at
-    once, so the store reflects on them."""
+def learning_events(requests: list[StoreRequest], results: list[StoreResult]) -> list[str]:
+    """The namespaces where a failed task or a stated lesson was just stored: an event worth
+    learning from at once, so the store reflects on them."""
     return sorted({
         r.namespace
         for r, result in zip(requests, results, strict=True)
-        if r.kind == "task" and r.metadata.get("outcome") == "failure" and result.status == "stored"
+        if result.status == "stored" and ((r.kind == "task" and r.outcome == "failure") or r.layer == "semantic")
     })  # fmt: skip
 
 
@@ -78,17 +80,9 @@ def reflect_namespace(
     # cursor stops after the last one read, so the next run goes on from there.
     statements = statements_of(
         [e.content for e in episodes], [e.role for e in episodes], extractor,
-        deadline=started + settings.reflection_time_budget,
+        deadline=started + settings.reflection_time_budget, kinds=[e.kind for e in episodes],
     )  # fmt: skip
     episodes = episodes[: len(statements)]
-    ids = [e.id for e in episodes]
-    dense = vectors.dense(ids)
-    with_vectors = [i for i in ids if i in dense]
-    clusters = cluster_ids(
-        with_vectors,
-        [dense[i] for i in with_vectors],
-        threshold=settings.reflection_cluster_similarity,
-    )
     views, made = _views(graph, namespace, episodes, statements, now, settings.user_name)
     candidates = derive_facts(views)
     involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
@@ -113,12 +107,15 @@ def reflect_namespace(
         half_life=settings.fact_half_life_days,
         floor=settings.fact_recency_floor,
     )
+    lessons = lesson_writes(graph, namespace, episodes, now=now, settings=settings)
+    plan.writes += lessons.plan.writes
+    plan.closes += lessons.plan.closes
     summary = ReflectionSummary(
         id=run_id,
         namespace=namespace,
         ran_at=now,
         episodes_seen=len(episodes),
-        clusters=len(clusters),
+        clusters=lessons.groups,
         facts_written=sum(not w.reinforces for w in plan.writes),
         facts_reinforced=sum(w.reinforces for w in plan.writes),
         facts_closed=len(plan.closes),
@@ -128,7 +125,8 @@ def reflect_namespace(
     reinforced = [w.id for w in plan.writes if w.reinforces]
     # A reinforced fact whose words stay the same keeps its point (and its place in the index).
     before = {f.id: fact_text(f) for f in graph.facts_by_id(namespace, reinforced, include_closed=False)}
-    graph.write(_batch(plan, summary, made, _concept_links(plan, candidates, views, now), now))
+    entities, mentions = _concept_links(plan, candidates, views, now)
+    graph.write(_batch(plan, summary, made, (entities + lessons.entities, mentions + lessons.mentions), now))
     try:
         written = graph.facts_by_id(namespace, [w.id for w in plan.writes], include_closed=False)
         changed = [f for f in written if before.get(f.id) != fact_text(f)]
@@ -144,14 +142,18 @@ def reflect_namespace(
 
 def statements_of(
     texts: list[str], roles: list[str | None], extractor: Extractor | None = None,
-    *, deadline: float | None = None,
+    *, deadline: float | None = None, kinds: list[str] | None = None,
 ) -> list[list[Statement]]:
     """What each text states: the LLM's answer where one is configured and answers, else
     English by its parse and Chinese by its tags. A leading "Name:" that repeats the role is
-    the transcript's, not the speaker's words. The LLM is asked one text at a time until the
-    `deadline` (time.monotonic()); the texts after it are left out of the answer, which
-    always holds the first."""
-    bodies = [_without_role(text, role) for text, role in zip(texts, roles, strict=True)]
+    the transcript's, not the speaker's words; the lines of machine output (stack frames,
+    JSON, log records: `engine.log_text.prose`) state nothing, nor does a tool call or a task
+    (`kinds`): an agent's work is read as signatures, fixes and lessons. The LLM is asked one
+    text at a time until the `deadline` (time.monotonic()); the texts after it are left out of
+    the answer, which always holds the first."""
+    work = [kind in WORK_KINDS for kind in kinds] if kinds is not None else [False] * len(texts)
+    bodies = ["" if is_work else prose(_without_role(text, role))
+              for text, role, is_work in zip(texts, roles, work, strict=True)]  # fmt: skip
     answered: list[LLMStatements | None] = []
     if extractor is None:
         answered = [None] * len(bodies)
@@ -159,13 +161,13 @@ def statements_of(
         for body in bodies:
             if answered and deadline is not None and time.monotonic() > deadline:
                 break
-            answered += extractor.statements([body])
+            answered += extractor.statements([body]) if body.strip() else [None]
         bodies = bodies[: len(answered)]
     found: list[list[Statement]] = [[] for _ in bodies]
     for i, answer in enumerate(answered):
         if answer is not None:
             found[i] = [_from_llm(s, bodies[i]) for s in answer.statements]
-    rules = [i for i, answer in enumerate(answered) if answer is None]
+    rules = [i for i, answer in enumerate(answered) if answer is None and bodies[i].strip()]
     english = [i for i in rules if not has_cjk(bodies[i])]
     for i, doc in zip(english, parse_english([bodies[i] for i in english]), strict=True):
         found[i] = english_statements(doc)
@@ -184,7 +186,7 @@ def _from_llm(said: LLMStatement, text: str) -> Statement:
     )  # fmt: skip
     return Statement(subject_kind=kind, subject=who, predicate=said.predicate, object=said.object,
                      object_key=canonical_name(said.object), negated=said.negated,
-                     hedged=said.hedged, sentence=text)  # fmt: skip
+                     hedged=said.hedged, sentence=text, rule="llm")  # fmt: skip
 
 
 def _without_role(text: str, role: str | None) -> str:
@@ -218,7 +220,7 @@ def _views(
     graph: ReflectionGraph, namespace: str, episodes: list[Episode],
     statements: list[list[Statement]], now: float, user_name: str,
 ) -> tuple[list[EpisodeView], dict[str, Entity]]:
-    """What derivation reads, and the speaker/tool entities it may need created. A role names
+    """What derivation reads, and the speaker entities it may need created. A role names
     its speaker, but for the parties of a chat: `user` is `user_name` and an assistant is no
     subject (`party`)."""
     ids = [e.id for e in episodes]
@@ -239,9 +241,6 @@ def _views(
     parties = _session_parties(episodes)
     views = []
     for episode, stated in zip(episodes, statements, strict=True):
-        tool_name = episode.metadata.get("tool")
-        tool = named(tool_name if isinstance(tool_name, str) else episode.role, "TOOL",
-                     episode.occurred_at) if episode.kind in ("tool_call", "task") else None  # fmt: skip
         pair = parties.get(episode.session_id or "", ())
         other = next((r for r in pair if r != episode.role), None) if episode.role in pair else None
         views.append(
@@ -257,7 +256,6 @@ def _views(
                 decisions=[d.text for d in decisions.get(episode.id, [])],
                 speaker=named(party(episode.role, user_name), "PERSON", episode.occurred_at),
                 other=named(party(other, user_name), "PERSON", episode.occurred_at),
-                tool=tool,
                 statements=stated,
             )
         )
@@ -308,7 +306,7 @@ def _batch(
     used = {w.subject_id for w in plan.writes} | {w.object_id for w in plan.writes}
     concept_entities, mentions = concepts
     return GraphBatch(
-        # Speaker and tool entities only when a new fact needs them; MERGE keeps existing ones.
+        # Speaker entities only when a new fact needs them; MERGE keeps existing ones.
         entities=[e for key, e in made.items() if key in used] + concept_entities,
         mentions=mentions,
         facts=[as_fact(w) for w in plan.writes if not w.reinforces],

@@ -31,6 +31,7 @@ class Statement(BaseModel):
     negated: bool = False
     hedged: bool = False
     sentence: str
+    rule: str = "statement"  # what read it: "statement" (the parse, the tags) or "llm"
 
 
 # Positive predicates that end another's fact on the same object (`engine.reflect.reconcile`).

@@ -59,6 +59,12 @@ class BehaviourSettings(StoreSettings):
         50, gt=0, le=1000, json_schema_extra=_RECALL,
         description="Hits taken from each channel before fusion: more finds more, costs latency.",
     )
+    fix_candidates: int = Field(
+        5, ge=0, le=100, json_schema_extra=_RECALL,
+        description="For a question about an agent's work, how many of the fixes its failures "
+        "lead to are read and may be shown above them (the fix channel's best): more shows an "
+        "error's older fixes too, at a longer read.",
+    )
     weights: ChannelWeights = Field(
         default_factory=ChannelWeights, json_schema_extra=_RECALL,
         description="How much each recall channel counts in fusion (HINDSIGHT_WEIGHT_*).",
@@ -237,7 +243,14 @@ class BehaviourSettings(StoreSettings):
     )
     dedup: bool = Field(
         True, json_schema_extra=_INGEST_RULES,
-        description="Off stores every repeat as an episode of its own (a log, not a memory).",
+        description="Off stores every repeat as an episode of its own (a log, not a memory). A "
+        "step of work with an outcome, or of a task run, is an event and never a repeat.",
+    )
+    resolution_window: int = Field(
+        100, ge=1, le=10_000, json_schema_extra=_INGEST_RULES,
+        description="How many of a session's latest episodes (or a task run's latest steps) a new "
+        "step of work is placed among to find the failure it fixes: more finds a fix further "
+        "from its failure, costs a longer read per stored step.",
     )
     entity_merge_similarity: float = Field(
         0.85, ge=0, le=1, json_schema_extra=_INGEST_RULES,
@@ -333,11 +346,6 @@ class BehaviourSettings(StoreSettings):
         description="Seconds one reflection run may spend asking the LLM (when configured); it "
         "writes what it read by then, and the next run goes on from there.",
     )
-    reflection_cluster_similarity: float = Field(
-        0.85, ge=0, le=1, json_schema_extra=_REFLECTION,
-        description="Cosine at which two episodes are one topic, of those a reflection run reports "
-        "(`clusters`); a fact keeps the verb its own statement said, whatever its topic.",
-    )
     user_name: str = Field(
         "the user", min_length=1, max_length=100, json_schema_extra=_REFLECTION,
         description="The subject of what a speaker with the role `user` (or `human`) states about "
@@ -347,8 +355,14 @@ class BehaviourSettings(StoreSettings):
     fact_min_support: int = Field(
         2, ge=1, json_schema_extra=_REFLECTION,
         description="Distinct episodes a second-hand relation (what a speaker says of the other "
-        "party, a failed tool call) needs in one run to become a fact; statements, "
-        "decisions and fixes count from one. Higher is surer, lower learns faster.",
+        "party) needs in one run to become a fact; statements and decisions count from one. "
+        "Higher is surer, lower learns faster.",
+    )
+    lesson_incidents: int = Field(
+        500, ge=1, le=100_000, json_schema_extra=_REFLECTION,
+        description="The latest failures (and stated lessons) of one error signature a lesson is "
+        "built from: more keeps an old fix's count, costs a longer read per signature a "
+        "reflection touches.",
     )
     fact_support_scale: float = Field(
         2.0, gt=0, json_schema_extra=_REFLECTION,

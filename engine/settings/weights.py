@@ -62,6 +62,13 @@ class ChannelWeights(BaseSettings):
         description="The latest episodes of the session or namespace, raised when the query asks "
         "about the latest; kept low, since alone it ranks the newest chatter first.",
     )
+    fix: float = Field(
+        2.0, ge=0,
+        description="For a question after a fix or a lesson, or one that pastes an error, the fixes"
+        " of the failures it names, reached through RESOLVED_BY (the newest of an error first);"
+        " weighs nothing for other questions. Higher puts the fix above the memories that only"
+        " repeat the error.",
+    )
 
 
 class ImportanceWeights(BaseSettings):
@@ -98,6 +105,11 @@ class ImportanceWeights(BaseSettings):
         0.15, ge=0, le=1,
         description="Added for a correction (\"actually\", \"改成\"): it overrides something "
         "remembered earlier.",
+    )
+    failure: float = Field(
+        0.3, ge=0, le=1,
+        description="Added for a step that failed, or a tool's output that shows an error: the "
+        "next occurrence asks how it was got past.",
     )
     short: float = Field(
         0.15, ge=0, le=1,

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, Field
 
-from engine.models import Decision, Entity, Episode, GraphReads, Session, Stats
+from engine.models import Decision, Entity, Episode, GraphReads, Resolution, Session, Stats
 from engine.views import Digest, Fact, ReflectionSummary
 
 __all__ = [
@@ -57,6 +57,10 @@ class GraphBatch(BaseModel):
     in_session: list[tuple[str, str]] = Field(default_factory=list)  # episode, session node
     next: list[tuple[str, str]] = Field(default_factory=list)  # earlier episode, later episode
     part_of: list[tuple[str, str, int]] = Field(default_factory=list)  # chunk, whole, index
+    steps: list[tuple[str, str, int]] = Field(default_factory=list)  # step, task, index
+    resolutions: list[Resolution] = Field(default_factory=list)  # new RESOLVED_BY edges
+    # (failure, fix, recurred_by): the same error came back after that fix, in its run
+    not_held: list[tuple[str, str, str]] = Field(default_factory=list)
     # newer decision, older decision: the older one's status becomes "superseded"
     supersedes: list[tuple[str, str]] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)  # new FACT edges (subject_id -> object_id)
@@ -233,6 +237,11 @@ class GraphLookup(Protocol):
         """Every namespace that holds an episode."""
         ...
 
+    def resolutions(self, namespace: str, episode_ids: Sequence[str]) -> list[Resolution]:
+        """The RESOLVED_BY edges from or to any of these episodes (in any state), oldest fix
+        first."""
+        ...
+
 
 class GraphWrites(Protocol):
     """All-or-nothing writes of nodes and edges."""
@@ -334,6 +343,14 @@ class IngestGraph(GraphLookup, GraphWrites, Protocol):
         """Active decisions that share a subject with `subjects`."""
         ...
 
+    def task_steps(self, namespace: str, task_ids: Sequence[str]) -> dict[str, list[tuple[int, Episode]]]:
+        """Each task's steps (in any state) with their index, in order."""
+        ...
+
+    def session_tail(self, namespace: str, session_id: str, now: float, limit: int) -> list[Episode]:
+        """The latest `limit` live episodes of a session, in session order."""
+        ...
+
 
 class ReflectionGraph(GraphLookup, GraphWrites, Protocol):
     """The graph as reflection reads and writes it (`engine/reflect/`): where the last run
@@ -348,6 +365,17 @@ class ReflectionGraph(GraphLookup, GraphWrites, Protocol):
         self, namespace: str, after: tuple[float, str], now: float, limit: int
     ) -> list[Episode]:
         """Live episodes after the (created_at, id) `after`, in that order."""
+        ...
+
+    def episodes_mentioning(
+        self, namespace: str, entity_ids: Sequence[str], now: float, limit: int
+    ) -> list[EntityLink]:
+        """Live episodes that mention any of the entities (a signature's failures), newest
+        first (at most `limit`)."""
+        ...
+
+    def live_episodes(self, namespace: str, ids: Sequence[str], now: float) -> list[Episode]:
+        """Those of these episodes that are live."""
         ...
 
 

@@ -47,7 +47,8 @@ def lint_schema() -> dict[str, object]:
     properties |= {name for rel in RELATIONSHIPS for name, _ in rel.properties}
     properties |= {"version"}  # SchemaVersion
     # Keys of the UNWIND rows the store sends (r.a, r.src, ...), read like properties.
-    properties |= {"a", "b", "n", "src", "dst", "subject_id", "object_id", "old", "new", "at"}
+    properties |= {"a", "b", "n", "src", "dst", "subject_id", "object_id", "old", "new", "at", "failure_id",
+                   "fix_id", "failure", "fix"}
     return {
         "labels": [node.label for node in NODES] + ["SchemaVersion"],
         "relationshipTypes": [rel.name for rel in RELATIONSHIPS],

@@ -26,6 +26,7 @@ from engine.stores.cypher_dialect import Dialect
 from engine.stores.cypher_digests import CypherDigests
 from engine.stores.cypher_parts import Statement
 from engine.stores.cypher_statements import GraphStatements
+from engine.stores.cypher_work import CypherWork, resolution_row
 from engine.stores.graph_rows import (
     decision_from,
     entity_from,
@@ -43,7 +44,7 @@ _Record = TypeVar("_Record", Entity, Decision)
 Plan = list[tuple[Statement, Mapping[str, Any]]]
 
 
-class CypherGraphStore(CypherAdmin, CypherDigests):
+class CypherGraphStore(CypherAdmin, CypherDigests, CypherWork):
     """`GraphStore` over any connection that runs `GraphStatements` of one dialect."""
 
     _q: GraphStatements  # the statements of both mixins
@@ -90,10 +91,13 @@ class CypherGraphStore(CypherAdmin, CypherDigests):
         add(q.merge_sessions, [s.model_dump() for s in batch.sessions])
         add(q.links["mentions"], [{"a": a, "b": b, "n": n} for a, b, n in batch.mentions])
         add(q.links["part_of"], [{"a": a, "b": b, "n": n} for a, b, n in batch.part_of])
+        add(q.step_of, [{"a": a, "b": b, "n": n} for a, b, n in batch.steps])
         for name in ("decided", "about", "in_session", "next", "supersedes"):
             pairs: list[tuple[str, str]] = getattr(batch, name)
             add(q.links[name], [{"a": a, "b": b} for a, b in pairs])
         add(q.supersede, [{"b": b} for _, b in batch.supersedes])
+        add(q.create_resolutions, [resolution_row(r) for r in batch.resolutions])
+        add(q.not_held, [{"failure": f, "fix": x, "recurred_by": by} for f, x, by in batch.not_held])
         add(q.create_facts, [fact_row(f) for f in batch.facts])
         add(q.update_facts, [fact_row(f) for f in batch.fact_updates])
         add(q.close_facts, [{"old": old, "new": new, "at": at} for old, new, at in batch.fact_closes])

@@ -23,6 +23,7 @@ from engine.stores.cypher_parts import (
     live_condition,
     statement,
 )
+from engine.stores.cypher_work import WorkStatements
 from graph_schema.definitions import (
     DECISION,
     ENTITY,
@@ -56,7 +57,7 @@ def _session_windows() -> str:
     return " ".join(steps) + " RETURN " + ", ".join(columns)
 
 
-class GraphStatements(AdminStatements, DigestStatements):
+class GraphStatements(AdminStatements, DigestStatements, WorkStatements):
     """All statements of the graph protocol in one dialect (attributes, dicts of statements)."""
 
     def __init__(self, d: Dialect) -> None:
@@ -106,7 +107,8 @@ class GraphStatements(AdminStatements, DigestStatements):
         fact_props = (
             "id: r.id, predicate: r.predicate, negated: r.negated, statement: r.statement, "
             "confidence: r.confidence, support: r.support, valid_from: r.valid_from, "
-            f"refers_to: {d.cast('r.refers_to', 'DOUBLE')}, source_episode_ids: r.source_episode_ids, reflection_id: r.reflection_id"
+            f"refers_to: {d.cast('r.refers_to', 'DOUBLE')}, source_episode_ids: r.source_episode_ids, reflection_id: r.reflection_id, "
+            "rule: r.rule"
         )
         self.create_facts = statement(
             "UNWIND $rows AS r MATCH (a:Entity {id: r.subject_id}) MATCH (b:Entity {id: r.object_id}) "
@@ -116,7 +118,7 @@ class GraphStatements(AdminStatements, DigestStatements):
         self.update_facts = statement(
             "UNWIND $rows AS r MATCH (:Entity)-[f:FACT]->(:Entity) WHERE f.id = r.id SET "
             "f.confidence = r.confidence, f.support = r.support, f.statement = r.statement, "
-            "f.source_episode_ids = r.source_episode_ids, f.quote_forgotten = false",
+            "f.source_episode_ids = r.source_episode_ids, f.quote_forgotten = false, f.rule = r.rule",
             "rows",
         )
         self.close_facts = statement(
