@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed entities locomo bilingual ingest multilingual semantic answers updates clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed entities locomo bilingual ingest multilingual semantic answers updates agent clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,10 @@ answers: $(STAMP)
 
 updates: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m bench.updates --verbose
+
+# An agent's work: real tool errors among routine tool calls, fixes found by the next occurrence (~2 minutes).
+agent: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m bench.agent
 
 clean:
 	rm -rf $(VENV) hindsight-data tools/cypher-lint/node_modules tools/neo4j/target \

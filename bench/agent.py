@@ -1,6 +1,6 @@
 """Memory of an agent's work: does the next occurrence of an error find how it was fixed?
 
-    python -m bench.agent [--seed 7] [--top-k 5] [--json] [--verbose]
+    python -m bench.agent [--seed 7] [--top-k 5] [--kinds N] [--json] [--verbose]
 
 Stores the log of `bench.agent_log` (real error texts among routine tool calls, as task runs)
 in one namespace of a fresh embedded memory, reflects to the end, then asks each question.
@@ -152,9 +152,9 @@ def junk_facts(memory: Memory, stored: Stored) -> tuple[int, int, list[list[Any]
     return len(junk), len(others), junk
 
 
-def run(seed: int, top_k: int, verbose: bool) -> dict[str, Any]:
+def run(seed: int, top_k: int, verbose: bool, kinds: int | None = None) -> dict[str, Any]:
     errors, tasks = load()
-    log = build_log(errors, tasks, seed=seed)
+    log = build_log(errors, tasks, seed=seed, kinds=kinds)
     with scratch_memory("hindsight-agent-") as memory:
         stored = store_log(memory, log)
         episodes = memory.stats(namespace=NAMESPACE).episodes
@@ -167,9 +167,10 @@ def run(seed: int, top_k: int, verbose: bool) -> dict[str, Any]:
             cards = memory.recall(question.text, namespace=NAMESPACE, top_k=top_k)
             row = score_question(question, cards, stored)
             rows.append(row)
-            if verbose and (row.get("rank") != 0 or row.get("lesson") is False):
-                print(f"[{question.split}/{question.form}] {question.kind}: rank {row.get('rank')}", file=sys.stderr)
-                for card in cards[:3]:
+            if verbose and (row.get("rank") != 0 or row.get("lesson") is False or row.get("newest_first") is False):
+                print(f"[{question.split}/{question.form}] {question.kind}: rank {row.get('rank')}, newest first "
+                      f"{row.get('newest_first')}", file=sys.stderr)
+                for card in cards[:5]:
                     print(f"    {card.score:.3f} {card.layer[:4]} {card.content[:90]!r}", file=sys.stderr)
         junk, others, junk_rows = junk_facts(memory, stored)
         if verbose:
@@ -221,8 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--verbose", action="store_true", help="list each miss and junk fact on stderr")
+    parser.add_argument("--kinds", type=int, help="only the first N kinds of incident (a quick run)")
     args = parser.parse_args(argv)
-    result = run(args.seed, args.top_k, args.verbose)
+    result = run(args.seed, args.top_k, args.verbose, args.kinds)
     print(json.dumps(result, indent=1) if args.json else table(result))
     return 0
 

@@ -84,10 +84,11 @@ def _stamp(moment: datetime) -> float:
     return moment.timestamp()
 
 
-def build_log(errors: dict[str, Any], tasks: dict[str, Any], *, seed: int = 7) -> AgentLog:
-    """The log and its questions (see the module's docstring)."""
+def build_log(errors: dict[str, Any], tasks: dict[str, Any], *, seed: int = 7, kinds: int | None = None) -> AgentLog:
+    """The log and its questions (see the module's docstring); of the first `kinds` kinds only,
+    when given (a quick run)."""
     rng = random.Random(seed)
-    recorded = {k["kind"]: k for k in errors["kinds"] if k["kind"] in tasks["kinds"]}
+    recorded = {k["kind"]: k for k in errors["kinds"][:kinds] if k["kind"] in tasks["kinds"]}
     plans = {kind: tasks["recurring"].get(kind, ["fix"]) for kind in recorded}
     occurrences = [(kind, n) for kind, plan in plans.items() for n in range(len(plan))]
     # Every kind's first occurrence in the first half, the recurrences spread after it.

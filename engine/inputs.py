@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -41,6 +42,7 @@ __all__ = [
     "StepInput",
     "StoreRequest",
     "TaskInput",
+    "task_steps",
     "check_json_tree",
     "check_namespace",
     "is_namespace",
@@ -141,6 +143,22 @@ def invalid_input(exc: ValidationError, prefix: str) -> InvalidInput:
     field = ".".join(str(part) for part in error["loc"]) or "input"
     message = str(error["msg"]).removeprefix("Value error, ")
     return InvalidInput(prefix + field, message)
+
+
+def importance_of(value: Any) -> float | None:
+    """An importance as given (0..1, or high, medium, low), or a ValueError saying what it must be."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        level = IMPORTANCE_LEVELS.get(value.strip().lower())
+        if level is None:
+            raise ValueError("must be a number in 0..1 or one of high, medium, low")
+        return level
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("must be a number in 0..1 or one of high, medium, low")
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"must be within 0..1, got {value}")
+    return float(value)
 
 
 def unicode_text(value: Any) -> Any:
@@ -260,18 +278,7 @@ class EpisodeInput(BaseModel):
     @field_validator("importance", mode="before")
     @classmethod
     def _importance(cls, value: Any) -> float | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            level = IMPORTANCE_LEVELS.get(value.strip().lower())
-            if level is None:
-                raise ValueError("must be a number in 0..1 or one of high, medium, low")
-            return level
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError("must be a number in 0..1 or one of high, medium, low")
-        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-            raise ValueError(f"must be within 0..1, got {value}")
-        return float(value)
+        return importance_of(value)
 
     @field_validator("related_ids", "resolves", mode="before")
     @classmethod
@@ -330,9 +337,12 @@ class EpisodeInput(BaseModel):
 
 class StepInput(EpisodeInput):
     """One step of a task run, as `Memory.store_task` takes it: a tool call unless it says
-    otherwise, in the task's session and run."""
+    otherwise, in the task's session and run, kept in episodic memory."""
 
     kind: Kind = "tool_call"
+    layer: Literal["episodic"] = "episodic"
+    session_id: None = Field(None, description="The task's: leave it out")
+    task_id: None = Field(None, description="The task's: leave it out")
 
 
 class TaskInput(BaseModel):
@@ -349,6 +359,33 @@ class TaskInput(BaseModel):
     importance: Annotated[float | None, WithJsonSchema(_IMPORTANCE_SCHEMA)] = None
     occurred_at: Annotated[float | None, WithJsonSchema(_moment_schema("When it began"))] = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    # The engine checks every field again (`Memory.store_task`); these accept what it accepts.
+    @field_validator("occurred_at", mode="before")
+    @classmethod
+    def _occurred_at(cls, value: Any) -> float | None:
+        return None if value is None else to_epoch(value)
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _importance(cls, value: Any) -> float | None:
+        return importance_of(value)
+
+    @field_validator("task", "role", "session_id", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return unicode_text(value)
+
+
+def task_steps(steps: Any) -> list[dict[str, Any]]:
+    """A task's steps as a list of mappings, or InvalidInput naming the first that is none."""
+    if isinstance(steps, (str, bytes, Mapping)) or not isinstance(steps, Iterable):
+        raise InvalidInput("steps", "must be a list of steps, each a mapping of store arguments")
+    listed = list(steps)
+    for index, step in enumerate(listed):
+        if not isinstance(step, Mapping):
+            raise InvalidInput(f"steps[{index}]", "must be a mapping of store arguments")
+    return [dict(step) for step in listed]
 
 
 class _InNamespace(BaseModel):

@@ -23,6 +23,7 @@ __all__ = [
     "Extractor",
     "LLMDigest",
     "LLMExtraction",
+    "LLMLesson",
     "LLMStatement",
     "LLMStatements",
     "OpenAICompatibleExtractor",
@@ -60,6 +61,14 @@ keys: "summary": str, "topics": [str] (at most five short noun phrases).
 Answer with the JSON object only.
 
 Conversation:
+"""
+
+LESSON_PROMPT = """Write the lesson below as one sentence an engineer would keep: what error
+it is, what fixed it, how often. Use only the facts given; name the error and the fix as they
+are written. As one JSON object with exactly this key: "text": str.
+Answer with the JSON object only.
+
+Facts:
 """
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -100,6 +109,12 @@ class LLMDigest(BaseModel):
     topics: list[str] = Field(default_factory=list, max_length=8)
 
 
+class LLMLesson(BaseModel):
+    """What the endpoint must answer for a lesson's sentence; anything else is a failure."""
+
+    text: str = Field(min_length=1, max_length=600)
+
+
 class Extractor(Protocol):
     def extract(self, texts: list[str]) -> list[LLMExtraction | None]:
         """One extraction per text, None where the endpoint failed for it."""
@@ -111,6 +126,10 @@ class Extractor(Protocol):
 
     def digest(self, transcript: str, words: int) -> LLMDigest | None:
         """A session's digest in at most about `words` words, None where the endpoint failed."""
+        ...
+
+    def lesson(self, facts: str) -> LLMLesson | None:
+        """A lesson's facts as one sentence, None where the endpoint failed."""
         ...
 
     def close(self) -> None: ...
@@ -135,6 +154,9 @@ class OpenAICompatibleExtractor:
 
     def digest(self, transcript: str, words: int) -> LLMDigest | None:
         return self._ask(DIGEST_PROMPT.format(words=words), transcript, LLMDigest)
+
+    def lesson(self, facts: str) -> LLMLesson | None:
+        return self._ask(LESSON_PROMPT, facts, LLMLesson)
 
     def _ask(self, prompt: str, text: str, shape: type[_T]) -> _T | None:
         body = {

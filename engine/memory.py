@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from engine.core import Core
 from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, WriteFailed
-from engine.inputs import MAX_TASK_STEPS, StoreRequest, invalid_input, is_unicode_text
+from engine.inputs import MAX_TASK_STEPS, StoreRequest, invalid_input, is_unicode_text, task_steps
 from engine.lifecycle.keeper import Keeper
 from engine.models import StoreResult, TaskResult
 from engine.reader import Reader
@@ -302,13 +302,15 @@ class Memory:
         task_id = str(uuid.uuid4())
         requests = [head.with_id(task_id)]
         at = head.occurred_at if head.occurred_at is not None else time.time()
-        for index, step in enumerate(_steps(steps)):
+        for index, step in enumerate(task_steps(steps)):
             prefix = f"steps[{index}]."
             for field in ("namespace", "task_id"):
-                if field in step:
+                if step.get(field) is not None:
                     raise InvalidInput(prefix + field, "is the task's: leave it out")
-            if step.get("session_id", head.session_id) != head.session_id:
+            if step.get("session_id") not in (None, head.session_id):
                 raise InvalidInput(prefix + "session_id", "must be the task's session (or left out)")
+            if step.get("layer") not in (None, "episodic"):
+                raise InvalidInput(prefix + "layer", "a step of a task run is episodic memory (or left out)")
             request = self._validate({"kind": "tool_call", "occurred_at": at + 0.001, **step, "namespace": namespace,
                                       "session_id": head.session_id, "task_id": task_id}, prefix)  # fmt: skip
             at = request.occurred_at if request.occurred_at is not None else at
@@ -411,17 +413,6 @@ class Memory:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def _steps(steps: Any) -> builtins.list[dict[str, Any]]:
-    """A task's steps as a list of mappings, or InvalidInput naming the first that is not one."""
-    if isinstance(steps, (str, bytes, Mapping)) or not isinstance(steps, Iterable):
-        raise InvalidInput("steps", "must be a list of steps, each a mapping of store arguments")
-    listed = builtins.list(steps)
-    for index, step in enumerate(listed):
-        if not isinstance(step, Mapping):
-            raise InvalidInput(f"steps[{index}]", "must be a mapping of store arguments")
-    return [dict(step) for step in listed]
 
 
 def _listed(values: Any) -> Any:

@@ -137,7 +137,9 @@ class Resolution(BaseModel):
     at: float  # when the fix was made
     # "caller": the fix named the failure (`resolves`); "run": found in its task run or session.
     derived_by: Literal["caller", "run"]
-    confirmed_by: str | None = None  # the later success that showed the fix worked, if another
+    # The later step that showed the fix got past the error, if another: a success, or a
+    # failure of another error on the same tool.
+    confirmed_by: str | None = None
     held: bool = True  # false once the same error came back after it in the run
     recurred_by: str | None = None  # the failure that showed it did not hold
 

@@ -33,7 +33,7 @@ from engine.errors import (
     StoreUnavailable,
     WriteFailed,
 )
-from engine.inputs import StoreRequest, invalid_input
+from engine.inputs import StoreRequest, invalid_input, task_steps
 from engine.lifecycle.audit import AuditEntry
 from engine.models import Episode, MemoryCard, RecallLayer, Stats, StoreResult, TaskResult
 from engine.views import (
@@ -133,16 +133,11 @@ class RemoteMemory:
         metadata: Mapping[str, Any] | None = None,
     ) -> TaskResult:
         """`Memory.store_task` on the server."""
-        if isinstance(steps, (str, bytes, Mapping)) or not isinstance(steps, Iterable):
-            raise InvalidInput("steps", "must be a list of steps, each a mapping of store arguments")
-        listed = builtins.list(steps)
-        for index, step in enumerate(listed):
-            if not isinstance(step, Mapping):
-                raise InvalidInput(f"steps[{index}]", "must be a mapping of store arguments")
+        listed = task_steps(steps)
         body = _episode({
             "task": task, "outcome": outcome, "session_id": session_id, "role": role, "importance": importance,
             "occurred_at": occurred_at, "metadata": None if metadata is None else dict(metadata),
-            "steps": [_episode(dict(step)) for step in listed],
+            "steps": [_episode(step) for step in listed],
         })  # fmt: skip
         return self._call("POST", self._at(namespace, "tasks"), _TASK_RESULT, json=body)
 

@@ -156,7 +156,7 @@ RELATIONSHIPS: tuple[RelType, ...] = (
         (
             ("at", "DOUBLE"),  # when the fix was made
             ("derived_by", "STRING"),  # caller: named by the fix's `resolves`; run: found in the run
-            ("confirmed_by", "STRING"),  # the later success that showed the fix worked, if another
+            ("confirmed_by", "STRING"),  # the later step that showed the fix got past it, if another
             ("held", "BOOLEAN"),  # false once the same error came back after it in the run
             ("recurred_by", "STRING"),  # the failure that showed it did not hold
         ),

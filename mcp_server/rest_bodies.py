@@ -16,23 +16,26 @@ from engine import inputs
 __all__ = ["EpisodeInput", "RecallQuery", "StepInput", "TaskInput"]
 
 
+def _not_null(cls: type, value: Any) -> Any:
+    """The document calls these an array and an object: null is neither (the engine's own
+    validators, which run after this one, let a Python caller pass None)."""
+    if value is None:
+        raise ValueError("must not be null: leave it out instead")
+    return value
+
+
 class EpisodeInput(inputs.EpisodeInput):
     __doc__ = inputs.EpisodeInput.__doc__
     model_config = ConfigDict(strict=True)
 
-    @field_validator("related_ids", "metadata", mode="before")
-    @classmethod
-    def _not_null(cls, value: Any) -> Any:
-        """The document calls these an array and an object: null is neither (the engine's
-        own validators, which run after this one, let a Python caller pass None)."""
-        if value is None:
-            raise ValueError("must not be null: leave it out instead")
-        return value
+    _lists_and_objects = field_validator("related_ids", "resolves", "metadata", mode="before")(_not_null)
 
 
-class StepInput(EpisodeInput, inputs.StepInput):
+class StepInput(inputs.StepInput):
     __doc__ = inputs.StepInput.__doc__
     model_config = ConfigDict(strict=True)
+
+    _lists_and_objects = field_validator("related_ids", "resolves", "metadata", mode="before")(_not_null)
 
 
 class TaskInput(inputs.TaskInput):
@@ -41,12 +44,7 @@ class TaskInput(inputs.TaskInput):
 
     steps: list[StepInput] = Field(min_length=1, max_length=inputs.MAX_TASK_STEPS)  # type: ignore[assignment]
 
-    @field_validator("metadata", mode="before")
-    @classmethod
-    def _not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("must not be null: leave it out instead")
-        return value
+    _objects = field_validator("metadata", mode="before")(_not_null)
 
 
 class RecallQuery(inputs.RecallQuery):

@@ -250,3 +250,29 @@ def test_the_readme_agent_example_prints_what_it_says(tmp_path: Path, monkeypatc
     assert fix == "aws sso login --profile deployer" and len(json.loads(resolves.replace("'", '"'))) == 1
     assert lesson.startswith('When kubectl fails with "error: You must be logged in to the server (Unauthorized)": '
                              "aws sso login --profile deployer fixed it (once; seen 1 time")  # fmt: skip
+
+
+def test_an_llm_may_phrase_a_lesson_and_the_rules_stand_in_when_it_slips(llm_stub: str, tmp_path: Path) -> None:
+    from tests.llm_stub import _Stub
+
+    settings = Settings(data_dir=tmp_path / "d", llm_base_url=llm_stub, llm_model="stub-1")
+    with Memory.open(settings=settings) as memory:
+        _Stub.answer = {"entities": [], "decisions": [], "todos": [], "importance": 0.8}
+        run = _run(memory, day=3, fix=FIRST_FIX, cluster="a1b2c3", session="deploy-1")
+        said = ("Whenever kubectl says error: You must be logged in, run aws eks update-kubeconfig --name "
+                "staging-eu --region eu-west-1 (worked 1 of 1 times).")  # fmt: skip
+        _Stub.answer = {"text": said}
+        memory.reflect(namespace=NS)
+        [lesson] = memory.entity(next(e.name for e in memory.explain(run["failure"], namespace=NS).entities
+                                      if e.type == "SIGNATURE"), namespace=NS).facts  # fmt: skip
+        assert lesson.statement == said and lesson.rule == "lesson"
+        prompts = [seen["body"]["messages"][0]["content"] for seen in _Stub.seen]
+        assert any("times the error was seen: 1" in prompt for prompt in prompts)
+        # A count the lesson never had: the sentence is refused, the rules' stands in.
+        _Stub.answer = {"text": "Run aws eks update-kubeconfig --name staging-eu --region eu-west-1 on error: You must "
+                        "be logged in; it worked 7 times."}  # fmt: skip
+        _run(memory, day=9, fix=FIRST_FIX, cluster="d4e5f6", session="deploy-2")
+        memory.reflect(namespace=NS, force=True)
+        statements = memory.cypher("MATCH (s:Entity)-[f:FACT]->(:Entity) WHERE s.namespace = $namespace "
+                                   "RETURN f.statement", namespace=NS).rows  # fmt: skip
+        assert len(statements) == 1 and statements[0][0].startswith("When kubectl fails with")

@@ -27,7 +27,7 @@ from tests.serving import HINDSIGHT, free_port, served
 
 TOKEN = "test-token-0123456789"
 TOOLS = {
-    "store_memory", "retrieve_memory", "list_memories", "list_sessions", "get_session", "forget_memory",
+    "store_memory", "store_task", "retrieve_memory", "list_memories", "list_sessions", "get_session", "forget_memory",
     "reflect", "explain_memory", "get_entity", "query_graph",
 }  # fmt: skip
 
@@ -107,6 +107,18 @@ async def _store_recall_forget(client: Client) -> None:
     assert "topk" in _error(await client.call_tool("retrieve_memory", {"query": "x", "topk": 3}))
     assert "content" in _error(await client.call_tool("store_memory", {"content": "   "}))
     assert "not found" in _error(await client.call_tool("forget_memory", {"memory_id": "nope"}))
+
+    # A task run in one call, and the fix of its failure found by the error pasted again.
+    task = _data(await client.call_tool("store_task", {"task": "Build the docs", "outcome": "success", "steps": [
+        {"content": "make html\nmake: *** No rule to make target 'html'.  Stop.", "role": "make", "outcome": "failure"},
+        {"content": "make -C docs html\nBuild finished.", "role": "make", "outcome": "success"}]}))  # fmt: skip
+    assert [s["status"] for s in task["steps"]] == ["stored", "stored"]
+    fixed = _data(await client.call_tool("retrieve_memory", {
+        "query": "make: *** No rule to make target 'html'.  Stop. How did we fix it?", "top_k": 3}))  # fmt: skip
+    assert fixed["cards"][0]["id"] == task["steps"][1]["id"]
+    assert fixed["cards"][0]["trace"]["resolves"] == [task["steps"][0]["id"]]
+    assert "steps" in _error(await client.call_tool("store_task", {"task": "x", "steps": []}))
+    assert "outcome" in _error(await client.call_tool("store_memory", {"content": "x", "outcome": "partly"}))
 
     forgotten = _data(await client.call_tool("forget_memory", {"memory_id": stored["id"]}))
     assert forgotten == {"id": stored["id"], "status": "forgotten", "deleted_at": forgotten["deleted_at"]}

@@ -23,8 +23,15 @@ TURNS = [
     ("2023-05-20", "Maya: Atlas no longer runs on Postgres: the hosting plan only has MySQL."),
     ("2023-05-21", "Tom: Atlas ships with MySQL then. Pebble says hi."),
 ]
+# A deploy that failed on a locked database and the step that got past it (the fix channel).
+TASK = [
+    ("2023-05-22T09:00:00Z", "failure", "alembic upgrade head\nsqlite3.OperationalError: database is locked"),
+    ("2023-05-22T09:01:00Z", "success", "rm -f atlas.db-journal"),
+    ("2023-05-22T09:02:00Z", "success", "alembic upgrade head\nRunning upgrade 41c2 -> 5a9e"),
+]
 # Between them, these ask every channel something it answers.
 QUESTIONS = [
+    "sqlite3.OperationalError: database is locked. How did we fix it last time?",
     "Which came first, Maya buying the road bike or adopting Pebble?",
     "How long has Maya wanted a road bike?",
     "Which database does Atlas use?",
@@ -42,6 +49,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
              "role": text.split(":")[0], "namespace": "p"}
             for n, (day, text) in enumerate(TURNS)
         ])  # fmt: skip
+        memory.store_task("Migrate the Atlas schema", [
+            {"content": text, "occurred_at": at, "outcome": outcome, "role": text.split()[0]} for at, outcome, text in TASK
+        ], outcome="success", namespace="p", session_id="deploy")  # fmt: skip
         memory.reflect(namespace="p")
     yield data
 
@@ -67,8 +77,9 @@ def test_a_channel_left_out_leaves_no_trace(stored: Path, channel: str) -> None:
     cards = _cards(stored, [channel])
     assert channel not in _channels(cards)
     assert _channels(cards) == set(CHANNELS) - {channel}  # and only it is gone
-    if channel == "graph":
-        assert not any(c.trace and c.trace.path and len(c.trace.path.nodes) > 2 for c in cards)
+    if channel == "graph":  # no walk but a fix's (signature, failure, RESOLVED_BY)
+        assert not any(c.trace and c.trace.path and len(c.trace.path.nodes) > 2
+                       and "RESOLVED_BY" not in c.trace.path.relationships for c in cards)  # fmt: skip
 
 
 def test_adjusters_left_out(stored: Path) -> None:

@@ -53,7 +53,9 @@ def test_reflection_writes_expected_facts_in_confidence_order(memory: Memory) ->
         ("Dana", "works_at", False, "Acme"),  # two
         ("the user", "prefers", False, "Python"),  # stated once, by the role `user`
         ("Bob", "meet", False, "Carol"),  # stated once; where they met is no fact of a venue
-        ("deploy", "fixed_with", False, "Sentinel"),  # the fix after a failure
+        # The failure's lesson: its error, and the step that got past it.
+        ("error: deploy to Kestrel failed: timeout on Redis", "fixed_by", False,
+         "deploy to Kestrel succeeded after raising the Sentinel timeout"),
     }
     assert facts[("Atlas", "uses", False, "Postgres")][0] == 3
     assert [row[:4] for row in _facts(memory)][:2] == [

@@ -66,7 +66,7 @@ def test_another_error_on_the_same_tool_means_the_first_was_got_past() -> None:
     run = [step("f1", 1, outcome="failure", tool="python", signature="modulenotfounderror yaml"),
            step("pip", 2, outcome="success", tool="pip"),
            step("f2", 3, outcome="failure", tool="python", signature="keyerror database_url")]  # fmt: skip
-    assert edges(run)[0] == [("f1", "pip", None, True)]
+    assert edges(run)[0] == [("f1", "pip", "f2", True)]
 
 
 def test_the_caller_names_the_fix_and_a_heading_is_no_step() -> None:

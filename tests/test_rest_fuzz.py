@@ -50,16 +50,19 @@ def _state(base: str) -> dict[str, Any]:
 
 
 def _without_references(case: Any) -> Any:
-    """`related_ids` must name episodes that exist, which generated ids never do: a positive
-    case would be refused for its state, not its shape (tests/test_reading.py covers them).
+    """`related_ids`, `resolves` and `task_id` must name episodes that exist, which generated
+    ids never do: a positive case would be refused for its state, not its shape
+    (tests/test_reading.py and tests/test_agent_memory.py cover them).
     And metadata keys holding NUL, which the schema refuses (`propertyNames`) but
     schemathesis generates anyway (its issue 3771): such a case is no positive one."""
     if case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE:
         return case
     body = case.body if isinstance(case.body, dict) else {}
-    for item in [body, *body.get("items", [])] if isinstance(body.get("items"), list) else [body]:
+    nested = [i for key in ("items", "steps") if isinstance(body.get(key), list) for i in body[key]]
+    for item in [body, *nested]:
         if isinstance(item, dict):
-            item.pop("related_ids", None)
+            for key in ("related_ids", "resolves", "task_id"):
+                item.pop(key, None)
             if "metadata" in item:
                 item["metadata"] = _without_nul_keys(item["metadata"])
     return case

@@ -127,7 +127,7 @@ def derive_resolutions(
                 if failure.signature and failure.signature == step.signature:
                     resolve(failure, between, "run", None, held=False, recurred=step.id)
                 else:
-                    resolve(failure, between, "run", None)
+                    resolve(failure, between, "run", step)  # the next error shows this one was got past
                 break
         elif step.outcome == "success":
             _confirm(step, index, earlier, steps, position, edges, resolve)

@@ -82,11 +82,13 @@ def work_links(
     not_held: list[tuple[str, str, str]] = []
     batch = {p.id for p in wholes}
     for (namespace, kind, run_id), items in runs.items():
-        stored = _stored_run(graph, namespace, kind, run_id, now, window)
+        if kind == "session" and all(p.id in headings for p in items):
+            continue  # a task's own episode is no step of its session: nothing to link
+        known = graph.task_steps(namespace, [run_id]).get(run_id, []) if kind == "task" else []
         if kind == "task":
-            known = graph.task_steps(namespace, [run_id]).get(run_id, [])
             first = max((index for index, _ in known), default=-1) + 1
             steps += [(p.id, run_id, first + i) for i, p in enumerate(sorted(items, key=lambda p: occurred[p.id]))]
+        stored = _stored_run(graph, namespace, kind, run_id, known, batch, now=now, window=window)
         named = {i for p in items for i in p.request.resolves} - {e.id for e in stored} - batch
         stored += graph.get_episodes(namespace, sorted(named))
         if not any(_is_work(p) for p in items):
@@ -105,10 +107,13 @@ def work_links(
     return WorkLinks(steps, added, not_held)
 
 
-def _stored_run(graph: IngestGraph, namespace: str, kind: str, run_id: str, now: float, window: int) -> list[Episode]:
-    """What a run holds already: a task and its live steps, or a session's latest episodes."""
+def _stored_run(
+    graph: IngestGraph, namespace: str, kind: str, run_id: str, steps: Sequence[tuple[int, Episode]],
+    batch: set[str], *, now: float, window: int,
+) -> list[Episode]:  # fmt: skip
+    """What a run holds already: a task (unless this batch writes it) and its live `steps`, or
+    a session's latest episodes."""
     if kind == "session":
         return graph.session_tail(namespace, run_id, now, window)
-    task = graph.get_episodes(namespace, [run_id])
-    steps = [e for _, e in graph.task_steps(namespace, [run_id]).get(run_id, []) if e.deleted_at is None]
-    return task + steps[-window:]
+    task = [] if run_id in batch else graph.get_episodes(namespace, [run_id])
+    return task + [e for _, e in steps if e.deleted_at is None][-window:]

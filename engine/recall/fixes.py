@@ -1,16 +1,18 @@
 """Fixes in recall: the `fix` channel, and the cards of fixes put above their failures.
 
 For a question after a fix or a lesson, or one that pastes an error (`QueryAnalysis.about_work`),
-the channel starts from the failures the question names (the episodes that show the error
-signatures its pasted error names, or whose class or status it names) and from the best hits
-of the direct channels, and walks each failure's `RESOLVED_BY` edge to its fix:
+the channel starts from the error signatures the question names (its pasted error, or a class
+or status it names) and those the best hits of the direct channels show, takes every failure
+that showed one of them, and the best hits themselves, and walks each failure's `RESOLVED_BY`
+edge to its fix:
 
     fix score = seed x (1 if the fix held, else not_held) x newest^(its rank among the fixes of one error)
 
 a signature named by the whole pasted error seeding 1, a shorter part of it `partial`, its class
 or status alone `alias`; a direct hit the sum of w_c / r_c over the direct channels c that
-found it at rank r_c, w_c their fusion weights over the weights' sum. The trace's path is the walk
-(signature) -MENTIONS- (failure) -RESOLVED_BY- (fix).
+found it at rank r_c, w_c their fusion weights over the weights' sum, and a signature it shows
+as much. The trace's path is the walk (hit) -MENTIONS- (signature) -MENTIONS- (failure)
+-RESOLVED_BY- (fix).
 
 Then (`fixes_first`), among the cards shown, a fix stands above the failure it fixed, the newest
 fix of an error above the older ones, and an older fix that differs from the newest
@@ -91,26 +93,31 @@ class FixSearch:
     def run(self, c: RecallContext) -> Hits:
         if not c.models.analysis.about_work or c.weights.get("fix", 0.0) <= 0:
             return FixHits([])
-        namespace, settings = c.request.namespace, c.settings
+        namespace = c.request.namespace
+        direct = _direct_seeds(c)
+        # The errors the question names, and those its best hits show (seeded as they are):
+        # every occurrence of such an error leads to its fix, the newest first.
+        signatures: dict[str, tuple[float, str, str | None]] = {s: (w, n, None) for s, (w, n) in _signatures(c).items()}
+        for episode_id, entities in c.graph.entities_of(namespace, list(direct)).items() if direct else ():
+            for entity in entities:
+                if entity.type == ENTITY_TYPE and direct[episode_id] > signatures.get(entity.id, (0.0,))[0]:
+                    signatures[entity.id] = (direct[episode_id], entity.name, episode_id)
         seeds: dict[str, tuple[float, list[PathNode], list[str]]] = {}
-        errors: dict[str, str] = {}  # a failure -> the signature it shows, where the walk met it
-        signatures = _signatures(c)
-        if signatures:
-            for link in c.graph.episodes_mentioning(namespace, list(signatures), c.now, settings.channel_candidates):
-                weight, name = signatures[link.entity_id]
-                nodes = [PathNode(id=link.entity_id, label="Entity", name=name), PathNode(id=link.episode_id, label="Episode")]
-                errors.setdefault(link.episode_id, link.entity_id)
-                if weight > seeds.get(link.episode_id, (0.0,))[0]:
-                    seeds[link.episode_id] = (weight, nodes, ["MENTIONS"])
-        for hit_id, weight in _direct_seeds(c).items():
+        errors: dict[str, str] = {}  # a failure -> the signature it shows
+        links = c.graph.episodes_mentioning(namespace, list(signatures), c.now, c.settings.channel_candidates) if signatures else []
+        for link in links:
+            weight, name, via = signatures[link.entity_id]
+            errors.setdefault(link.episode_id, link.entity_id)
+            start: list[PathNode] = [PathNode(id=via, label="Episode")] if via is not None and via != link.episode_id else []
+            nodes = [*start, PathNode(id=link.entity_id, label="Entity", name=name), PathNode(id=link.episode_id, label="Episode")]
+            if weight > seeds.get(link.episode_id, (0.0,))[0]:
+                seeds[link.episode_id] = (weight, nodes, ["MENTIONS"] * (len(nodes) - 1))
+        for hit_id, weight in direct.items():
             if weight > seeds.get(hit_id, (0.0,))[0]:
                 seeds[hit_id] = (weight, [PathNode(id=hit_id, label="Episode")], [])
         if not seeds:
             return FixHits([])
         edges = [r for r in c.graph.resolutions(namespace, list(seeds)) if r.failure_id in seeds]
-        unknown = sorted({r.failure_id for r in edges} - set(errors))
-        for failure, entities in c.graph.entities_of(namespace, unknown).items() if unknown else ():
-            errors.update((failure, e.id) for e in entities if e.type == ENTITY_TYPE)
         return _fix_hits(edges, seeds, errors)
 
 

@@ -62,6 +62,8 @@ def run_recall(
     for stage in (*CHANNEL_STAGES, FixSearch()):  # the fix channel walks from the direct channels' hits
         if plan.runs(stage.name):
             context.found[stage.name] = stage.run(context)
+    if not context.hits("fix"):
+        context.weights["fix"] = 0.0  # no fix reached: it leaves the other channels' scores alone
     context.fused = fuse_for(
         {name: context.found[name].found for name in plan.channels if name in context.found},
         context.weights, settings,

@@ -29,7 +29,8 @@ _FIX = re.compile(
     re.IGNORECASE,
 )
 _LESSON = re.compile(
-    r"\bwhat (?:have|did|do) (?:we|i|you) (?:learn(?:ed|t)?|know about)\b|\blessons?\b|\btakeaways?\b"
+    r"\bwhat (?:have|did|do) (?:we|i|you) (?:learn(?:ed|t)?|know about)\b|\b(?:what|any|the) lessons?\b"
+    r"|\blessons? (?:learn(?:ed|t)|from|about|of)\b|\btakeaways?\b"
     r"|学到了?什么|有什么经验|经验教训|教训|总结的经验",
     re.IGNORECASE,
 )
@@ -61,8 +62,8 @@ def asks_lesson(question: str) -> bool:
 
     >>> asks_lesson("What have we learned about the billing API timeouts?"), asks_lesson("关于部署有什么经验？")
     (True, True)
-    >>> asks_lesson("What did Maya learn in her pottery class?")
-    False
+    >>> asks_lesson("What did Maya learn in her pottery class?"), asks_lesson("When did Jo take diving lessons?")
+    (False, False)
     """
     return _LESSON.search(question) is not None
 

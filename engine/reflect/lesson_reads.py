@@ -7,8 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from engine.llm import Extractor
 from engine.models import Entity, Episode, Resolution
-from engine.reflect.lessons import FIX_TYPE, Incident, LessonPlan, SignatureIncidents, plan_lessons
+from engine.reflect.lessons import (
+    FIX_TYPE,
+    Incident,
+    LessonFields,
+    LessonPlan,
+    SignatureIncidents,
+    plan_lessons,
+)
+from engine.reflect.reconcile import FactWrite
 from engine.settings import Settings
 from engine.signatures import ENTITY_TYPE
 from engine.stores.base import ReflectionGraph
@@ -33,9 +42,11 @@ def _failed(episode: Episode) -> bool:
 
 
 def lesson_writes(
-    graph: ReflectionGraph, namespace: str, episodes: Sequence[Episode], *, now: float, settings: Settings
+    graph: ReflectionGraph, namespace: str, episodes: Sequence[Episode], *, now: float, settings: Settings,
+    extractor: Extractor | None = None,
 ) -> LessonWrites:
-    """The lessons of every signature the episodes show or fix, planned against those written."""
+    """The lessons of every signature the episodes show or fix, planned against those written;
+    with an LLM, the new and changed ones in its words where they hold the lesson's fields."""
     ids = [e.id for e in episodes]
     touched = ids + [r.failure_id for r in graph.resolutions(namespace, ids)]
     signatures = {
@@ -55,12 +66,27 @@ def lesson_writes(
         incident = _incident(episode, edges, fixes)
         if incident is not None:
             by_signature.setdefault(link.entity_id, []).append(incident)
-    grouped = [SignatureIncidents(id=s, name=signatures[s].name, incidents=found) for s, found in by_signature.items()]
+    grouped = [SignatureIncidents(id=s, name=signatures[s].name, head=signatures[s].name.split(": ", 1)[0],
+                                  incidents=found) for s, found in by_signature.items()]  # fmt: skip
     existing = [f for f in graph.facts_about(namespace, sorted(signatures), include_closed=True, whole=True)
                 if f.rule in LESSON_RULES]  # fmt: skip
     plan = plan_lessons(namespace, grouped, existing, now=now, scale=settings.fact_support_scale,
-                        half_life=settings.fact_half_life_days, floor=settings.fact_recency_floor)  # fmt: skip
+                        half_life=settings.fact_half_life_days, floor=settings.fact_recency_floor,
+                        phrased=extractor is not None)  # fmt: skip
+    if extractor is not None:
+        plan.writes = [_phrased(write, plan.fields.get(write.id), extractor) for write in plan.writes]
     return LessonWrites(plan, *_fix_entities(graph, namespace, plan, now), len(grouped))
+
+
+def _phrased(write: FactWrite, fields: LessonFields | None, extractor: Extractor) -> FactWrite:
+    """A lesson the LLM says in a sentence of its own, where that sentence holds the lesson's
+    error, fix and counts (`LessonFields.says`); else as the rules said it."""
+    if fields is None or write.rule != "lesson":
+        return write
+    answer = extractor.lesson(fields.facts())
+    if answer is None or not fields.says(answer.text):
+        return write
+    return write.model_copy(update={"statement": answer.text.strip()})
 
 
 def _incident(episode: Episode, edges: dict[str, Resolution], fixes: dict[str, Episode]) -> Incident | None:

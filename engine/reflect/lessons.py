@@ -18,6 +18,7 @@ with the recency of the last fix (`engine.reflect.reconcile.strength`).
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -58,7 +59,48 @@ class Incident(BaseModel):
 class SignatureIncidents(BaseModel):
     id: str  # the SIGNATURE entity's
     name: str
+    head: str = ""  # its class, status or code (the name's part before its message)
     incidents: list[Incident]
+
+
+_GENERIC = frozenset({"error", "fatal", "panic", "错误", "报错", "失败", "异常"})
+
+
+class LessonFields(BaseModel):
+    """What a lesson says, for a sentence written otherwise (an LLM's) to be checked against."""
+
+    error: str  # the signature's name
+    head: str  # its class, status or code
+    fix: str  # the fix's first line
+    tool: str | None
+    fixed: int
+    did_not_hold: int
+    seen: int
+    last_fixed: float
+
+    def facts(self) -> str:
+        """The fields as lines, for the prompt."""
+        day = datetime.fromtimestamp(self.last_fixed, UTC).date().isoformat()
+        return (f"error: {self.error}\ntool: {self.tool or 'unknown'}\nfix: {self.fix}\ntimes fixed this way: "
+                f"{self.fixed}\ntimes it did not hold: {self.did_not_hold}\ntimes the error was seen: {self.seen}\n"
+                f"last fixed: {day}\n")  # fmt: skip
+
+    def says(self, sentence: str) -> bool:
+        """Whether a sentence names the error and the fix as written and no number the fields
+        do not hold (the day aside).
+
+        >>> fields = LessonFields(error="HTTP 429: Too Many Requests", head="HTTP 429", fix="pip install tenacity",
+        ...                       tool="python", fixed=2, did_not_hold=0, seen=3, last_fixed=0)
+        >>> fields.says("On HTTP 429, pip install tenacity fixed it twice of 3."), fields.says("Retry 5 times on HTTP 429.")
+        (True, False)
+        """
+        lowered = sentence.casefold()
+        # A head that names nothing ("error") names the error by its message's first words.
+        named = self.error.split(": ", 1)[-1].split()[:3] if self.head.casefold() in _GENERIC else [self.head]
+        if self.fix.casefold() not in lowered or not all(word.casefold() in lowered for word in named):
+            return False
+        allowed = set(re.findall(r"\d+", self.facts())) | {"1"}
+        return set(re.findall(r"\d+", sentence.replace(self.fix, "").replace(self.head, ""))) <= allowed
 
 
 class LessonPlan(BaseModel):
@@ -66,13 +108,14 @@ class LessonPlan(BaseModel):
     closes: list[FactClose] = Field(default_factory=list)
     fixes: dict[str, tuple[str, str]] = Field(default_factory=dict)  # FIX entity id -> (canonical, name)
     mentions: list[tuple[str, str]] = Field(default_factory=list)  # fix episode, FIX entity id
+    fields: dict[str, LessonFields] = Field(default_factory=dict)  # by the id of each lesson written
 
 
 def fix_key(text: str) -> str:
     """A fix's entity key: its first line with the volatile parts normalised.
 
     >>> fix_key("pip install ruamel.yaml==0.18.6\\nSuccessfully installed")
-    'fix pip install ruamel.yaml==<v>'
+    'fix pip install ruamel.yaml==<*>'
     """
     return "fix " + canonical_name(normalise_volatile(first_line(text)))
 
@@ -157,10 +200,12 @@ def _sentence(signature: str, period: _Period, seen: int, tool: str | None) -> s
 
 def plan_lessons(
     namespace: str, signatures: Sequence[SignatureIncidents], existing: Sequence[Fact], *, now: float,
-    scale: float, half_life: float, floor: float,
+    scale: float, half_life: float, floor: float, phrased: bool = False,
 ) -> LessonPlan:  # fmt: skip
     """What to write and close so that each signature's lessons are its periods
-    (`existing`: the lesson edges of these signatures, closed ones too)."""
+    (`existing`: the lesson edges of these signatures, closed ones too). With `phrased` (an
+    LLM writes the sentences), a lesson whose evidence is unchanged is left as it is, though
+    the rules would say it in other words."""
     plan = LessonPlan()
     for signature in signatures:
         periods = _periods(signature.incidents)
@@ -179,7 +224,8 @@ def plan_lessons(
             fact_id = match.id if match is not None else str(uuid.uuid4())
             ids.append(fact_id)
             plan.fixes.setdefault(object_id, (period.key, period.name))
-            sources = sorted({i.fix_id for i in period.fixes if i.fix_id} | {i.failure_id for i in period.fixes if i.failure_id})
+            # In the order they happened (each failure, then its fix): the same log cites alike.
+            sources = list(dict.fromkeys(i for f in period.fixes for i in (f.failure_id, f.fix_id) if i))
             held = len(period.fixes)
             last = max(i.fix_at or i.failed_at for i in period.fixes)
             confidence = strength(held, (now - last) / SECONDS_PER_DAY, scale=scale, half_life=half_life,
@@ -191,8 +237,11 @@ def plan_lessons(
                 support=held, valid_from=period.start, source_episode_ids=sources, reinforces=match is not None,
                 rule=rule,
             )  # fmt: skip
-            if match is None or _changed(match, write):
+            if match is None or _changed(match, write, compare_words=not phrased):
                 plan.writes.append(write)
+                plan.fields[fact_id] = LessonFields(
+                    error=signature.name, head=signature.head, fix=period.name, tool=tool, fixed=held,
+                    did_not_hold=period.misses, seen=seen, last_fixed=last)  # fmt: skip
             plan.mentions += [(i.fix_id, object_id) for i in period.fixes if i.fix_id and not i.stated]
         for index, period in enumerate(periods[:-1]):
             current = next((f for f in mine if f.id == ids[index]), None)
@@ -201,6 +250,8 @@ def plan_lessons(
     return plan
 
 
-def _changed(fact: Fact, write: FactWrite) -> bool:
-    return (fact.support, fact.statement, sorted(fact.source_episode_ids), round(fact.confidence, 6)) != (
-        write.support, write.statement, sorted(write.source_episode_ids), write.confidence)  # fmt: skip
+def _changed(fact: Fact, write: FactWrite, *, compare_words: bool) -> bool:
+    said = (fact.statement,) if compare_words else ()
+    return (fact.support, *said, fact.source_episode_ids, round(fact.confidence, 6)) != (
+        write.support, *((write.statement,) if compare_words else ()), write.source_episode_ids,
+        write.confidence)  # fmt: skip

@@ -107,7 +107,7 @@ def reflect_namespace(
         half_life=settings.fact_half_life_days,
         floor=settings.fact_recency_floor,
     )
-    lessons = lesson_writes(graph, namespace, episodes, now=now, settings=settings)
+    lessons = lesson_writes(graph, namespace, episodes, now=now, settings=settings, extractor=extractor)
     plan.writes += lessons.plan.writes
     plan.closes += lessons.plan.closes
     summary = ReflectionSummary(

@@ -34,7 +34,16 @@ A_TURNS = [  # (session, day, content)
     ("s2", "2023-05-02", "我们讨论了预算和斑马标志。"),
     ("s3", "2023-05-03", "Priya adopted a cat after the Lisbon trip was booked."),
 ]
+# An agent's task run in A: its error, and the fix that got past it.
+A_ERROR = "python build.py\nModuleNotFoundError: No module named 'zebra_kit'"
+A_TASK = [
+    {"content": A_ERROR, "role": "python", "outcome": "failure", "occurred_at": "2023-05-01T09:00:00Z"},
+    {"content": "pip install zebra-kit==2.1", "role": "pip", "outcome": "success", "occurred_at": "2023-05-01T09:01:00Z"},
+    {"content": "python build.py\nbuilt 3 logos", "role": "python", "outcome": "success", "occurred_at": "2023-05-01T09:02:00Z"},
+]  # fmt: skip
 QUESTIONS = [
+    "ModuleNotFoundError: No module named 'zebra_kit' again. How did we fix it?",
+    "What have we learned about the zebra_kit import?",
     "zebra logo budget",
     "What did Priya pick for Atlas?",
     "What did we talk about on May 2, 2023?",
@@ -52,6 +61,9 @@ b_operation = st.one_of(
     st.tuples(st.just("words"), st.lists(st.sampled_from(WORDS), min_size=1, max_size=6)),
     st.tuples(st.just("forget"), st.integers(0, 20)),
     st.tuples(st.just("reflect"), st.booleans()),
+    # A's error in B's own task run, fixed another way, or a lesson B states about it.
+    st.tuples(st.just("task"), st.sampled_from(["conda install zebra-kit", "pip install zebra-kit==2.1"])),
+    st.tuples(st.just("lesson"), st.just("Lesson: ModuleNotFoundError: No module named 'zebra_kit' needs the zebra extra.")),
 )
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}")
 
@@ -78,6 +90,13 @@ def _apply_b(memory: Memory, op: tuple[str, Any], stored: list[str], step: int) 
             pass  # forgotten already
     elif kind == "reflect":
         memory.reflect(namespace="b", force=arg)
+    elif kind == "task":
+        fixed = [{**A_TASK[0], "occurred_at": "2023-05-02T09:00:00Z"}, {"content": arg, "role": "pip", "outcome": "success"},
+                 {**A_TASK[2], "occurred_at": "2023-05-02T09:05:00Z"}]  # fmt: skip
+        result = memory.store_task("Build the logos", fixed, outcome="success", namespace="b", session_id=f"task-{step}")
+        stored.extend(s.id for s in result.steps)
+    elif kind == "lesson":
+        stored.append(memory.store(arg, layer="semantic", namespace="b", occurred_at="2023-05-03T08:00:00Z").id)
 
 
 def _canonical(value: Any, names: dict[str, str]) -> Any:
@@ -119,6 +138,8 @@ def _run(stores: str, b_ops: list[tuple[str, Any]]) -> list[Any]:
                                            **overrides)) as memory,
     ):  # fmt: skip
         stored: list[str] = []
+        memory.store_task("Build the logos", A_TASK, outcome="success", namespace="a", session_id="build",
+                          occurred_at="2023-05-01T08:59:00Z")  # fmt: skip
         for index in range(len(A_TURNS)):
             _store_a(memory, index)
             for step, op in enumerate(b_ops[index :: len(A_TURNS)]):
@@ -130,7 +151,9 @@ _ALONE: dict[str, list[Any]] = {}
 
 
 @example([("copy", 0), ("words", ["zebra", "zebra", "logo"]), ("copy", 4), ("forget", 0),
-          ("words", ["Lisbon", "cat"]), ("reflect", True), ("copy", 7), ("words", ["预算"])])  # fmt: skip
+          ("words", ["Lisbon", "cat"]), ("reflect", True), ("copy", 7), ("words", ["预算"]),
+          ("task", "conda install zebra-kit"), ("lesson", "Lesson: ModuleNotFoundError: No module named 'zebra_kit' "
+                                                          "needs the zebra extra."), ("reflect", False)])  # fmt: skip
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(b_operation, min_size=1, max_size=12))
 @pytest.mark.parametrize("stores", STORES)
