@@ -62,7 +62,6 @@ class Keeper:
         with self._core.writer.lock:
             summary = reflect_namespace(
                 self._core.graph,
-                self._core.vectors,
                 self._core.settings,
                 namespace,
                 now=time.time(),

@@ -184,7 +184,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
         final=final_score,
     )  # fmt: skip
     # The fixes the fix channel reached are read and may be shown, to stand above their failures.
-    fixes = [i for i in _fixes_reached(context) if i in fused][: settings.fix_candidates]
+    fixes = [hit.id for hit in context.hits("fix") if hit.id in fused][: settings.fix_candidates]
     episodes.update((e.id, e) for e in context.reads.live_episodes([i for i in fixes if i not in episodes]))
     candidates = [
         Candidate(episodes[i], *fused[i])
@@ -210,7 +210,7 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
 
 
 def _fixes_reached(context: RecallContext) -> dict[str, Reached]:
-    """The fixes the fix channel reached, best first (none when it did not run)."""
+    """The fixes the fix channel reached, with what each fixed (none when it did not run)."""
     found = context.found.get("fix")
     return dict(found.reached_fixes) if isinstance(found, FixHits) else {}
 

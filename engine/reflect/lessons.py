@@ -251,7 +251,6 @@ def plan_lessons(
 
 
 def _changed(fact: Fact, write: FactWrite, *, compare_words: bool) -> bool:
-    said = (fact.statement,) if compare_words else ()
-    return (fact.support, *said, fact.source_episode_ids, round(fact.confidence, 6)) != (
-        write.support, *((write.statement,) if compare_words else ()), write.source_episode_ids,
-        write.confidence)  # fmt: skip
+    before = (fact.support, fact.source_episode_ids, round(fact.confidence, 6))
+    after = (write.support, write.source_episode_ids, write.confidence)
+    return before != after or (compare_words and fact.statement != write.statement)

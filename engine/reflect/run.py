@@ -55,7 +55,6 @@ def learning_events(requests: list[StoreRequest], results: list[StoreResult]) ->
 
 def reflect_namespace(
     graph: ReflectionGraph,
-    vectors: VectorStore,
     settings: Settings,
     namespace: str,
     *,

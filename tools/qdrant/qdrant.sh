@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Start or stop the test Qdrant server (a plain process of the binary built for these machines).
+#   tools/qdrant/qdrant.sh up     start it on loopback with an empty storage folder, wait for /readyz
+#   tools/qdrant/qdrant.sh down   stop the server started by `up`
+#   tools/qdrant/qdrant.sh env    print the variables the tests read, for `eval`
+# The binary: QDRANT_BIN, else ../shared/tools/qdrant/qdrant beside the project. Exit 3 when there
+# is none (its cases then skip, saying why). Ports: QDRANT_HTTP_PORT (6333), QDRANT_GRPC_PORT (6334).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+target="$here/target"
+binary="${QDRANT_BIN:-$root/../shared/tools/qdrant/qdrant}"
+http="${QDRANT_HTTP_PORT:-6333}"
+grpc="${QDRANT_GRPC_PORT:-6334}"
+pidfile="$target/qdrant.pid"
+log="$target/qdrant.log"
+
+env_lines() { echo "export QDRANT_URL=http://127.0.0.1:$http QDRANT_BIN=$binary"; }
+
+running() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+
+up() {
+    [[ -x "$binary" ]] || { echo "qdrant.sh: no Qdrant server binary at $binary (set QDRANT_BIN)" >&2; exit 3; }
+    if running; then echo "Qdrant is already running (pid $(cat "$pidfile"))"; return; fi
+    rm -rf "$target/storage" "$target/snapshots"
+    mkdir -p "$target/storage" "$target/snapshots"
+    QDRANT__SERVICE__HTTP_PORT="$http" QDRANT__SERVICE__GRPC_PORT="$grpc" \
+        QDRANT__STORAGE__STORAGE_PATH="$target/storage" QDRANT__STORAGE__SNAPSHOTS_PATH="$target/snapshots" \
+        nohup "$binary" --config-path "$here/config.yaml" >"$log" 2>&1 &
+    echo $! >"$pidfile"
+    for _ in $(seq 1 120); do
+        if curl -fsS "http://127.0.0.1:$http/readyz" >/dev/null 2>&1; then
+            echo "Qdrant is up: http://127.0.0.1:$http"
+            return
+        fi
+        running || { echo "qdrant.sh: Qdrant exited while starting; its log:" >&2; tail -50 "$log" >&2; exit 1; }
+        sleep 0.5
+    done
+    echo "qdrant.sh: Qdrant did not answer within 60 s; its log: $log" >&2
+    exit 1
+}
+
+down() {
+    if ! running; then echo "Qdrant is not running"; rm -f "$pidfile"; return; fi
+    local pid; pid="$(cat "$pidfile")"
+    kill "$pid"
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    rm -f "$pidfile"
+    echo "Qdrant stopped"
+}
+
+case "${1:-}" in
+    up) up ;;
+    down) down ;;
+    env) env_lines ;;
+    *) echo "usage: $0 up|down|env" >&2; exit 2 ;;
+esac
