@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 LINTER := tools/cypher-lint/node_modules/.installed
 BROWSER := tools/browser-check/node_modules/.installed
 
-.PHONY: install demo test test-neo4j neo4j-up neo4j-down cypher-grammar reliability lint bench speed entities locomo bilingual ingest multilingual semantic answers updates agent clean
+.PHONY: install demo test test-neo4j neo4j-up neo4j-down qdrant-up qdrant-down cypher-grammar reliability lint bench speed entities locomo bilingual ingest multilingual semantic answers updates agent clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,15 @@ neo4j-up:
 
 neo4j-down:
 	tools/neo4j/neo4j.sh down
+
+# A test Qdrant 1.18.3 on loopback, a plain process of the binary built for these machines
+# (QDRANT_BIN, else ../shared/tools/qdrant/qdrant), on two free ports; `make test` runs every
+# Qdrant-server case when QDRANT_URL is set: `eval "$$(tools/qdrant/qdrant.sh env)"`.
+qdrant-up:
+	tools/qdrant/qdrant.sh up
+
+qdrant-down:
+	tools/qdrant/qdrant.sh down
 
 # Only the Neo4j cases, against the server at NEO4J_URI (the test Neo4j when unset); they fail
 # when it is unreachable. They empty hindsight's labels in that database: use a test database.

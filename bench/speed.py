@@ -4,7 +4,9 @@
 
 `--backend neo4j` runs the same measures with the graph on the Neo4j server at NEO4J_URI
 (an empty test database: `make neo4j-up`) and the vectors in Qdrant Edge, as the embedded
-rows have them, so that the two rows differ only by the graph store.
+rows have them, so that the two rows differ only by the graph store. `embedded+qdrant` and
+`neo4j+qdrant` put the vectors on the Qdrant server at QDRANT_URL instead (`make qdrant-up`),
+in collections of their own deleted at the end: what moving the vectors to a server costs.
 
 For each corpus size, in a fresh process (so that peak memory is the size's own): a seeded
 synthetic multi-session corpus goes through `store_many`; recall latency (p50/p95/p99, query
@@ -170,9 +172,10 @@ def _served_requests_per_second(
     from tests.serving import free_port, served
 
     port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    if backend == "neo4j":
-        env |= {"HINDSIGHT_BACKEND": "neo4j", "HINDSIGHT_VECTOR_STORE": "edge"}
+    settings = _settings(backend, data_dir)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HINDSIGHT_BACKEND": settings.backend,
+           "HINDSIGHT_VECTOR_STORE": settings.vector_store,
+           "HINDSIGHT_QDRANT_COLLECTION_PREFIX": settings.qdrant_collection_prefix}  # fmt: skip
 
     async def mcp_client(base: str, number: int, until: float, warm: float, done: list[int]) -> None:
         async with Client(streamable_http_client(f"{base}/mcp")) as session:
@@ -221,9 +224,48 @@ def _size(path: Path) -> int:
 
 
 def _settings(backend: str, data_dir: Path) -> Settings:
-    if backend == "embedded":
-        return Settings(data_dir=data_dir)
-    return Settings(data_dir=data_dir, backend="neo4j", vector_store="edge")
+    """`backend`: the graph store, with "+qdrant" when the vectors are on the Qdrant server at
+    QDRANT_URL (in collections named after the data directory) rather than in Qdrant Edge."""
+    graph, _, vectors = backend.partition("+")
+    if graph not in ("embedded", "neo4j") or vectors not in ("", "qdrant"):
+        raise SystemExit(f"bench.speed: unknown backend {backend!r} (embedded, neo4j, embedded+qdrant, neo4j+qdrant)")
+    if not vectors:
+        return Settings(data_dir=data_dir, backend=graph, vector_store="edge")
+    if not os.environ.get("QDRANT_URL"):
+        raise SystemExit(f"bench.speed --backend {backend} needs a Qdrant server at QDRANT_URL "
+                         "(make qdrant-up, then eval \"$(tools/qdrant/qdrant.sh env)\")")  # fmt: skip
+    prefix = "speed-" + uuid.uuid5(uuid.NAMESPACE_URL, str(data_dir)).hex[:12]
+    return Settings(data_dir=data_dir, backend=graph, vector_store="qdrant", qdrant_collection_prefix=prefix)
+
+
+def _drop_collections(settings: Settings) -> None:
+    """Delete the server collections a measure made: the server is shared."""
+    if settings.vector_store != "qdrant" or not settings.qdrant_url:
+        return
+    from qdrant_client import QdrantClient
+
+    key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+    client = QdrantClient(url=settings.qdrant_url, api_key=key, check_compatibility=False)
+    try:
+        for collection in client.get_collections().collections:
+            if collection.name.startswith(settings.qdrant_collection_prefix + "-"):
+                client.delete_collection(collection.name)
+    finally:
+        client.close()
+
+
+def _empty_graph(settings: Settings) -> None:
+    """Delete what a measure wrote to Neo4j (the database was empty when it began), so that
+    the next backend's measure starts empty too."""
+    if settings.backend != "neo4j":
+        return
+    import neo4j
+
+    auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+    with neo4j.GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver, driver.session(
+        database=settings.neo4j_database
+    ) as session:
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
 
 
 def measure(
@@ -238,6 +280,7 @@ def measure(
         settings = _settings(backend, data_dir)
         with Memory.open(settings=settings) as memory:
             if memory.stats().episodes:
+                _drop_collections(settings)  # its own, made by opening; the graph is not its own
                 raise SystemExit(f"bench.speed --backend {backend} needs an empty database; "
                                  "point NEO4J_URI at a test server (make neo4j-up)")  # fmt: skip
             memory.recall("warm up the models")
@@ -270,13 +313,19 @@ def measure(
         reopened.close()
         reopen_seconds += time.perf_counter() - start
         peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        data_mb = _size(data_dir) / 2**20  # on Neo4j: the vectors, the archive and the logs
+        # On Neo4j: the vectors, the archive and the logs; on a Qdrant server the vectors are
+        # the server's, so the folder's size says nothing of the whole.
+        data_mb = None if settings.vector_store == "qdrant" else _size(data_dir) / 2**20
         if http_seconds:
             print("serving recalls over HTTP...", file=sys.stderr, flush=True)
-        mcp_rps, rest_rps = (
-            _served_requests_per_second(data_dir, all_questions, http_seconds, backend)
-            if http_seconds else (None, None)
-        )  # fmt: skip
+        try:
+            mcp_rps, rest_rps = (
+                _served_requests_per_second(data_dir, all_questions, http_seconds, backend)
+                if http_seconds else (None, None)
+            )  # fmt: skip
+        finally:
+            _drop_collections(settings)
+            _empty_graph(settings)
     every = recall["single_hop"] + recall["graph"]
     row: dict[str, Any] = {
         "backend": backend,
@@ -297,7 +346,7 @@ def measure(
         "baseline_p50_ms": round(statistics.median(base_ms), 1),
         "baseline_p95_ms": round(percentile(base_ms, 0.95), 1),
         "peak_rss_mb": round(peak_rss_mb),
-        "data_mb_per_10k": round(data_mb / (episodes / 10_000), 1),
+        "data_mb_per_10k": None if data_mb is None else round(data_mb / (episodes / 10_000), 1),
         "reopen_s": round(reopen_seconds, 2),
         "first_recall_after_reopen_s": round(first_recall_seconds, 2),
         "mcp_retrieve_req_per_s": None if mcp_rps is None else round(mcp_rps, 1),
@@ -340,10 +389,10 @@ def _child(command: list[str]) -> tuple[int, str, str]:
 def _table(rows: list[dict[str, Any]]) -> str:
     keys = list(rows[0])
     width = max(len(k) for k in keys)
-    lines = [f"{'':<{width}}  " + "  ".join(f"{r['backend']:>10}" for r in rows)]
-    lines.append(f"{'episodes':<{width}}  " + "  ".join(f"{r['episodes']:>10,}" for r in rows))
+    lines = [f"{'':<{width}}  " + "  ".join(f"{r['backend']:>15}" for r in rows)]
+    lines.append(f"{'episodes':<{width}}  " + "  ".join(f"{r['episodes']:>15,}" for r in rows))
     for key in keys[2:]:
-        cells = "  ".join(f"{'-' if r[key] is None else r[key]:>10}" for r in rows)
+        cells = "  ".join(f"{'-' if r[key] is None else r[key]:>15}" for r in rows)
         target = TARGETS.get(key)
         mark = ""
         embedded = [r for r in rows if r["backend"] == "embedded"]  # the targets are its own
@@ -360,7 +409,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--episodes", default="10000,100000", help="comma-separated corpus sizes")
     parser.add_argument("--backend", default="embedded",
-                        help="comma-separated: embedded, neo4j (the server at NEO4J_URI)")  # fmt: skip
+                        help="comma-separated: embedded, neo4j (the server at NEO4J_URI), and "
+                             "either with +qdrant (vectors on the server at QDRANT_URL)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=100, help="questions of each kind")
     parser.add_argument("--http-seconds", type=float, default=20.0,
                         help="seconds of HTTP load, over MCP then REST; 0 skips both")  # fmt: skip
@@ -390,8 +440,8 @@ def main() -> None:
             print(json.dumps(rows[-1]), flush=True)
     if not args.json:
         print("hindsight speed (embedded: Ladybug + Qdrant Edge; neo4j: Neo4j + Qdrant Edge; "
-              "MiniLM on CPU; baseline: bare Qdrant Edge dense search, query embedding "
-              "included, same run)")  # fmt: skip
+              "+qdrant: the vectors on the Qdrant server at QDRANT_URL; MiniLM on CPU; baseline: "
+              "bare Qdrant Edge dense search, query embedding included, same run)")  # fmt: skip
         print(_table(rows))
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import zip_longest
 
+from engine.models import Decision
 from engine.text import has_cjk
 from engine.views import LESSON_RULES, Fact
 
@@ -168,7 +169,7 @@ def fact_text(fact: Fact) -> str:
     return f"{relation(fact)}: {statement}" if statement else relation(fact)
 
 
-def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
+def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12, decided: Sequence[Decision] = ()) -> str:
     """An entity's current facts in one line, by predicate, each value with when it was
     stated (or the time it names): what an agent pastes into a prompt. `facts` come grouped
     and best first (`engine.lookup.grouped_facts`); the line takes the best of each predicate
@@ -190,6 +191,14 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
     'Sam: plans to play "Walking Dead" (Jun 2025).'
     >>> profile_text("小周", [fact("likes", "火锅", 1746000000).model_copy(update={"statement": "我喜欢火锅。"})])
     '小周: 喜欢火锅 (2025年4月).'
+
+    With no fact of its own, the line says what was decided about it (`decided`, the latest
+    first), rather than nothing:
+
+    >>> move = Decision(id="d", namespace="n", text="We decided to go with Postgres for Atlas.",
+    ...                 decided_at=1750420800, created_at=1750420800)
+    >>> profile_text("Atlas", [], decided=[move])
+    'Atlas: decided "We decided to go with Postgres for Atlas." (Jun 2025).'
     """
     groups: dict[str, list[Fact]] = {}
     for fact in facts:
@@ -209,6 +218,10 @@ def profile_text(name: str, facts: Sequence[Fact], *, limit: int = 12) -> str:
         if at not in times:
             times.append(at)
     if not shown:
+        active = [d for d in decided if d.status == "active"][:2]
+        if active:
+            return f"{name}: decided " + "; ".join(
+                f'"{d.text}" ({_month(d.decided_at, has_cjk(d.text))})' for d in active) + "."  # fmt: skip
         return f"{name}: nothing known yet."
     return f"{name}: " + "; ".join(
         (verb if has_cjk(verb) else f"{verb} ")  # Chinese runs on: "喜欢火锅"

@@ -50,6 +50,7 @@ __all__ = [
     "is_unicode_text",
     "to_epoch",
     "unicode_text",
+    "is_session",
     "valid_session",
 ]
 
@@ -106,7 +107,7 @@ def to_epoch(value: datetime | str | float, field: str = "occurred_at") -> float
     if isinstance(value, bool):
         raise ValueError(f"{field} must be a datetime, an ISO 8601 string or epoch seconds")
     if isinstance(value, (int, float)):
-        return _in_range(float(value), field)
+        return _in_range(_finite_float(value, f"{field} must be epoch seconds of a year in 1..9999"), field)
     if isinstance(value, str):
         text = value.strip()
         try:  # epoch seconds written out, as a query string carries them
@@ -156,9 +157,19 @@ def importance_of(value: Any) -> float | None:
         return level
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError("must be a number in 0..1 or one of high, medium, low")
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"must be within 0..1, got {value}")
-    return float(value)
+    number = _finite_float(value, "must be within 0..1")
+    if not (math.isfinite(number) and 0.0 <= number <= 1.0):
+        raise ValueError(f"must be within 0..1, got {number}")
+    return number
+
+
+def _finite_float(value: int | float, reason: str) -> float:
+    """`value` as a float, or a ValueError with `reason` for an integer past the float range
+    (which float() answers with OverflowError, an exception no validator reports)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{reason}, got an integer of {int(value).bit_length()} bits") from None
 
 
 def unicode_text(value: Any) -> Any:
@@ -189,10 +200,14 @@ def is_unicode_text(value: object) -> bool:
     return isinstance(value, str) and _SURROGATE.search(value) is None
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
 def check_json_tree(value: Any) -> None:
     """A ValueError naming the first part of a metadata tree that a store could not hold:
     nesting deeper than MAX_METADATA_DEPTH, a key that is no string or holds NUL, a string
-    that is no valid Unicode. Walked without recursion, so depth alone cannot crash it."""
+    that is no valid Unicode, an integer past 64 bits. Walked without recursion, so depth
+    alone cannot crash it."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
@@ -210,6 +225,8 @@ def check_json_tree(value: Any) -> None:
             stack.extend((item, depth + 1) for item in node)
         elif isinstance(node, str):
             unicode_text(node)
+        elif isinstance(node, int) and not isinstance(node, bool) and not _INT64[0] <= node <= _INT64[1]:
+            raise ValueError("holds an integer outside the signed 64-bit range a store holds")
 
 
 class EpisodeInput(BaseModel):
@@ -419,9 +436,14 @@ class StoreRequest(EpisodeInput, _InNamespace):
 
 def valid_session(value: str | None) -> str | None:
     """A session id as given, or a ValueError for what SESSION_PATTERN refuses."""
-    if value is not None and not (_SESSION.fullmatch(value) and is_unicode_text(value)):
+    if value is not None and not is_session(value):
         raise ValueError("must be 1-128 printable characters")
     return value
+
+
+def is_session(value: str) -> bool:
+    """Whether a text is a session id SESSION_PATTERN allows, valid Unicode."""
+    return _SESSION.fullmatch(value) is not None and is_unicode_text(value)
 
 
 def is_namespace(value: object) -> bool:

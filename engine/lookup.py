@@ -91,13 +91,15 @@ def entity_profile(
     episodes = {e.id: e for e in graph.get_episodes(namespace, order)}
     facts = graph.facts_about(namespace, [entity.id], include_closed=True)
     current = grouped_facts([f for f in facts if f.valid_to is None])
+    decisions = graph.decisions_about(namespace, [entity.id], settings.profile_episodes)
+    latest_decided = sorted(decisions, key=lambda d: -d.decided_at)
     return EntityProfile(
         entity=entity,
         facts=current,
         lessons=_lessons_near(graph, namespace, entity, order),
         closed_facts=sorted((f for f in facts if f.valid_to is not None), key=lambda f: -(f.valid_to or 0.0)),
-        summary=profile_text(entity.name, [f for f in current if f.subject_id == entity.id]),
-        decisions=graph.decisions_about(namespace, [entity.id], settings.profile_episodes),
+        summary=profile_text(entity.name, [f for f in current if f.subject_id == entity.id], decided=latest_decided),
+        decisions=decisions,
         latest_episodes=[episodes[i] for i in order if i in episodes],
     )
 
@@ -148,9 +150,10 @@ def one_entity(graph: ReadingGraph, namespace: str, name: str) -> Entity:
 def store_health(
     graph: ReadingGraph, vectors: VectorStore, backend: str, namespaces: Sequence[str] | None = None
 ) -> Health:
-    """Whether both stores answer, with their counts over `namespaces` (None: all of them);
-    never raises."""
-    scopes: Sequence[str | None] = [None] if namespaces is None else namespaces
+    """Whether both stores answer, with their counts over `namespaces` (None: all of them; an
+    empty list: one request to each store, counting nothing); never raises."""
+    # The empty name is no namespace's: a lookup that answers without reading any data.
+    scopes: Sequence[str | None] = [None] if namespaces is None else (namespaces or [""])
     episodes = points = None
     problems = []
     try:
@@ -162,13 +165,14 @@ def store_health(
         points = sum(vectors.count(namespace) for namespace in scopes)
     except StoreUnavailable as exc:
         problems.append(str(exc))
+    counted = namespaces is None or bool(namespaces)
     return Health(
         status="ok" if episodes is not None and points is not None else "degraded",
         backend=backend,
         graph="ok" if episodes is not None else "unreachable",
         vectors="ok" if points is not None else "unreachable",
-        episodes=episodes,
-        vector_points=points,
+        episodes=episodes if counted else None,
+        vector_points=points if counted else None,
         detail="; ".join(problems) or None,
     )
 

@@ -72,13 +72,15 @@ _ONE_THREAD = {
     "numpy_blas_threads": "hindsight's products are small; more threads spin against the embedder's",
     "graph_threads": "recall's statements are small; one worker leaves the cores to the embedding",
     "vector_search_threads": "the shards are in memory; more threads take the embedding's cores",
+    "embedder_query_threads": "an int8 query computes no faster on more, and recall's reads run beside it",
 }
 
 
-def _threads(name: str, value: int, cores: int) -> Choice:
+def _threads(name: str, settings: Settings, cores: int) -> Choice:
+    value = getattr(settings, name)
     if value == 0:
         return Choice(name=name, value=str(cores), why=f"0: one per core of the {cores} here")
-    if value == Settings.model_fields[name].default and name in _ONE_THREAD:
+    if name not in settings.model_fields_set:
         return Choice(name=name, value=str(value), why=f"the default on any machine: {_ONE_THREAD[name]}")
     return Choice(name=name, value=str(value), why="set")
 
@@ -122,11 +124,11 @@ def machine_report(settings: Settings) -> MachineReport:
         Choice(name="vector_store", value=vectors, why=f"{settings.vector_store} with the {settings.backend} backend"),
         Choice(name="data_dir", value=str(settings.data_dir.resolve()), why="where the embedded stores, archive and audit log live"),
         Choice(name="embedder_precision", value=chosen, why=why),
-        _threads("embedder_threads", settings.embedder_threads, cores),
-        _threads("embedder_query_threads", settings.embedder_query_threads, cores),
-        _threads("numpy_blas_threads", settings.numpy_blas_threads, cores),
-        _threads("graph_threads", settings.graph_threads, cores),
-        _threads("vector_search_threads", settings.vector_search_threads, cores),
+        _threads("embedder_threads", settings, cores),
+        _threads("embedder_query_threads", settings, cores),
+        _threads("numpy_blas_threads", settings, cores),
+        _threads("graph_threads", settings, cores),
+        _threads("vector_search_threads", settings, cores),
         Choice(name="model_cache_dir", value=str(settings.model_cache_dir or default_model_cache()),
                why="set" if settings.model_cache_dir else "unset: under XDG_CACHE_HOME, else ~/.cache"),
         Choice(name="llm", value=settings.llm_base_url or "none",

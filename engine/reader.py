@@ -11,7 +11,7 @@ from typing import Any
 from engine.analyst.query import analyst_query
 from engine.core import Core
 from engine.errors import InvalidInput, NotFound
-from engine.inputs import MAX_OFFSET, is_unicode_text
+from engine.inputs import MAX_OFFSET, is_session, is_unicode_text
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.models import Episode, Stats, from_epoch
 from engine.reflect.digests import digest_id
@@ -98,7 +98,9 @@ class Reader:
             ReadOnlyViolation: the query writes, or is more than one statement.
             InvalidInput: `params` is not a JSON object of named values, names `namespace`,
                 the query does not use `$namespace`, or it returned another namespace's nodes.
-            StoreUnavailable: the graph rejected the query (syntax, timeout).
+            InvalidInput: also when the graph cannot run the query (its syntax, an unknown
+                function, label or property, arithmetic past 64 bits).
+            StoreUnavailable: the graph does not answer, or the query ran out of time.
 
         Example:
             >>> memory.cypher("MATCH (e:Entity) WHERE e.namespace = $namespace "  # doctest: +SKIP
@@ -128,10 +130,13 @@ class Reader:
         semantic: the lessons an agent stated).
 
         Raises:
-            InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
+            InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET, a session id
+                that is no session id.
         """
         self._core.scope(namespace)
         _check_page(limit, offset)
+        if session_id is not None and not (isinstance(session_id, str) and is_session(session_id)):
+            raise InvalidInput("session_id", "must be 1-128 printable characters")
         if layer not in (None, "working", "episodic", "semantic"):
             raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
         if layer == "working":
@@ -181,7 +186,7 @@ class Reader:
 
     def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
         """Whether both stores answer, with their counts over `namespaces` (None: every
-        namespace); never raises."""
+        namespace; []: no counts, one cheap request to each store); never raises."""
         return store_health(self._core.graph, self._core.vectors, self._core.settings.backend, namespaces)
 
 

@@ -20,7 +20,7 @@ from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import Memory, __version__
-from engine.errors import AccessDenied
+from engine.errors import AccessDenied, InvalidInput
 from engine.inputs import NAMESPACE_PATTERN, check_namespace
 from engine.settings import Settings
 from engine.views import Health
@@ -38,6 +38,8 @@ sources and carry a trace, reflect them into facts. The same methods as the Pyth
 errors are `application/problem+json`."""
 
 HEALTH_PATH = "/health"
+# Namespaces one health check may count: each is a count in each store.
+MAX_HEALTH_NAMESPACES = 100
 
 
 def http_app(server: MCPServer, memory: Memory, settings: Settings,
@@ -71,16 +73,22 @@ def http_app(server: MCPServer, memory: Memory, settings: Settings,
         ] = None,
     ) -> Response:
         """Whether the service and both stores are up (open without a token). The counts of
-        episodes and points, and what failed, only for a token: over the namespaces named,
-        which it must be allowed, or else over every one it may use."""
+        episodes and points, and what failed, only for a token: over the namespaces named
+        (at most MAX_HEALTH_NAMESPACES), which it must be allowed, or else over every one it
+        may use."""
         grant = scopes.grant(request.headers.get("authorization", "").encode()) if scopes.enabled else None
+        stranger = scopes.enabled and grant is None
+        if namespace is not None and not stranger and len(namespace) > MAX_HEALTH_NAMESPACES:
+            raise InvalidInput("namespace", f"at most {MAX_HEALTH_NAMESPACES} per health check, got {len(namespace)}")
         if namespace is not None and grant is not None and not all(map(grant.allows, namespace)):
             raise AccessDenied("this token may not use that namespace")
         namespaces = namespace if namespace is not None or grant is None else (
             None if grant.namespaces is None else sorted(grant.namespaces))  # fmt: skip
+        if stranger:  # no token: one request to each store, nothing counted, whatever was asked
+            namespaces = []
         report = await anyio.to_thread.run_sync(lambda: memory.health(namespaces=namespaces))
-        if scopes.enabled and grant is None:  # no token: nothing about what is stored
-            report = report.model_copy(update={"episodes": None, "vector_points": None, "detail": None})
+        if stranger:
+            report = report.model_copy(update={"detail": None})
         return JSONResponse(report.model_dump(), status_code=200 if report.status == "ok" else 503)
 
     app.include_router(rest_router(memory))

@@ -17,9 +17,18 @@ import pytest
 from engine import Settings
 from graph_schema import NODES
 
-__all__ = ["BACKENDS", "backend_env", "live", "open_settings", "unavailable", "wipe_neo4j"]
+__all__ = [
+    "BACKENDS", "EMBEDDED_GRAPH_STORES", "STORES", "backend_env", "drop_collections", "live", "open_settings", "stores_settings",
+    "unavailable", "wipe_neo4j",
+]  # fmt: skip
 
 BACKENDS = ["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+# Each graph backend with its vector store; the embedded graph also with qdrant-client's local
+# mode, and with a Qdrant server (QDRANT_URL), which the production path runs on.
+_QDRANT_SERVER = pytest.param("embedded+qdrant-server", marks=pytest.mark.qdrant)
+STORES = [*BACKENDS, "embedded+qdrant-local", _QDRANT_SERVER]
+# The same on the embedded graph alone: for the cases that need two empty memories at once.
+EMBEDDED_GRAPH_STORES = ["embedded", "embedded+qdrant-local", _QDRANT_SERVER]
 
 
 def live(variable: str, what: str) -> str:
@@ -67,9 +76,33 @@ def wipe_neo4j(uri: str) -> None:
         )
 
 
+_PREFIXES: set[str] = set()  # the collection prefixes handed out, for drop_collections
+
+
 def _collection_prefix(data_dir: Path) -> str:
     """One Qdrant collection per data directory: a child process finds its parent's."""
-    return "t" + hashlib.sha1(str(data_dir.resolve()).encode()).hexdigest()[:12]
+    prefix = "t" + hashlib.sha1(str(data_dir.resolve()).encode()).hexdigest()[:12]
+    _PREFIXES.add(prefix)
+    return prefix
+
+
+def drop_collections(data_dir: Path | None = None) -> None:
+    """Delete, on the Qdrant server at QDRANT_URL, the collections of `data_dir` (None: of every
+    data directory handed out so far), so that a run leaves the server as it found it."""
+    url = os.environ.get("QDRANT_URL")
+    if not url:
+        return
+    from qdrant_client import QdrantClient
+
+    prefixes = {_collection_prefix(data_dir)} if data_dir is not None else set(_PREFIXES)
+    client = QdrantClient(url=url, api_key=os.environ.get("QDRANT_API_KEY") or None, check_compatibility=False)
+    try:
+        for collection in client.get_collections().collections:
+            if collection.name.split("-", 1)[0] in prefixes:
+                client.delete_collection(collection.name)
+    finally:
+        client.close()
+    _PREFIXES.difference_update(prefixes)
 
 
 def open_settings(backend: str, data_dir: Path, *, wipe: bool = True, **overrides: Any) -> Settings:
@@ -82,7 +115,19 @@ def open_settings(backend: str, data_dir: Path, *, wipe: bool = True, **override
         wipe_neo4j(uri)
     # Vectors in qdrant-client's local mode under data_dir.
     return Settings(data_dir=data_dir, backend="neo4j",
-                    qdrant_collection_prefix=_collection_prefix(data_dir), **overrides)  # fmt: skip
+                    **{"qdrant_collection_prefix": _collection_prefix(data_dir), **overrides})  # fmt: skip
+
+
+def stores_settings(stores: str, data_dir: Path, **overrides: Any) -> Settings:
+    """Settings of a fresh memory on one of `STORES` ("embedded", "neo4j",
+    "embedded+qdrant-local", "embedded+qdrant-server") under `data_dir`."""
+    backend, _, vectors = stores.partition("+")
+    if vectors == "qdrant-local":
+        overrides = {"vector_store": "qdrant", "qdrant_url": None, **overrides}
+    elif vectors == "qdrant-server":
+        overrides = {"vector_store": "qdrant", "qdrant_url": live("QDRANT_URL", "Qdrant server"),
+                     "qdrant_collection_prefix": _collection_prefix(data_dir), **overrides}  # fmt: skip
+    return open_settings(backend, data_dir, **overrides)
 
 
 def backend_env(backend: str, data_dir: Path) -> dict[str, str]:

@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from engine import Memory, Settings
-from tests.backends import BACKENDS, open_settings
+from tests.backends import STORES, drop_collections, stores_settings
 from tests.llm_stub import serving_stub
 
 
@@ -36,10 +35,13 @@ def llm_stub() -> Iterator[str]:
 
 
 # Each graph backend with its vector stores; the embedded graph also with qdrant-client's local
-# mode, which runs the Qdrant server's API.
-@pytest.fixture(params=[*BACKENDS, "embedded+qdrant-local"])
+# mode, which runs the Qdrant server's API, and with a Qdrant server where QDRANT_URL names one.
+@pytest.fixture(params=STORES)
 def on_each_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Memory]:
-    backend, _, vectors = str(request.param).partition("+")
-    overrides: dict[str, Any] = {"vector_store": "qdrant"} if vectors else {}
-    with Memory.open(settings=open_settings(backend, tmp_path / "data", **overrides)) as opened:
+    with Memory.open(settings=stores_settings(str(request.param), tmp_path / "data")) as opened:
         yield opened
+    drop_collections(tmp_path / "data")
+
+
+def pytest_sessionfinish() -> None:
+    drop_collections()

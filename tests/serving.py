@@ -1,4 +1,5 @@
-"""Run a real `hindsight serve` process for a test and wait until /health answers."""
+"""Run a real `hindsight serve` process for a test and wait until /health answers, or the
+same app in process over a memory the test holds."""
 
 from __future__ import annotations
 
@@ -11,8 +12,23 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2 as httpx
+from starlette.testclient import TestClient
+
+from engine import Memory
 
 HINDSIGHT = str(Path(sys.executable).with_name("hindsight"))
+
+
+@contextmanager
+def in_process(memory: Memory) -> Iterator[TestClient]:
+    """The app `hindsight serve` runs, over `memory`, in this process; a server error is an
+    answer (500), as a client would see it, not an exception."""
+    from mcp_server.http import http_app
+    from mcp_server.server import build_server
+
+    app = http_app(build_server(memory), memory, memory.settings)
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as client:
+        yield client
 
 
 def free_port() -> int:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from engine import Memory, Settings
 from engine.cli import app
-from engine.errors import ReadOnlyViolation
+from engine.errors import InvalidInput, ReadOnlyViolation
 from graph_schema import NODES, RELATIONSHIPS
 from graph_schema.saved import saved_queries
 from tests.backends import BACKENDS, backend_env, open_settings
@@ -112,6 +112,28 @@ def test_cli_cypher_prints_rows_as_objects_and_refuses_writes(analyst: Analyst) 
     assert done.exit_code == 2 and "name=value" in done.stderr
     with analyst.open() as memory, pytest.raises(ReadOnlyViolation):
         memory.cypher("MATCH (e:Episode) WHERE e.namespace = $namespace SET e.importance = 1")
+
+
+_SCOPED = "MATCH (e:Episode) WHERE e.namespace = $namespace "
+
+
+@pytest.mark.parametrize(("query", "params"), [
+    (_SCOPED + "RETURN no_such_function(e.content)", {}),
+    (_SCOPED + "RETURN e.content +", {}),
+    (_SCOPED + "RETURN count(e) * 9223372036854775807", {}),
+    (_SCOPED + "RETURN count(e) + $big", {"big": 2**63}),
+    (_SCOPED + "RETURN count(e) + $big", {"big": -(2**64)}),
+    (_SCOPED + "RETURN $nan", {"nan": float("nan")}),
+])  # fmt: skip
+def test_a_query_the_graph_cannot_run_is_bad_input_on_every_backend(
+    analyst: Analyst, query: str, params: dict[str, object]
+) -> None:
+    """A bad query is the caller's error naming `cypher` or the parameter, never an outage."""
+    with analyst.open() as memory, pytest.raises(InvalidInput) as raised:
+        memory.cypher(query, params)
+    assert raised.value.field in {"cypher", *(f"params.{name}" for name in params)}
+    with analyst.open() as memory:  # the store still answers
+        assert memory.cypher(_SCOPED + "RETURN count(e) AS n").rows == [[5]]
 
 
 def test_cli_tables_show_times_in_iso_8601(analyst: Analyst) -> None:

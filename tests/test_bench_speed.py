@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.speed import _table, corpus, questions
-from tests.backends import BACKENDS, open_settings
+from tests.backends import BACKENDS, live, open_settings
 
 ROOT = Path(__file__).parent.parent
 
@@ -22,11 +22,13 @@ def test_corpus_and_questions_are_seeded() -> None:
     assert questions(4) == questions(4) and set(questions(4)) == {"single_hop", "graph"}
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", [*BACKENDS, pytest.param("embedded+qdrant", marks=pytest.mark.qdrant)])
 def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets(
     backend: str, tmp_path: Path
 ) -> None:
-    open_settings(backend, tmp_path)  # on Neo4j: the empty database the bench asks for
+    graph, _, vectors = backend.partition("+")
+    open_settings(graph, tmp_path)  # on Neo4j: the empty database the bench asks for
+    server = vectors and _collections(live("QDRANT_URL", "Qdrant server"))
     done = subprocess.run(
         [sys.executable, "-m", "bench.speed", "--episodes", "150", "--queries", "3",
          "--http-seconds", "1", "--sustained", "8", "--json", "--backend", backend],
@@ -48,3 +50,17 @@ def test_json_rows_carry_the_documented_keys_and_the_table_marks_targets(
     assert "recall_p50_ms" in table
     marked = "met" in table or "MISSED" in table  # the targets are the embedded default's
     assert marked == (backend == "embedded"), table
+    if vectors:  # the vectors were on the server, which is left as it was found
+        assert rows[0]["data_mb_per_10k"] is None
+        assert _collections(os.environ["QDRANT_URL"]) == server
+
+
+def _collections(url: str) -> set[str]:
+    """The bench's collections on the server (other suites' come and go beside them)."""
+    from qdrant_client import QdrantClient
+
+    client = QdrantClient(url=url, check_compatibility=False)
+    try:
+        return {c.name for c in client.get_collections().collections if c.name.startswith("speed-")}
+    finally:
+        client.close()

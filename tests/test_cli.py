@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +123,17 @@ def test_ingest_reports_the_bad_line_and_stores_nothing(tmp_path: Path) -> None:
     assert code == 0 and len(json.loads(out)) == 3
     with Memory.open(data) as memory:
         assert memory.stats().episodes == 3
+
+
+def test_the_readmes_ingest_lines_ingest(tmp_path: Path) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"`ingest` reads one JSON object.*?```json\n(.*?)```", readme, re.DOTALL)
+    assert block, "README.md shows the ingest format"
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(block.group(1), encoding="utf-8")
+    code, out, _ = run("ingest", str(turns), "--data-dir", str(tmp_path / "d"), "--json")
+    assert code == 0, out
+    assert [r["status"] for r in json.loads(out)] == ["stored", "stored"]
 
 
 def test_ingest_says_what_became_of_every_line(tmp_path: Path) -> None:
@@ -363,6 +375,7 @@ def test_help_and_info_load_no_model_and_no_store(command: list[str]) -> None:
 
 def test_info_says_what_the_settings_choose_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HINDSIGHT_VECTOR_SEARCH_THREADS", "0")
+    monkeypatch.setenv("HINDSIGHT_EMBEDDER_THREADS", "1")  # the default's value, set
     code, out, _ = run("info", "--data-dir", str(tmp_path), "--json")
     assert code == 0
     report = json.loads(out)
@@ -371,6 +384,8 @@ def test_info_says_what_the_settings_choose_here(tmp_path: Path, monkeypatch: py
     choices = {c["name"]: c for c in report["choices"]}
     assert choices["vector_search_threads"]["value"] == str(cores)  # 0: one per core
     assert choices["graph_threads"]["why"].startswith("the default on any machine")
+    assert choices["embedder_query_threads"]["why"].startswith("the default on any machine")
+    assert choices["embedder_threads"]["why"] == "set"
     assert choices["embedder_precision"]["value"] == "int8"  # auto, on any CPU
     assert choices["data_dir"]["value"] == str(tmp_path.resolve())
     assert choices["graph_index_episodes"]["value"] == "500,000" and "by statements" in choices["graph_index_episodes"]["why"]

@@ -17,6 +17,7 @@ import yaml
 from engine.settings import Settings
 from engine.settings.doc import env_names, render_env_example, render_markdown, setting_docs
 from engine.settings.weights import ChannelWeights, ImportanceWeights
+from tests.backends import unavailable
 from tests.serving import HINDSIGHT, free_port, served
 
 ROOT = Path(__file__).parent.parent
@@ -37,16 +38,30 @@ def _service(name: str) -> dict[str, Any]:
 def test_compose_wires_neo4j_qdrant_and_hindsight_with_healthchecks_and_volumes() -> None:
     assert set(COMPOSE["services"]) == {"neo4j", "qdrant", "hindsight"}
     assert _service("neo4j")["image"] == "neo4j:5"
-    assert _service("qdrant")["image"].startswith("qdrant/qdrant")
+    assert re.fullmatch(r"qdrant/qdrant:v\d+\.\d+\.\d+", _service("qdrant")["image"])
     declared = set(COMPOSE["volumes"])
     for name, service in COMPOSE["services"].items():
         assert service["restart"] == "unless-stopped", name
         assert service["healthcheck"]["test"], name
         assert {"interval", "timeout", "retries"} <= set(service["healthcheck"]), name
         mounts = [v.split(":") for v in service["volumes"]]
-        assert mounts and all(source in declared for source, _ in mounts), name  # named volumes
+        named = [mount for mount in mounts if not mount[0].startswith("./")]
+        assert named and all(mount[0] in declared for mount in named), name  # the data in named volumes
+        assert all((ROOT / mount[0]).is_file() for mount in mounts if mount not in named), name
     assert {target for _, target in (v.split(":") for v in _service("neo4j")["volumes"])} == {"/data", "/logs"}
-    assert _service("qdrant")["volumes"] == ["qdrant-data:/qdrant/storage"]
+    assert _service("qdrant")["volumes"] == [
+        "qdrant-data:/qdrant/storage", "./tools/qdrant/config.yaml:/qdrant/config/production.yaml:ro"
+    ]  # fmt: skip
+
+
+def test_compose_runs_the_qdrant_version_the_tests_run() -> None:
+    from tests.qdrant_nodes import binary
+
+    found = binary()
+    if found is None:
+        unavailable("no Qdrant server binary to compare the compose image with", "qdrant")
+    version = subprocess.run([str(found), "--version"], capture_output=True, text=True, check=True).stdout
+    assert _service("qdrant")["image"] == "qdrant/qdrant:v" + version.split()[-1]
     hindsight = _service("hindsight")
     assert hindsight["depends_on"] == {
         "neo4j": {"condition": "service_healthy"}, "qdrant": {"condition": "service_healthy"}
@@ -194,9 +209,16 @@ def test_the_engine_says_what_a_knob_trades_not_what_a_run_measured() -> None:
     assert not pattern.search((ROOT / "docs" / "configuration.md").read_text(encoding="utf-8"))
 
 
-def test_the_readme_python_tour_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_readme_python_tour_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     block = re.search(r"\*\*Python\.\*\*\n\n```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
     assert block, "README.md shows the Python tour"
     monkeypatch.chdir(tmp_path)  # it writes ./hindsight-data
     exec(compile(block.group(1), "README.md", "exec"), {})  # noqa: S102 - our own documentation
     assert (tmp_path / "hindsight-data").is_dir()
+    printed = capsys.readouterr().out.splitlines()
+    # What its comments promise: the entity's line says something, the last recall a digest.
+    [summary] = [line for line in printed if line.startswith("Atlas: ")]
+    assert "nothing known" not in summary and "PostgreSQL" in summary
+    assert printed[-1] == "digest"

@@ -284,3 +284,24 @@ def test_a_digest_that_cannot_be_rebuilt_after_a_forget_is_removed(memory: Memor
     memory.reflect()  # the next reflection writes it again, without the forgotten turn
     digest = memory.session("berlin").digest
     assert digest is not None and "Kreuzberg" not in digest.text and memory.doctor().ok
+
+
+@pytest.mark.parametrize(("turns", "expected", "never"), [
+    (["We can paint the shed green or blue, you choose for yourself.",
+      "Different paint dries differently, so choose the shed paint carefully.",
+      "The shed needs two coats of paint before the rain."],
+     ["paint", "shed"], {"choose", "yourself", "different", "differently", "carefully"}),
+    (["这周末我们聊了一些装修的事情，比如厨房的瓷砖。",
+      "厨房的瓷砖要选防滑的，例如哑光的那种。",
+      "这些瓷砖什么时候到？厨房下周开工。"],
+     ["厨房", "瓷砖"], {"一些", "比如", "例如", "这些", "什么"}),
+])  # fmt: skip
+def test_a_digests_topic_words_are_nouns_in_both_languages(
+    memory: Memory, turns: list[str], expected: list[str], never: set[str]
+) -> None:
+    for i, turn in enumerate(turns):
+        memory.store(turn, session_id="home", role="user", importance=0.8, occurred_at=DAY + 60 * i)
+    memory.end_session("home")
+    digest = memory.session("home").digest
+    assert digest is not None
+    assert set(expected) <= set(digest.topics) and not never & set(digest.topics), digest.topics

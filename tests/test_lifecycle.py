@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import qdrant_client
 
 from engine import InvalidInput, Memory, NotFound, Settings, StoreUnavailable
 from engine.embed import MiniLMEmbedder
@@ -16,6 +17,7 @@ from engine.rebuild import rebuild_vectors
 from engine.stores.ladybug_graph import LadybugGraphStore
 from engine.stores.qdrant_edge_vectors import QdrantEdgeVectorStore
 from engine.stores.vectors import VectorPayload
+from tests.backends import EMBEDDED_GRAPH_STORES, stores_settings
 
 QUERIES = ["Which database does Atlas use?", "Who works at Acme?", "When is the Kestrel demo?"]
 
@@ -102,7 +104,8 @@ def test_purge_dry_run_then_purge_everywhere(memory: Memory) -> None:
         memory.purge(secret.id)  # type: ignore[arg-type]
 
 
-def test_doctor_finds_and_repairs_missing_and_orphan_vectors(memory: Memory) -> None:
+def test_doctor_finds_and_repairs_missing_and_orphan_vectors(on_each_store: Memory) -> None:
+    memory = on_each_store
     first = memory.store("Atlas uses Postgres.", importance="high")
     second = memory.store("Dana works at Acme.", importance="high")
     memory.forget(second.id)
@@ -142,8 +145,11 @@ def _history(memory: Memory) -> dict[str, str]:
     return ids
 
 
+# An import needs an empty target, and the Neo4j cases share one database: the embedded graph.
+@pytest.mark.parametrize("stores", EMBEDDED_GRAPH_STORES)
 @pytest.mark.parametrize("with_embeddings", [True, False])
-def test_export_import_round_trip(tmp_path: Path, settings: Settings, with_embeddings: bool) -> None:
+def test_export_import_round_trip(tmp_path: Path, stores: str, with_embeddings: bool) -> None:
+    settings = stores_settings(stores, tmp_path / "data")
     dump = tmp_path / "memory.jsonl"
     with Memory.open(settings=settings) as source:
         _history(source)
@@ -154,8 +160,7 @@ def test_export_import_round_trip(tmp_path: Path, settings: Settings, with_embed
         summary = source.export(dump, with_embeddings=with_embeddings)
     assert summary.nodes > 0 and summary.relationships > 0
     assert (summary.vectors > 0) is with_embeddings
-    target_settings = settings.model_copy(update={"data_dir": tmp_path / "copy"})
-    with Memory.open(settings=target_settings) as target:
+    with Memory.open(settings=stores_settings(stores, tmp_path / "copy")) as target:
         target.import_(dump)
         assert target.stats() == stats
         assert [f.id for f in target.entity("Atlas").facts] == [f.id for f in facts]
@@ -238,6 +243,34 @@ def test_a_vector_store_that_no_longer_opens_is_set_aside_and_rebuilt(settings: 
         assert memory.doctor().ok
         assert _ids(memory, "Which database does Atlas use?")[0] == stored[0]
         assert stored[2] not in _ids(memory, "Who owns the budget?")  # still forgotten
+
+
+@pytest.mark.parametrize("stores", [store for store in EMBEDDED_GRAPH_STORES if store != "embedded"])
+def test_doctor_repair_rebuilds_collections_the_qdrant_server_lost(stores: str, tmp_path: Path) -> None:
+    """A Qdrant that lost its storage: the collections are made again, empty, when hindsight
+    opens, and doctor --repair fills them from the graph."""
+    settings = stores_settings(stores, tmp_path / "data")
+    with Memory.open(settings=settings) as memory:
+        _history(memory)
+        expected = {q: [c.id for c in memory.recall(q, top_k=5, now=2e9)] for q in QUERIES}
+        stats = memory.stats()
+    client = qdrant_client.QdrantClient(url=settings.qdrant_url, check_compatibility=False) if settings.qdrant_url \
+        else qdrant_client.QdrantClient(path=str(settings.data_dir / "qdrant-local"))
+    try:
+        made = [c.name for c in client.get_collections().collections
+                if c.name.startswith(settings.qdrant_collection_prefix + "-")]  # fmt: skip
+        assert len(made) == 3  # episodes, facts, digests
+        for name in made:
+            client.delete_collection(name)
+    finally:
+        client.close()
+    with Memory.open(settings=settings) as memory:
+        lost = memory.doctor()
+        assert lost.vector_points == 0 and len(lost.missing_vectors) == lost.episodes > stats.episodes  # the forgotten too
+        assert lost.missing_fact_points and lost.missing_digest_points
+        assert memory.doctor(repair=True).repaired and memory.doctor().ok
+        assert {q: [c.id for c in memory.recall(q, top_k=5, now=2e9)] for q in QUERIES} == expected
+        assert memory.stats() == stats
 
 
 def test_only_the_embedded_vector_store_can_be_set_aside(settings: Settings) -> None:

@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from engine import Memory, Settings
+from engine import InvalidInput, Memory, Settings
 from engine.inputs import MAX_METADATA_DEPTH
-from mcp_server.http import http_app
-from mcp_server.server import build_server
+from tests.serving import in_process
 
 PROBLEM = "application/problem+json"
 SECRET_PATH = "/srv/secret-internal-path/ladybug.db"
@@ -30,8 +29,7 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
 
 @pytest.fixture(scope="module")
 def client(memory: Memory) -> Iterator[TestClient]:
-    app = http_app(build_server(memory), memory, memory.settings)
-    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as test_client:
+    with in_process(memory) as test_client:
         yield test_client
 
 
@@ -72,6 +70,27 @@ def test_a_store_of_text_no_store_can_hold_is_a_400_naming_the_field(
 def test_recall_of_a_lone_surrogate_is_a_400(client: TestClient) -> None:
     answer = _post(client, "/v1/namespaces/n/recall", b'{"query": "why \\ud800"}')
     assert _problem(answer, 400)["field"] == "query"
+
+
+@pytest.mark.parametrize("number", [10**400, -(10**400), 2**63])
+@pytest.mark.parametrize("field", ["importance", "occurred_at", "expires_at"])
+def test_a_number_past_any_range_is_a_400_naming_the_field(
+    client: TestClient, memory: Memory, field: str, number: int
+) -> None:
+    before = _count(memory)
+    body = f'{{"content": "fine", "{field}": {number}}}'.encode()
+    assert _problem(_post(client, "/v1/namespaces/n/episodes", body), 400)["field"] == field
+    with pytest.raises(InvalidInput, match=field):
+        memory.store("fine", namespace="n", **{field: number})  # type: ignore[arg-type]
+    assert _count(memory) == before
+    recall = _post(client, "/v1/namespaces/n/recall", f'{{"query": "fine", "now": {number}}}'.encode())
+    assert _problem(recall, 400)["field"] == "now"
+
+
+@pytest.mark.parametrize("session_id", ["\ud800", "a\x00b", "", "x" * 129])
+def test_a_session_filter_no_session_could_have_is_bad_input(memory: Memory, session_id: str) -> None:
+    with pytest.raises(InvalidInput, match="session_id"):
+        memory.list(namespace="n", session_id=session_id)
 
 
 def test_a_body_that_is_not_json_says_so_with_line_and_column(client: TestClient) -> None:

@@ -36,7 +36,9 @@ def analyst_query(
         ReadOnlyViolation: the query writes, or is more than one statement.
         InvalidInput: bad `params`, a query not tied to `$namespace`, or one that returned
             another namespace's nodes.
-        StoreUnavailable: the graph rejected the query (syntax, timeout).
+        InvalidInput: also when the graph cannot run the query (its syntax, an unknown
+            function, label or property, arithmetic past 64 bits).
+        StoreUnavailable: the graph does not answer, or the query ran out of time.
     """
     statement = check_read_only(query)
     bound = bind_params(params)

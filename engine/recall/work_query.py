@@ -1,4 +1,4 @@
-"""Questions about an agent's work, pure: does a question ask how something was fixed, what
+"""Questions about an agent's work: does a question ask how something was fixed, what
 was learned, and does a "last time" in it name a subject or a session?
 
 "How did we get past the 429 last time?", "what worked before?", "上次怎么解决的？" ask for a
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from engine.nlp import naming_words
 from engine.text import tokenize
 
 __all__ = ["asks_fix", "asks_lesson", "names_subject"]
@@ -42,7 +43,7 @@ _ABOUT_A_SESSION = frozenset(tokenize(
     "leave left off last time previous previously before earlier remind recap summarize summarise where "
     "fix fixed solve solved resolve resolved handle handled work worked get got past around "
     "聊 聊天 聊了 聊到 说 说了 说到 谈 谈了 谈到 讨论 讲 讲了 提到 建议 哪 到 哪了 什么 啥 那次 一次 上次 上一次 之前 前一次 "
-    "时候 内容 话题 我们 怎么 如何 解决 修 处理 搞定"
+    "时候 内容 话题 对话 谈话 我们 怎么 如何 解决 修 处理 搞定"
 ))
 
 
@@ -69,12 +70,17 @@ def asks_lesson(question: str) -> bool:
 
 
 def names_subject(question: str) -> bool:
-    """Whether a question names something beside a session, time and talk or fixing: then
-    its "last time" is that thing's latest occurrence.
+    """Whether a question names something beside a session, time and talk or fixing (a noun,
+    an adjective or a number that is not about the conversation itself): then its "last
+    time" is that thing's latest occurrence. Read by the tagger (`engine.nlp.naming_words`),
+    so that the verbs and function words of a request ("remind me", 回顾一下, 哪些) are no
+    subject.
 
     >>> names_subject("What did we talk about last time?"), names_subject("上次我们聊了什么？")
     (False, False)
     >>> names_subject("Was it cold last time?"), names_subject("上次说的预算是多少？")
     (True, True)
+    >>> names_subject("Remind me what we covered last time."), names_subject("回顾一下我们上一次的对话")
+    (False, False)
     """
-    return bool(set(tokenize(question)) - _ABOUT_A_SESSION)
+    return any(not set(tokenize(word)) <= _ABOUT_A_SESSION for word in naming_words(question))

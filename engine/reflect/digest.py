@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences, tokenize
+from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences
 
 __all__ = [
     "DigestDraft",
@@ -166,15 +166,16 @@ def central_sentences(
 
 def session_topics(
     mentions: Mapping[str, int],
-    texts: Sequence[str],
+    nouns: Sequence[Sequence[str]],
     *,
     exclude: Sequence[str],
     limit: int = 5,
 ) -> list[str]:
     """What a session was about: the entities its episodes mention, by how many episodes
-    mention each, then its content words said at least twice, the most said first.
+    mention each, then the nouns of its episodes (`nouns`, one list per episode) said at
+    least twice, the most said first.
 
-    >>> session_topics({"Atlas": 3, "Sam": 1}, ["the launch of Atlas", "launch date", "launch party"],
+    >>> session_topics({"Atlas": 3, "Sam": 1}, [["launch", "atlas"], ["launch", "date"], ["launch", "party"]],
     ...                exclude=["Sam"])
     ['Atlas', 'launch']
     """
@@ -187,8 +188,8 @@ def session_topics(
     ]  # fmt: skip
     taken = {word.casefold() for name, _ in named for word in name.split()} | set(people)
     counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(_topic_words(text))
+    for words in nouns:
+        counts.update(word for word in words if _topic_word(word))
     words = sorted((word for word, count in counts.items() if count >= 2 and word not in taken),
                    key=lambda word: (-counts[word], word))  # fmt: skip
     ranked = [name for name, count in named if count >= 2] + words + [name for name, count in named if count < 2]
@@ -200,11 +201,12 @@ def session_topics(
     return chosen[:limit]
 
 
-def _topic_words(text: str) -> list[str]:
-    if has_cjk(text):
-        return [w for w in tokenize(text) if len(w) >= 2 and w not in ZH_STOPWORDS and not w.isdigit()]
-    return [w for w in _LATIN_WORD.findall(text.lower()) if w not in _FILLER and len(w) > 3 and "'" not in w
-            and "’" not in w]
+def _topic_word(word: str) -> bool:
+    """A noun that can name a topic: Chinese of two characters or more, a Latin word of four
+    letters or more that is not a filler ("thing", "lot")."""
+    if has_cjk(word):
+        return len(word) >= 2 and word not in ZH_STOPWORDS
+    return len(word) > 3 and word not in _FILLER
 
 
 def compose_digest(

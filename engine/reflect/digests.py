@@ -21,6 +21,7 @@ from engine.fact_text import relation
 from engine.keyword_keys import KEY_VERSION, own_key
 from engine.llm import Extractor
 from engine.models import Entity, Episode, from_epoch
+from engine.nlp import content_nouns
 from engine.reflect.digest import (
     SessionSentence,
     compose_digest,
@@ -139,7 +140,8 @@ def _digest(
     for episode_entities in entities.values():
         mentions.update({entity.name for entity in episode_entities})
     roles = [e.role for e in episodes if e.role]
-    topics = session_topics(mentions, [e.content for e in episodes], exclude=participants + roles, limit=5)
+    nouns = content_nouns([e.content for e in episodes])
+    topics = session_topics(mentions, nouns, exclude=participants + roles, limit=5)
     decisions = list(dict.fromkeys(
         d.text for made in graph.decisions_of(namespace, ids).values() for d in made if d.status == "active"
     ))  # fmt: skip

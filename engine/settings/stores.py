@@ -168,11 +168,56 @@ class StoreSettings(BaseSettings):
         None, validation_alias=_env("QDRANT_API_KEY"), json_schema_extra=_BACKENDS,
         description="The Qdrant server's API key, when it has one.",
     )
+    qdrant_grpc: bool = Field(
+        True, json_schema_extra=_BACKENDS,
+        description="Talk to the Qdrant server over gRPC (QDRANT_GRPC_PORT) rather than REST: "
+        "a call costs about half (bench.speed), and a keyword search makes one per word. "
+        "Off: REST only, for a server whose gRPC port cannot be reached.",
+    )
+    qdrant_grpc_port: int = Field(
+        6334, ge=1, le=65_535, validation_alias=_env("QDRANT_GRPC_PORT"), json_schema_extra=_BACKENDS,
+        description="The Qdrant server's gRPC port, on QDRANT_URL's host.",
+    )
+    qdrant_count_threads: int = Field(
+        3, ge=1, le=32, json_schema_extra=_BACKENDS,
+        description="Counts a keyword search on a Qdrant server runs at once: one per query word "
+        "gives each word's IDF within the namespace. More shorten a long query's wait "
+        "on a server with cores to spare; 1 sends them one after another.",
+    )
+    qdrant_idf_cache_seconds: float = Field(
+        10.0, ge=0.0, le=3600.0, json_schema_extra=_BACKENDS,
+        description="Seconds a Qdrant server's word counts (the IDF of a keyword search, per "
+        "namespace) are reused while this process writes no vectors: repeated words cost no "
+        "request. Another process's writes reach the weights within this time; 0 counts on "
+        "every search.",
+    )
     qdrant_collection_prefix: str = Field(
         "hindsight", pattern=r"^[A-Za-z0-9_-]+$", json_schema_extra=_BACKENDS,
         description="Collections are named <prefix>-<model>-<dimension>: several deployments can "
         "share one Qdrant, and a new embedding model starts a new collection instead "
         "of mixing vectors.",
+    )
+    qdrant_shards: int | None = Field(
+        None, ge=1, le=1_000, json_schema_extra=_BACKENDS,
+        description="Shards of each collection created on a Qdrant server. Unset: the server's "
+        "choice, one per node of the cluster at creation. More shards let nodes added later "
+        "take a part of a collection; each shard adds a search to every query. Read when a "
+        "collection is created only.",
+    )
+    qdrant_replication_factor: int = Field(
+        2, ge=1, le=10, json_schema_extra=_BACKENDS,
+        description="Copies of each shard on a Qdrant cluster. 2: any one node may die with "
+        "nothing lost and searches going on, for twice the disk and the write work; 1: half "
+        "of both, and a dead node's shards are gone until it returns. A single node keeps one "
+        "copy whatever this says. Read when a collection is created only.",
+    )
+    qdrant_request_attempts: int = Field(
+        4, ge=1, le=20, json_schema_extra=_BACKENDS,
+        description="Attempts of a Qdrant request that failed for want of a server (connection "
+        "refused or reset, timeout, a 5xx answer), 0.25 s, 0.5 s, 1 s ... apart: a node's "
+        "restart or a cluster's failover costs a wait, not an error. More ride out longer "
+        "outages; fewer report them sooner. Every request is idempotent, so a retry never "
+        "writes twice.",
     )
     connect_attempts: int = Field(
         6, ge=1, le=100, json_schema_extra=_BACKENDS,

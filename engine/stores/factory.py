@@ -133,9 +133,12 @@ def _open_vectors(
 
     if settings.qdrant_url:
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        # The client's own version check runs in a thread and only warns; the store's first
-        # call is retried and fails clearly instead.
-        client = QdrantClient(url=settings.qdrant_url, api_key=key, check_compatibility=False)
+        # The client's version check is off on purpose: it only warns (qdrant-client 1.20 of a
+        # 1.18 server, two minors away), while the store asks nothing 1.18 lacks (per-namespace
+        # IDF is counted here, not by the server) and CI runs every server case on 1.18.3. The
+        # store's first call is retried and fails clearly when no server answers.
+        client = QdrantClient(url=settings.qdrant_url, api_key=key, prefer_grpc=settings.qdrant_grpc,
+                              grpc_port=settings.qdrant_grpc_port, check_compatibility=False)  # fmt: skip
     else:
         path = settings.data_dir / "qdrant-local"
         log.warning("QDRANT_URL is not set: using qdrant-client local mode at %s", path)
@@ -145,6 +148,11 @@ def _open_vectors(
 
     def of(name: str) -> VectorStore:
         return QdrantServerVectorStore(client, name, dimension, multilingual=multilingual,
-                                       attempts=settings.connect_attempts)  # fmt: skip
+                                       attempts=settings.connect_attempts,
+                                       request_attempts=settings.qdrant_request_attempts,
+                                       shards=settings.qdrant_shards,
+                                       replication=settings.qdrant_replication_factor,
+                                       count_threads=settings.qdrant_count_threads,
+                                       idf_seconds=settings.qdrant_idf_cache_seconds)  # fmt: skip
 
     return of(collection), of(f"{collection}-facts"), of(f"{collection}-digests")

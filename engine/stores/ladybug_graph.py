@@ -29,7 +29,7 @@ from typing import Any
 
 import ladybug
 
-from engine.errors import StoreUnavailable, WriteFailed
+from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.models import Entity, Episode, GraphReads
 from engine.stores.access_log import AccessLog, marked
 from engine.stores.base import CypherRows, EntityLink, GraphBatch
@@ -44,6 +44,10 @@ from graph_schema import NODES, RELATIONSHIPS, SCHEMA_VERSION, ladybug_ddl, lady
 
 __all__ = ["LadybugGraphStore"]
 
+
+# Ladybug's errors that fault the query (its text, names, functions or arithmetic), not the store.
+_QUERY_FAULTS = ("Parser exception", "Binder exception", "Catalog exception", "Overflow exception",
+                 "Conversion exception")  # fmt: skip
 
 class LadybugGraphStore(CypherGraphStore):
     """`GraphStore` on an embedded Ladybug database at `path` (created when missing),
@@ -397,6 +401,8 @@ class LadybugGraphStore(CypherGraphStore):
                     self._rollback()
                     self._conn.set_query_timeout(0)
             except RuntimeError as exc:
+                if str(exc).startswith(_QUERY_FAULTS):
+                    raise InvalidInput("cypher", f"the graph cannot run it: {exc}") from None
                 raise StoreUnavailable(f"graph query failed: {exc}") from exc
         return CypherRows(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
 

@@ -27,7 +27,7 @@ import neo4j
 import neo4j.exceptions as neo4j_errors
 from neo4j.graph import Node, Path, Relationship
 
-from engine.errors import StoreUnavailable, WriteFailed
+from engine.errors import InvalidInput, StoreUnavailable, WriteFailed
 from engine.models import Episode
 from engine.stores.access_log import AccessLog
 from engine.stores.base import CypherRows, HopRows, NamedRows, ReadAhead
@@ -58,6 +58,8 @@ _RETRYABLE = (
     neo4j_errors.SessionExpired,
 )
 _DRIVER_ERRORS = (neo4j_errors.Neo4jError, neo4j_errors.DriverError)
+# Neo4j's error codes that fault an analyst's query (syntax, semantics, arithmetic, a procedure), not the server.
+_QUERY_FAULTS = ("Neo.ClientError.Statement.", "Neo.ClientError.Procedure.")
 
 
 class Neo4jGraphStore(CypherGraphStore):
@@ -231,6 +233,8 @@ class Neo4jGraphStore(CypherGraphStore):
         except neo4j_errors.ClientError as exc:
             if "AccessMode" in (exc.code or ""):
                 raise StoreUnavailable(f"the read-only transaction refused a write: {exc}") from exc
+            if (exc.code or "").startswith(_QUERY_FAULTS):
+                raise InvalidInput("cypher", f"the graph cannot run it: {exc.message}") from None
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
         except _DRIVER_ERRORS as exc:
             raise StoreUnavailable(f"graph query failed: {exc}") from exc

@@ -2,22 +2,31 @@
 `qdrant-client`.
 
 One collection per embedding model, named with the model and dimension, holding the same
-vectors as the embedded store: "dense" (cosine), "bm25" (sparse, IDF applied by Qdrant at
-query time over the searched namespace's live points, which needs Qdrant 1.19 or later) and,
-where the collection has these spaces, "sentences" (each point's dense vector again with its
-sentences' vectors: cosine, a multivector scored by its nearest) and "multilingual" for CJK
-text (cosine). Payload indexes on the
-fields every search filters on. The same class runs on `qdrant-client`'s local mode
-(`QdrantClient(location=":memory:")` or `path=`), which emulates the server's API; the tests
-use it.
+vectors as the embedded store: "dense" (cosine), "bm25" (sparse: each term's BM25 weight in the
+point; the query's weights are each term's IDF over the searched namespace's live points,
+counted here, so that no namespace's scores move with another's words on any server version)
+and, where the collection has these spaces, "sentences" (each point's dense vector again with
+its sentences' vectors: cosine, a multivector scored by its nearest) and "multilingual" for
+CJK text (cosine). Payload indexes on the fields every search filters on; the namespace's is
+the tenant index (Qdrant builds a point graph per namespace above the indexing threshold), and
+`terms` (each point's sparse indices) answers how many of a namespace's points hold a term.
+On a cluster a collection is made with the shards and copies asked for, and a request that
+finds no server is retried (every write is idempotent: upserts, updates and deletes by id).
+The same class runs on `qdrant-client`'s local mode (`QdrantClient(location=":memory:")` or
+`path=`), which emulates the server's API; the tests use it.
 """
 
 from __future__ import annotations
 
+import math
+import threading
+import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+import grpc
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
@@ -32,8 +41,10 @@ DENSE = "dense"
 SENTENCES = "sentences"
 MULTILINGUAL = "multilingual"
 SPARSE = "bm25"
-_INDEXED: dict[str, qm.PayloadSchemaType] = {
-    "namespace": qm.PayloadSchemaType.KEYWORD,
+TERMS = "terms"  # a point's sparse indices, in its payload: the document frequencies
+_INDEXED: dict[str, qm.PayloadSchemaType | qm.KeywordIndexParams] = {
+    "namespace": qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True),
+    TERMS: qm.PayloadSchemaType.INTEGER,
     "deleted": qm.PayloadSchemaType.INTEGER,
     "session_id": qm.PayloadSchemaType.KEYWORD,
     "occurred_at": qm.PayloadSchemaType.FLOAT,  # `recent` orders by it
@@ -43,7 +54,14 @@ _INDEXED: dict[str, qm.PayloadSchemaType] = {
 # Points per upsert request: bounded so that one request stays well under the server's
 # 32 MB default body limit (a 384-d point with its sparse vector is a few KB).
 _UPSERT_CHUNK = 256
-_ERRORS = (UnexpectedResponse, ResponseHandlingException, ValueError, RuntimeError, OSError)
+# Counts kept at most before the cache starts again (a few MB).
+_COUNTS_KEPT = 100_000
+# A point's payload as the engine reads it: its terms are the store's own.
+_PAYLOAD = qm.PayloadSelectorExclude(exclude=[TERMS])
+_ERRORS = (UnexpectedResponse, ResponseHandlingException, grpc.RpcError, ValueError, RuntimeError, OSError)
+# gRPC answers that say the server is away or busy, not that the request was wrong.
+_TRANSIENT_GRPC = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.ABORTED,
+                   grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}  # fmt: skip
 _T = TypeVar("_T")
 _I = TypeVar("_I")
 
@@ -59,10 +77,23 @@ class QdrantServerVectorStore:
         *,
         multilingual: int | None = None,
         attempts: int = 1,
+        request_attempts: int = 1,
+        shards: int | None = None,
+        replication: int = 1,
+        count_threads: int = 1,
+        idf_seconds: float = 0.0,
     ) -> None:
-        """`multilingual`: the dimension of the multilingual space (None: no such space)."""
+        """`multilingual`: the dimension of the multilingual space (None: no such space);
+        `attempts` at the first request (a server starting beside us), `request_attempts` at
+        each later one that fails for want of a server; `shards` and `replication` (copies of
+        each shard) when the collection is created (None: the server's choice);
+        `count_threads`: the counts of a keyword query's IDF sent at once; `idf_seconds`: how
+        long a count is reused while this store writes nothing (0: never)."""
         self._client = client
         self._collection = collection
+        self._retry = Retry(_ERRORS, request_attempts, transient=_transient)
+        self._counting = ThreadPoolExecutor(count_threads, thread_name_prefix="hindsight-qdrant-count")
+        self._counts = _Counts(idf_seconds)
         self._spaces = {DENSE, SENTENCES} | ({MULTILINGUAL} if multilingual else set())
         dense = {
             DENSE: qm.VectorParams(size=dimension, distance=qm.Distance.COSINE),
@@ -75,16 +106,20 @@ class QdrantServerVectorStore:
             dense[MULTILINGUAL] = qm.VectorParams(size=multilingual, distance=qm.Distance.COSINE)
         try:
             # A server started beside us may not accept connections yet: retry the first call.
-            exists = Retry((ResponseHandlingException,), attempts)(
+            exists = Retry(_ERRORS, attempts, transient=_transient)(
                 lambda: client.collection_exists(collection), "Qdrant"
             )
             if not exists:
-                client.create_collection(
-                    collection,
-                    vectors_config=dense,
-                    sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
-                )
+                client.create_collection(collection, vectors_config=dense,
+                                         sparse_vectors_config={SPARSE: qm.SparseVectorParams()},
+                                         shard_number=shards, replication_factor=replication)  # fmt: skip
             info = client.get_collection(collection)
+            sparse = (info.config.params.sparse_vectors or {}).get(SPARSE)
+            if sparse is not None and sparse.modifier == qm.Modifier.IDF:
+                # A collection an older version made: the server's IDF counts every namespace's
+                # words. The query carries the namespace's own from now on.
+                client.update_collection(collection, sparse_vectors_config={
+                    SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.NONE)})  # fmt: skip
             # A collection made before the sentences space keeps working without it.
             made_with = info.config.params.vectors
             if not isinstance(made_with, dict) or SENTENCES not in made_with:
@@ -98,20 +133,37 @@ class QdrantServerVectorStore:
                 for field, schema in _INDEXED.items():
                     if field not in present:
                         client.create_payload_index(collection, field, schema, wait=True)
+            if TERMS not in present and exists:
+                self._backfill_terms()
         except _ERRORS as exc:
             raise StoreUnavailable(f"cannot open the Qdrant collection {collection}: {exc}") from exc
 
+    def _backfill_terms(self) -> None:
+        """Give every point of a collection an older version made its `terms` payload."""
+        offset: Any = None
+        while True:
+            records, offset = self._client.scroll(self._collection, limit=256, offset=offset, with_payload=False,
+                                                  with_vectors=[SPARSE])  # fmt: skip
+            operations = [_set_terms(str(r.id), _indices(r)) for r in records]
+            if operations:
+                self._client.batch_update_points(self._collection, operations, wait=True)
+            if offset is None:
+                return
+
     def _call(self, what: str, action: Callable[[], _T], error: type[StoreUnavailable] = StoreUnavailable) -> _T:
         try:
-            return action()
+            return self._retry(action, "Qdrant")
+        except StoreUnavailable as exc:  # retried in vain
+            raise error(f"vector {what} failed: {exc}") from exc.__cause__
         except _ERRORS as exc:
             raise error(f"vector {what} failed: {exc}") from exc
 
     def upsert(self, points: Sequence[VectorPoint]) -> None:
         structs = [
-            qm.PointStruct(id=point.id, vector=self._vectors_of(point), payload=point.payload.model_dump())
+            qm.PointStruct(id=point.id, vector=self._vectors_of(point),
+                           payload={**point.payload.model_dump(), TERMS: list(point.sparse.indices)})
             for point in points
-        ]
+        ]  # fmt: skip
         self._in_chunks("upsert", structs, lambda chunk: self._client.upsert(self._collection, chunk, wait=True))
 
     def _vectors_of(self, point: VectorPoint) -> dict[str, Any]:
@@ -127,24 +179,23 @@ class QdrantServerVectorStore:
 
     def _in_chunks(self, what: str, items: Sequence[_I], write: Callable[[list[_I]], object]) -> None:
         """One write per _UPSERT_CHUNK items, each waited for."""
-        for start in range(0, len(items), _UPSERT_CHUNK):
-            chunk = list(items[start : start + _UPSERT_CHUNK])
-            self._call(what, lambda chunk=chunk: write(chunk), WriteFailed)  # type: ignore[misc]
+        try:
+            for start in range(0, len(items), _UPSERT_CHUNK):
+                chunk = list(items[start : start + _UPSERT_CHUNK])
+                self._call(what, lambda chunk=chunk: write(chunk), WriteFailed)  # type: ignore[misc]
+        finally:
+            self._counts.clear()
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
-            selector = qm.PointIdsList(points=list(ids))
-            self._call("delete", lambda: self._client.delete(self._collection, selector, wait=True), WriteFailed)
+            self._in_chunks("delete", list(ids), lambda chunk: self._client.delete(
+                self._collection, qm.PointIdsList(points=chunk), wait=True))  # fmt: skip
 
     def _set_deleted(self, ids: Sequence[str], flag: int) -> None:
         if ids:
-            self._call(
-                "update",
-                lambda: self._client.set_payload(
-                    self._collection, {"deleted": flag}, points=list(ids), wait=True
-                ),
-                WriteFailed,
-            )
+            points: list[Any] = list(ids)
+            self._in_chunks("update", points, lambda chunk: self._client.set_payload(
+                self._collection, {"deleted": flag}, points=chunk, wait=True))  # fmt: skip
 
     def mark_deleted(self, ids: Sequence[str]) -> None:
         self._set_deleted(ids, 1)
@@ -162,22 +213,15 @@ class QdrantServerVectorStore:
         present: list[Any] = [str(p.id) for p in found]
         if not present:
             return
-        vectors = [
-            qm.PointVectors(
-                id=i,
-                vector={SPARSE: qm.SparseVector(indices=keys[i].indices, values=keys[i].values)},
-            )
-            for i in present
-        ]
+        # Each point's vector and its terms in one request: the document frequencies follow.
+        operations: list[Any] = []
+        for i in present:
+            sparse = qm.SparseVector(indices=keys[i].indices, values=keys[i].values)
+            operations.append(qm.UpdateVectorsOperation(update_vectors=qm.UpdateVectors(
+                points=[qm.PointVectors(id=i, vector={SPARSE: sparse})])))  # fmt: skip
+            operations.append(_set_terms(i, keys[i].indices, key_version=key_version))
         self._in_chunks(
-            "update", vectors, lambda chunk: self._client.update_vectors(self._collection, chunk, wait=True)
-        )
-        self._call(
-            "update",
-            lambda: self._client.set_payload(
-                self._collection, {"key_version": key_version}, points=present, wait=True
-            ),
-            WriteFailed,
+            "update", operations, lambda chunk: self._client.batch_update_points(self._collection, chunk, wait=True)
         )
 
     def _request(
@@ -217,12 +261,40 @@ class QdrantServerVectorStore:
     ) -> list[VectorHit]:  # fmt: skip
         if not vector.indices:
             return []
-        sparse = qm.SparseVector(indices=vector.indices, values=vector.values)
-        request = self._request(namespace, sparse, SPARSE, limit, within)
-        # IDF over the namespace's live points only (Qdrant 1.19+): collection-wide statistics
-        # would let one namespace's scores tell which words the others hold.
-        request.params = qm.SearchParams(idf=qm.IdfCorpusParams(corpus=_live_in(namespace)))
+        weighted = self._with_idf(namespace, vector)
+        if not weighted.indices:
+            return []
+        request = self._request(namespace, weighted, SPARSE, limit, within)
         return self._search([request])[0]
+
+    def _with_idf(self, namespace: str, vector: SparseVector) -> qm.SparseVector:
+        """The query's weights times each term's IDF over the namespace's live points, as Qdrant
+        counts it: ln(1 + (N - n + 0.5) / (n + 0.5)), N the points, n those holding the term.
+        Counted over the namespace alone: collection-wide statistics would let one namespace's
+        scores tell which words the others hold. A term no point holds is left out."""
+        live = _live_in(namespace)
+        filters: dict[int | None, qm.Filter] = {None: live}
+        for index in vector.indices:
+            filters[index] = qm.Filter(
+                must=[*(live.must or []), qm.FieldCondition(key=TERMS, match=qm.MatchValue(value=index))],
+                must_not=live.must_not,
+            )
+        known, generation = self._counts.get(namespace, filters)
+        missing = [key for key in filters if key not in known]
+        counted = dict(zip(missing, self._counting.map(self._count, [filters[k] for k in missing]), strict=True))
+        self._counts.put(namespace, counted, generation)
+        counted |= known
+        total, held = counted[None], [counted[index] for index in vector.indices]
+        indices, values = [], []
+        for index, value, n in zip(vector.indices, vector.values, held, strict=True):
+            if n:
+                indices.append(index)
+                values.append(value * math.log(1.0 + (total - n + 0.5) / (n + 0.5)))
+        return qm.SparseVector(indices=indices, values=values)
+
+    def _count(self, flt: qm.Filter) -> int:
+        found = self._call("count", lambda: self._client.count(self._collection, count_filter=flt, exact=True))
+        return int(found.count)
 
     def recent(
         self, namespace: str, session_id: str | None, limit: int,
@@ -246,7 +318,8 @@ class QdrantServerVectorStore:
         return self._call(
             "retrieve",
             lambda: self._client.retrieve(
-                self._collection, list(ids), with_payload=space is None, with_vectors=[space] if space else False
+                self._collection, list(ids), with_payload=_PAYLOAD if space is None else False,
+                with_vectors=[space] if space else False,
             ),
         )
 
@@ -278,7 +351,7 @@ class QdrantServerVectorStore:
             records, offset = self._call(
                 "scroll",
                 lambda offset=offset: self._client.scroll(  # type: ignore[misc]
-                    self._collection, limit=1000, offset=offset, with_payload=True, with_vectors=False
+                    self._collection, limit=1000, offset=offset, with_payload=_PAYLOAD, with_vectors=False
                 ),
             )
             for record in records:
@@ -297,7 +370,64 @@ class QdrantServerVectorStore:
         return int(result.count)
 
     def close(self) -> None:
+        self._counting.shutdown(wait=True)
         self._client.close()
+
+
+class _Counts:
+    """A namespace's point count (key None) and its terms' document frequencies, reused for
+    `seconds` unless this store writes (another process's writes show within that time).
+    A count begun before a write is not kept: `put` checks the generation `get` saw."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._counts: dict[tuple[str, int | None], tuple[float, int]] = {}
+
+    def get(self, namespace: str, keys: Iterable[int | None]) -> tuple[dict[int | None, int], int]:
+        oldest = time.monotonic() - self._seconds
+        with self._lock:
+            found = {key: self._counts.get((namespace, key)) for key in keys} if self._seconds > 0 else {}
+            generation = self._generation
+        return {key: hit[1] for key, hit in found.items() if hit is not None and hit[0] >= oldest}, generation
+
+    def put(self, namespace: str, counts: Mapping[int | None, int], generation: int) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if self._seconds <= 0 or generation != self._generation:
+                return
+            if len(self._counts) > _COUNTS_KEPT:
+                self._counts.clear()
+            self._counts.update({(namespace, key): (now, n) for key, n in counts.items()})
+
+    def clear(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._counts.clear()
+
+
+def _transient(exc: BaseException) -> bool:
+    """Whether a request failed for want of a server (no answer, a 5xx one, a gRPC status of
+    the same kind), which a retry may find back, rather than for what it asked."""
+    if isinstance(exc, ResponseHandlingException):
+        return True
+    if isinstance(exc, grpc.RpcError) and isinstance(exc, grpc.Call):
+        return exc.code() in _TRANSIENT_GRPC
+    return isinstance(exc, UnexpectedResponse) and exc.status_code is not None and exc.status_code >= 500
+
+
+def _indices(record: qm.Record) -> list[int]:
+    vector = record.vector.get(SPARSE) if isinstance(record.vector, dict) else None
+    return list(vector.indices) if isinstance(vector, qm.SparseVector) else []
+
+
+def _set_terms(point_id: str, indices: Sequence[int], *, key_version: int | None = None) -> qm.SetPayloadOperation:
+    """The operation that writes a point's terms (and its key's recipe, when given)."""
+    payload: dict[str, Any] = {TERMS: list(indices)}
+    if key_version is not None:
+        payload["key_version"] = key_version
+    return qm.SetPayloadOperation(set_payload=qm.SetPayload(payload=payload, points=[point_id]))
 
 
 def _live_in(

@@ -97,7 +97,8 @@ def graph(open_graph: OpenGraph) -> GraphStore:
 
 
 @pytest.fixture(
-    params=["qdrant-edge", "qdrant-local", pytest.param("qdrant-server", marks=pytest.mark.qdrant)]
+    params=["qdrant-edge", "qdrant-local", pytest.param("qdrant-server", marks=pytest.mark.qdrant),
+            pytest.param("qdrant-server-rest", marks=pytest.mark.qdrant)]
 )
 def open_vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenVectors]:
     """A function that opens the backend's vector store (again: the same data)."""
@@ -127,21 +128,25 @@ def open_vectors(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ope
                     store.close()
                 opened.clear()
                 return QdrantClient(path=str(tmp_path / "qdrant-local"))
-        else:
+        else:  # over gRPC, as hindsight talks to a server by default, or over REST
             url = _live("QDRANT_URL", "Qdrant server")
+            grpc = request.param == "qdrant-server"
+            grpc_port = int(os.environ.get("QDRANT_GRPC_PORT") or 6334)
 
             def client_for() -> QdrantClient:
                 return QdrantClient(url=url, api_key=os.environ.get("QDRANT_API_KEY") or None,
-                                    check_compatibility=False)
+                                    check_compatibility=False, prefer_grpc=grpc, grpc_port=grpc_port)  # fmt: skip
 
         def open_server() -> VectorStore:
             client = client_for()
+            # Counts reused for a minute: every contract case also checks that a store's own
+            # writes reach its keyword scores at once.
             opened.append(QdrantServerVectorStore(client, collection, DIMENSION,
-                                                  multilingual=MULTILINGUAL))  # fmt: skip
+                                                  multilingual=MULTILINGUAL, idf_seconds=60))  # fmt: skip
             return opened[-1]
 
         yield open_server
-        if request.param == "qdrant-server":
+        if request.param.startswith("qdrant-server"):
             cleanup = client_for()
             cleanup.delete_collection(collection)
     for store in opened:

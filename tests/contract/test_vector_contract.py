@@ -8,9 +8,11 @@ import random
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import qdrant_edge as qe
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +24,7 @@ from engine.stores.factory import open_stores
 from engine.stores.qdrant_edge_vectors import DENSE, SPARSE, QdrantEdgeVectorStore, _links_of
 from engine.stores.qdrant_server_vectors import QdrantServerVectorStore
 from engine.stores.vectors import SparseVector, VectorPayload, VectorPoint, VectorStore
+from tests.backends import live as _live
 from tests.contract.conftest import OpenVectors
 
 T = 1_700_000_000.0
@@ -177,6 +180,44 @@ def test_a_namespace_sees_the_same_whatever_another_holds(
     vectors.mark_deleted([p.id for p in written[:forgotten]])
     vectors.delete([p.id for p in written[len(written) - removed :]])
     assert _seen_from(vectors, own) == before
+
+
+@pytest.fixture(params=["local", pytest.param("server", marks=pytest.mark.qdrant)])
+def qdrant_client(request: pytest.FixtureRequest) -> Iterator[QdrantClient]:
+    """A qdrant-client in local mode, or one on the server at QDRANT_URL."""
+    if request.param == "local":
+        client = QdrantClient(location=":memory:")
+    else:
+        client = QdrantClient(url=_live("QDRANT_URL", "Qdrant server"), check_compatibility=False)
+    yield client
+    client.close()
+
+
+def test_a_server_store_reuses_its_counts_until_it_writes(qdrant_client: QdrantClient) -> None:
+    """The IDF counts are reused while the store writes nothing: another process's writes
+    reach the scores within `idf_seconds`, the store's own at once."""
+    collection = f"counts-{uuid.uuid4().hex[:12]}"
+    keeping = QdrantServerVectorStore(qdrant_client, collection, 4, idf_seconds=3600)
+    counting = QdrantServerVectorStore(qdrant_client, collection, 4)
+    try:
+        keeping.upsert([_point(0, [1, 0, 0, 0], [10, 11]), _point(1, [0, 1, 0, 0], [11])])
+        query = SparseVector(indices=[10, 11], values=[1.0, 1.0])
+
+        def scores(store: QdrantServerVectorStore) -> dict[str, float]:
+            return {h.id: round(h.score, 5) for h in store.search_sparse("ns", query, 10)}
+
+        first = scores(keeping)
+        assert scores(counting) == first
+        counting.upsert([_point(2, [0, 0, 1, 0], [11]), _point(3, [0, 0, 0, 1], [12])])  # another writer
+        moved = scores(counting)
+        assert moved[IDS[0]] != first[IDS[0]]  # term 11 is commoner: point 0 scores otherwise
+        assert {i: first[i] for i in IDS[:2]} == {i: scores(keeping)[i] for i in IDS[:2]}  # kept counts
+        keeping.mark_live([IDS[3]])  # a write of its own (changing nothing): counted again
+        assert scores(keeping) == moved
+    finally:
+        qdrant_client.delete_collection(collection)
+        keeping.close()
+        counting.close()
 
 
 def test_deleted_points_are_hidden_then_restored_then_removed(vectors: VectorStore) -> None:

@@ -171,9 +171,13 @@ SCHEMA_CALLS = [
 def _outcome(memory: Memory, query: str, params: dict[str, Any]) -> tuple[str, Any]:
     try:
         result = memory.cypher(query, params, namespace="a")
-    except (InvalidInput, ReadOnlyViolation) as exc:
+    except InvalidInput as exc:
+        if exc.reason.startswith("the graph cannot run it"):  # a dialect the backend does not speak
+            return "error", exc.reason
         return "refused", str(exc)
-    except HindsightError as exc:  # the backend's own error: a dialect it does not speak
+    except ReadOnlyViolation as exc:
+        return "refused", str(exc)
+    except HindsightError as exc:  # the backend's own failure
         return "error", type(exc).__name__
     return "rows", result.rows
 

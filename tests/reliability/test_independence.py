@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from engine import Memory
 from engine.errors import NotFound
-from tests.backends import BACKENDS, open_settings
+from tests.backends import STORES, stores_settings
 
 A_TURNS = [  # (session, day, content)
     ("s1", "2023-05-01", "Priya picked the zebra logo for Atlas."),
@@ -123,19 +123,13 @@ def _what_a_sees(memory: Memory) -> list[Any]:
     ]  # fmt: skip
 
 
-# Each graph backend with its vector store; the embedded graph also with qdrant-client's local
-# mode, which runs the Qdrant server's API.
-STORES = [*BACKENDS, "embedded+qdrant-local"]
 
 
 def _run(stores: str, b_ops: list[tuple[str, Any]]) -> list[Any]:
     """A's turns with B's operations between them (after A's turn i come ops i, i+len, ...)."""
-    backend, _, vectors = stores.partition("+")
-    overrides: dict[str, Any] = {"vector_store": "qdrant"} if vectors else {}
     with (
         tempfile.TemporaryDirectory() as data_dir,
-        Memory.open(settings=open_settings(backend, Path(data_dir), importance_threshold=0.0,
-                                           **overrides)) as memory,
+        Memory.open(settings=stores_settings(stores, Path(data_dir), importance_threshold=0.0)) as memory,
     ):  # fmt: skip
         stored: list[str] = []
         memory.store_task("Build the logos", A_TASK, outcome="success", namespace="a", session_id="build",

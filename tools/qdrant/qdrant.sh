@@ -4,18 +4,26 @@
 #   tools/qdrant/qdrant.sh down   stop the server started by `up`
 #   tools/qdrant/qdrant.sh env    print the variables the tests read, for `eval`
 # The binary: QDRANT_BIN, else ../shared/tools/qdrant/qdrant beside the project. Exit 3 when there
-# is none (its cases then skip, saying why). Ports: QDRANT_HTTP_PORT (6333), QDRANT_GRPC_PORT (6334).
+# is none (its cases then skip, saying why). Ports: QDRANT_HTTP_PORT and QDRANT_GRPC_PORT, else
+# two free ones, which `env` reports. The storage folder is emptied at each `up`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 target="$here/target"
 binary="${QDRANT_BIN:-$root/../shared/tools/qdrant/qdrant}"
-http="${QDRANT_HTTP_PORT:-6333}"
-grpc="${QDRANT_GRPC_PORT:-6334}"
 pidfile="$target/qdrant.pid"
+portfile="$target/ports"
 log="$target/qdrant.log"
 
-env_lines() { echo "export QDRANT_URL=http://127.0.0.1:$http QDRANT_BIN=$binary"; }
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+env_lines() {
+    [[ -f "$portfile" ]] || { echo "qdrant.sh: not started (tools/qdrant/qdrant.sh up)" >&2; exit 1; }
+    read -r http grpc <"$portfile"
+    echo "export QDRANT_URL=http://127.0.0.1:$http QDRANT_GRPC_PORT=$grpc QDRANT_BIN=$binary"
+}
 
 running() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
@@ -24,6 +32,8 @@ up() {
     if running; then echo "Qdrant is already running (pid $(cat "$pidfile"))"; return; fi
     rm -rf "$target/storage" "$target/snapshots"
     mkdir -p "$target/storage" "$target/snapshots"
+    local http="${QDRANT_HTTP_PORT:-$(free_port)}" grpc="${QDRANT_GRPC_PORT:-$(free_port)}"
+    echo "$http $grpc" >"$portfile"
     QDRANT__SERVICE__HTTP_PORT="$http" QDRANT__SERVICE__GRPC_PORT="$grpc" \
         QDRANT__STORAGE__STORAGE_PATH="$target/storage" QDRANT__STORAGE__SNAPSHOTS_PATH="$target/snapshots" \
         nohup "$binary" --config-path "$here/config.yaml" >"$log" 2>&1 &
@@ -41,12 +51,12 @@ up() {
 }
 
 down() {
-    if ! running; then echo "Qdrant is not running"; rm -f "$pidfile"; return; fi
+    if ! running; then echo "Qdrant is not running"; rm -f "$pidfile" "$portfile"; return; fi
     local pid; pid="$(cat "$pidfile")"
     kill "$pid"
     for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-    rm -f "$pidfile"
+    rm -f "$pidfile" "$portfile"
     echo "Qdrant stopped"
 }
 
