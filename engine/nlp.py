@@ -144,29 +144,30 @@ def find_entities(texts: list[str]) -> list[list[RawEntity]]:
 
 def content_nouns(texts: list[str]) -> list[list[str]]:
     """The nouns of each text, common and proper, in order: what it is about, without its
-    verbs and function words ("choose", "yourself", 一些, 比如). Chinese texts by LAC, the
-    rest by spaCy's tagger (its entity recogniser off); Latin words lower-cased."""
+    verbs and function words ("choose", "yourself", 一些, 比如)."""
+    return _tagged_words(texts, _NOUN_TAGS, _LAC_NOUNS)
+
+
+def naming_words(text: str) -> list[str]:
+    """The words of a text that can name a thing: its nouns, adjectives and numbers ("was it
+    cold", "the 429", 预算), not its verbs, pronouns and particles ("remind", 哪些, 一下)."""
+    return _tagged_words([text], _NAMING_TAGS, _LAC_NAMING)[0]
+
+
+def _tagged_words(texts: list[str], tags: frozenset[str], lac_tags: frozenset[str]) -> list[list[str]]:
+    """The words of each text whose part of speech is among `tags` (spaCy's tagger, its entity
+    recogniser off) or, for Chinese text, `lac_tags` (LAC); Latin words lower-cased."""
     found: list[list[str]] = [[] for _ in texts]
     latin = [i for i, text in enumerate(texts) if not has_cjk(text)]
     if latin:
         docs = _spacy().pipe([texts[i] for i in latin], batch_size=64, disable=["ner"])
         for i, doc in zip(latin, docs, strict=True):
-            found[i] = [t.lower_ for t in doc if t.tag_ in _NOUN_TAGS and t.is_alpha]
+            found[i] = [t.lower_ for t in doc if t.tag_ in tags and (t.is_alpha or t.like_num)]
     chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
     if chinese:
         for i, pairs in zip(chinese, _lac().run([texts[i] for i in chinese]), strict=True):
-            found[i] = [word.strip().lower() for word, tag in pairs if tag in _LAC_NOUNS and word.strip()]
+            found[i] = [word.strip().lower() for word, tag in pairs if tag in lac_tags and word.strip()]
     return found
-
-
-def naming_words(text: str) -> list[str]:
-    """The words of a text that can name a thing: its nouns, adjectives and numbers ("was it
-    cold", "the 429", 预算), not its verbs, pronouns and particles ("remind", 哪些, 一下).
-    Chinese by LAC, the rest by spaCy's tagger; Latin words lower-cased."""
-    if has_cjk(text):
-        return [word.strip().lower() for word, tag in _lac().run([text])[0] if tag in _LAC_NAMING and word.strip()]
-    doc = next(iter(_spacy().pipe([text], disable=["ner"])))
-    return [t.lower_ for t in doc if t.tag_ in _NAMING_TAGS and (t.is_alpha or t.like_num)]
 
 
 # Penn Treebank's noun tags (spaCy's tagger): common and proper, singular and plural.

@@ -289,7 +289,7 @@ class QdrantServerVectorStore:
         for index, value, n in zip(vector.indices, vector.values, held, strict=True):
             if n:
                 indices.append(index)
-                values.append(value * math.log(1.0 + (total - n + 0.5) / (n + 0.5)))
+                values.append(value * idf(total, n))
         return qm.SparseVector(indices=indices, values=values)
 
     def _count(self, flt: qm.Filter) -> int:
@@ -372,6 +372,15 @@ class QdrantServerVectorStore:
     def close(self) -> None:
         self._counting.shutdown(wait=True)
         self._client.close()
+
+
+def idf(total: int, holding: int) -> float:
+    """A term's IDF as Qdrant's modifier computes it, of `holding` points among `total`.
+
+    >>> round(idf(10, 1), 3), round(idf(10, 10), 3)
+    (1.992, 0.047)
+    """
+    return math.log(1.0 + (total - holding + 0.5) / (holding + 0.5))
 
 
 class _Counts:
