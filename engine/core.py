@@ -71,17 +71,17 @@ class Core:
         if self.closed:
             raise StoreUnavailable("this Memory is closed")
 
-    def scope(self, namespace: str, *ids: object) -> None:
+    def scope(self, namespace: str, *ids: object, listed: str | None = None) -> None:
         """Check the memory is open, the namespace valid and each episode id a plausible id
-        (before anything reaches a store)."""
+        (before anything reaches a store); `listed` names the list argument the ids came in."""
         self.check_open()
         try:
             check_namespace(namespace)
         except ValueError as exc:
             raise InvalidInput("namespace", str(exc)) from None
-        for episode_id in ids:
+        for n, episode_id in enumerate(ids):
             if not is_unicode_text(episode_id) or not 0 < len(episode_id) <= MAX_ID_CHARS:  # type: ignore[arg-type]
-                raise InvalidInput("id", f"must be an episode id (text of 1..{MAX_ID_CHARS} characters)")
+                raise InvalidInput("id" if listed is None else f"{listed}[{n}]", f"must be an episode id (text of 1..{MAX_ID_CHARS} characters)")
 
     def readable(self, namespace: str, include_shared: bool = True) -> list[str]:
         """The namespaces a caller of `namespace` reads: it, then the shared one."""

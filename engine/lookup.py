@@ -16,7 +16,7 @@ from engine.settings import Settings
 from engine.signatures import ENTITY_TYPE as SIGNATURE
 from engine.stores.base import ReadingGraph
 from engine.stores.vectors import VectorStore
-from engine.text import canonical_name
+from engine.text import MAX_NAME_CHARS, canonical_name
 from engine.views import LESSON_RULES, EntityProfile, EpisodeExplanation, Fact, Health, Neighbour
 
 __all__ = ["entity_profile", "explain_episode", "one_entity", "store_health", "why_sentence"]
@@ -133,14 +133,16 @@ def grouped_facts(facts: list[Fact]) -> list[Fact]:
     return [f for group in order for f in group]
 
 
-def one_entity(graph: ReadingGraph, namespace: str, name: str) -> Entity:
+def one_entity(graph: ReadingGraph, namespace: str, name: str, field: str = "entity") -> Entity:
     """The entity a human means by `name` (canonical name or alias; the most mentioned).
 
     Raises:
-        InvalidInput: the name is empty. NotFound: no entity has it.
+        InvalidInput: the name (the argument `field`) is empty. NotFound: no entity has it.
     """
     if not is_unicode_text(name) or not canonical_name(name):
-        raise InvalidInput("entity", "must be a non-empty entity name")
+        raise InvalidInput(field, "must be a non-empty entity name")
+    if len(name) > MAX_NAME_CHARS:
+        raise InvalidInput(field, f"must be at most {MAX_NAME_CHARS} characters")
     found = graph.find_entities(namespace, [canonical_name(name)])
     if not found:
         raise NotFound("entity", name)

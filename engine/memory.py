@@ -22,10 +22,12 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 
+from engine.arguments import callback
 from engine.core import Core
 from engine.embed import Embedder, embedder_for
 from engine.errors import InvalidInput, WriteFailed
 from engine.inputs import MAX_TASK_STEPS, StoreRequest, invalid_input, is_unicode_text, task_steps
+from engine.lifecycle.idle_digests import idle_digests
 from engine.lifecycle.keeper import Keeper
 from engine.models import StoreResult, TaskResult
 from engine.reader import Reader
@@ -80,6 +82,8 @@ class Memory:
         self._recaller = Recaller(self._core)
         self._reader = Reader(self._core)
         self._keeper = Keeper(self._core)
+        self._idle_digests = idle_digests(self._keeper.digest_idle, settings.digest_idle_minutes * 60)
+        self._idle_digests.start()
 
     @property
     def settings(self) -> Settings:
@@ -233,6 +237,9 @@ class Memory:
             WriteFailed: a batch failed; the batches before it are stored (the message says
                 how many episodes), nothing of the failed batch is visible.
         """
+        if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+            raise InvalidInput("items", "must be a list of mappings of store arguments")
+        progress = callback("progress", progress)
         requests = []
         for index, item in enumerate(items):
             if not isinstance(item, Mapping):
@@ -401,6 +408,7 @@ class Memory:
     def close(self) -> None:
         """Keep what working memory holds worth keeping, then flush and close both stores.
         Safe to call twice."""
+        self._idle_digests.stop()
         self._core.close()
 
     def __enter__(self) -> Memory:

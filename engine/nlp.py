@@ -39,6 +39,32 @@ _PROPER_NOUN_TAGS = frozenset({"NNP", "NNPS"})
 _LATIN = re.compile(r"[A-Za-z]{2,}")
 # Identifiers with an inner capital (PostgreSQL, GitHub) or acronyms with a digit (GPT4, S3).
 _CODE_LIKE = re.compile(r"^(?:[A-Za-z]+[a-z][A-Z][A-Za-z0-9]*|[A-Z][A-Z0-9]*[0-9][A-Z0-9]*)$")
+# Verbs whose object is software, not a person or a place: the small model reads an unknown
+# product name as a PERSON or a PLACE ("use Redis", "migrated to Cassandra"); right after such
+# a verb (or its preposition) the name is a PRODUCT. People are not installed, places are not
+# deployed. Matched by the tagger's words, as the entity pipeline has no parser or lemmas.
+# Not "run", "migrate", "switch": one runs into a friend, migrates to Canada, switches to a mentor.
+_TOOL_VERBS = ("use", "install", "uninstall", "reinstall", "deploy", "redeploy", "configure", "upgrade",
+               "downgrade", "enable", "disable", "restart", "integrate")  # fmt: skip
+
+
+def _inflections(verb: str) -> set[str]:
+    """A regular verb's forms: use, uses, used, using; switch, switches, switched, switching.
+
+    >>> sorted(_inflections("switch")), sorted(_inflections("use"))
+    (['switch', 'switched', 'switches', 'switching'], ['use', 'used', 'uses', 'using'])
+    """
+    stem = verb[:-1] if verb.endswith("e") else verb
+    third = verb + ("es" if verb.endswith(("sh", "ch", "x", "s")) else "s")
+    return {verb, third, stem + "ed", stem + "ing"}
+
+
+_TOOL_VERB_FORMS = frozenset(form for verb in _TOOL_VERBS for form in _inflections(verb))
+_TOOL_PREPOSITIONS = frozenset({"to", "from", "on", "with"})
+# After the name, a noun or a possessive makes it a modifier ("the Lisbon office", "Priya's
+# design"): what the verb acts on is the next word, not the name.
+_MODIFIED_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "POS"})
+_SKIPPED_TAGS = frozenset({"DT", "PRP$"})  # "use the Redis", "deploy our Grafana"
 _PROPN_STOP = {
     "i", "ok", "okay", "thanks", "hi", "hello", "hey", "yes", "no", "oh", "wow",
     # months and weekdays are times, not things
@@ -198,7 +224,11 @@ def _from_spacy(doc: Any) -> list[RawEntity]:
         # A transcript's "Maria: Cool, ..." is tagged as one name: the speaker's ends at the colon.
         name = doc[start : ent.end].text.split(":", 1)[0].strip()
         if name:
-            entities.append(RawEntity(name=name, type=_SPACY_KEEP[ent.label_]))
+            kind = _SPACY_KEEP[ent.label_]
+            modifier = ent.end < len(doc) and doc[ent.end].tag_ in _MODIFIED_TAGS
+            if kind in ("PERSON", "PLACE") and not modifier and _after_a_tool_verb(doc, start):
+                kind = "PRODUCT"
+            entities.append(RawEntity(name=name, type=kind))
         covered.update(range(start, ent.end))
     run: list[Any] = []
     # Proper-noun runs and code-like identifiers the small NER model leaves out.
@@ -216,6 +246,17 @@ def _from_spacy(doc: Any) -> list[RawEntity]:
             entities.append(RawEntity(name=" ".join(t.text for t in run), type="THING"))
             run = []
     return entities
+
+
+def _after_a_tool_verb(doc: Any, start: int) -> bool:
+    """Whether the words before `start` are a verb of `_TOOL_VERBS` (with a determiner, or
+    a preposition: "switch to X", "migrated from X")."""
+    before = start - 1
+    if before >= 0 and doc[before].tag_ in _SKIPPED_TAGS:
+        before -= 1
+    if before >= 1 and doc[before].lower_ in _TOOL_PREPOSITIONS:
+        before -= 1
+    return before >= 0 and doc[before].lower_ in _TOOL_VERB_FORMS
 
 
 def _dedup(entities: list[RawEntity]) -> list[RawEntity]:

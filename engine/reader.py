@@ -9,9 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.analyst.query import analyst_query
+from engine.arguments import flag, namespace_names, page
 from engine.core import Core
 from engine.errors import InvalidInput, NotFound
-from engine.inputs import MAX_OFFSET, is_session, is_unicode_text
+from engine.inputs import is_session, is_unicode_text
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.models import Episode, Stats, from_epoch
 from engine.reflect.digests import digest_id
@@ -134,11 +135,12 @@ class Reader:
                 that is no session id.
         """
         self._core.scope(namespace)
-        _check_page(limit, offset)
+        limit, offset = page(limit, offset)
+        include_deleted = flag("include_deleted", include_deleted)
         if session_id is not None and not (isinstance(session_id, str) and is_session(session_id)):
             raise InvalidInput("session_id", "must be 1-128 printable characters")
         if layer not in (None, "working", "episodic", "semantic"):
-            raise InvalidInput("layer", f"must be working, episodic or semantic, got {layer!r}")
+            raise InvalidInput("layer", "must be working, episodic or semantic (or None)")
         if layer == "working":
             items = self._core.writer.working.items(namespace, session_id)[::-1]  # newest first
             return [working_episode(item) for item in items][offset : offset + limit]
@@ -160,7 +162,7 @@ class Reader:
             InvalidInput: limit outside 1..1000 or offset outside 0..MAX_OFFSET.
         """
         self._core.scope(namespace)
-        _check_page(limit, offset)
+        limit, offset = page(limit, offset)
         rows = sorted(self._core.graph.sessions(namespace, time.time()),
                       key=lambda r: (r.ended_at, r.session_id), reverse=True)[offset : offset + limit]  # fmt: skip
         wanted = [digest_id(namespace, row.session_id) for row in rows]
@@ -186,8 +188,15 @@ class Reader:
 
     def health(self, *, namespaces: builtins.list[str] | None = None) -> Health:
         """Whether both stores answer, with their counts over `namespaces` (None: every
-        namespace; []: no counts, one cheap request to each store); never raises."""
-        return store_health(self._core.graph, self._core.vectors, self._core.settings.backend, namespaces)
+        namespace; []: no counts, one cheap request to each store); an outage is reported in
+        the answer, not raised.
+
+        Raises:
+            InvalidInput: `namespaces` is no list of namespace names.
+        """
+        chosen = namespace_names("namespaces", namespaces, empty=True)
+        return store_health(self._core.graph, self._core.vectors, self._core.settings.backend,
+                            None if chosen is None else sorted(chosen))  # fmt: skip
 
 
 def _session_view(row: SessionRow, digest: Digest | None) -> SessionView:
@@ -196,10 +205,3 @@ def _session_view(row: SessionRow, digest: Digest | None) -> SessionView:
         episodes=row.episodes, digest=digest,
         stale=digest is None or digest.built_at.timestamp() < row.last_created_at,
     )  # fmt: skip
-
-
-def _check_page(limit: int, offset: int) -> None:
-    if not 1 <= limit <= 1000:
-        raise InvalidInput("limit", f"must be within 1..1000, got {limit}")
-    if not 0 <= offset <= MAX_OFFSET:
-        raise InvalidInput("offset", f"must be within 0..{MAX_OFFSET}, got {offset}")

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from engine.text import canonical_name
+from engine.text import MAX_NAME_CHARS, canonical_name
 
 __all__ = ["ENTITY_TYPE", "Signature", "error_signature", "normalise_volatile", "query_keys"]
 
@@ -41,8 +41,9 @@ class Signature(NamedTuple):
 
     @property
     def name(self) -> str:
-        """As an entity is named: 'HTTP 503: search index is still warming up'."""
-        return f"{self.head}: {self.message}" if self.message else self.head
+        """As an entity is named: 'HTTP 503: search index is still warming up' (at most
+        MAX_NAME_CHARS: a word of a log can be any length)."""
+        return (f"{self.head}: {self.message}" if self.message else self.head)[:MAX_NAME_CHARS]
 
     @property
     def key(self) -> str:

@@ -118,6 +118,10 @@ def _latin_tokens(text: str) -> list[str]:
     words = (w.replace("'", "") for w in _WORD.findall(text))
     return [_stem(w) for w in words if w and w not in EN_STOPWORDS]
 
+# The longest entity name or alias kept: graph index keys have a size limit (Neo4j's range
+# index refuses a value of ~8 kB, failing the whole write), and no name a person reads is longer.
+MAX_NAME_CHARS = 200
+
 
 @lru_cache(maxsize=65_536)
 def canonical_name(name: str) -> str:

@@ -10,13 +10,13 @@ loop goes on.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING
 
 from engine import HindsightError
 from engine.lifecycle.audit import acting_as
 from engine.lifecycle.catch_up import reflect_to_end
+from engine.lifecycle.periodic import Periodic
 
 if TYPE_CHECKING:
     from engine.memory import Memory
@@ -28,23 +28,18 @@ log = logging.getLogger(__name__)
 
 
 class MaintenanceLoop:
-    """A daemon thread; `stop()` ends it at the next wake-up."""
+    """A daemon thread (`Periodic`); `stop()` ends it at the next wake-up."""
 
     def __init__(self, memory: Memory, interval: float) -> None:
         self._memory = memory
-        self._interval = interval
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="hindsight-maintenance", daemon=True)
+        self._thread = Periodic(self.run_once, interval, "hindsight-maintenance")
         self.rounds = 0
 
     def start(self) -> None:
-        if self._interval > 0:
-            self._thread.start()
+        self._thread.start()
 
     def stop(self) -> None:
-        self._stopped.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=30)
+        self._thread.stop(timeout=30)
 
     def run_once(self) -> None:
         """One round over every namespace."""
@@ -54,7 +49,7 @@ class MaintenanceLoop:
         def stop(last: ReflectionSummary) -> bool:
             # What was stored before the round began: a namespace written faster than
             # reflection reads must not hold the round (and the others) forever.
-            return self._stopped.is_set() or last.until >= began
+            return self._thread.stopping or last.until >= began
 
         try:
             for namespace in self._memory.namespaces():
@@ -68,7 +63,3 @@ class MaintenanceLoop:
         finally:
             acting_as.reset(acting)
         self.rounds += 1
-
-    def _loop(self) -> None:
-        while not self._stopped.wait(self._interval):
-            self.run_once()

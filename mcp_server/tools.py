@@ -234,7 +234,10 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
     def query_graph(
         cypher: str, ctx: Context, params: dict[str, Any] | None = None
     ) -> CypherResult:
-        return memory.cypher(cypher, params, namespace=scope(ctx))
+        try:
+            return memory.cypher(cypher, params, namespace=scope(ctx))
+        except InvalidInput as exc:  # the engine's `query` is this tool's `cypher`
+            raise InvalidInput("cypher" if exc.field == "query" else exc.field, exc.reason) from None
 
     reading = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
     specs: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [

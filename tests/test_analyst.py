@@ -128,10 +128,10 @@ _SCOPED = "MATCH (e:Episode) WHERE e.namespace = $namespace "
 def test_a_query_the_graph_cannot_run_is_bad_input_on_every_backend(
     analyst: Analyst, query: str, params: dict[str, object]
 ) -> None:
-    """A bad query is the caller's error naming `cypher` or the parameter, never an outage."""
+    """A bad query is the caller's error naming `query` or the parameter, never an outage."""
     with analyst.open() as memory, pytest.raises(InvalidInput) as raised:
         memory.cypher(query, params)
-    assert raised.value.field in {"cypher", *(f"params.{name}" for name in params)}
+    assert raised.value.field in {"query", *(f"params.{name}" for name in params)}
     with analyst.open() as memory:  # the store still answers
         assert memory.cypher(_SCOPED + "RETURN count(e) AS n").rows == [[5]]
 

@@ -5,6 +5,8 @@ points that doctor and import keep, and never seen from another namespace."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,21 @@ def test_maintain_digests_idle_sessions_only(settings: Settings) -> None:
     with Memory.open(settings=settings.model_copy(update={"digest_idle_minutes": 1e-9})) as memory:
         memory.maintain()
         assert all(v.digest is not None for v in memory.sessions())
+
+
+def test_a_library_user_gets_digests_of_idle_sessions_without_asking(settings: Settings) -> None:
+    """No `reflect`, no `maintain`, no `end_session`: an idle session is digested while the
+    memory is open, and `close` stops the thread that does it."""
+    idle = settings.model_copy(update={"digest_idle_minutes": 0.02})  # 1.2 s
+    with Memory.open(settings=idle) as memory:
+        _tell(memory)
+        deadline = time.monotonic() + 60
+        while any(v.digest is None for v in memory.sessions()) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert all(v.digest is not None for v in memory.sessions())
+        cards = memory.recall("What did we talk about last time?", now=DAY + 10 * 86_400)
+        assert cards[0].kind == "digest" and "marathon" in cards[0].content.lower()
+    assert not [t for t in threading.enumerate() if t.name == "hindsight-idle-digests"]
 
 
 def test_a_question_about_a_session_gets_its_digest_first(on_each_store: Memory) -> None:

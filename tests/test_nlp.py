@@ -54,6 +54,23 @@ def test_the_trimmed_pipeline_finds_what_spacys_own_pipeline_finds() -> None:
     assert "Room 101" in [e.name for e in found[1]]
 
 
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("We decided to use Redis for the cache", "Redis", "PRODUCT"),
+    ("Dana installed Kafka on the staging box", "Kafka", "PRODUCT"),
+    ("Let us deploy Grafana next to Loki", "Grafana", "PRODUCT"),
+    ("Dana installed Kafka on the staging box", "Dana", "PERSON"),  # the subject is who did it
+    ("I met Dana yesterday", "Dana", "PERSON"),
+    ("I ran into Dana at the airport", "Dana", "PERSON"),
+    ("We used Priya's design", "Priya", "PERSON"),  # a possessive: the design was used
+    ("Maria runs the Lisbon office", "Lisbon", "PLACE"),
+    ("We moved to Berlin in May", "Berlin", "PLACE"),
+])  # fmt: skip
+def test_a_name_a_tool_verb_acts_on_is_a_product_not_a_person(text: str, name: str, kind: str) -> None:
+    """The small model reads an unknown product as a person or a place; people are not
+    installed and places are not deployed."""
+    assert (name, kind) in [(e.name, e.type) for e in nlp.find_entities([text])[0]]
+
+
 def test_a_memory_holds_numpy_blas_to_its_setting_or_leaves_it(tmp_path: Path) -> None:
     with threadpool_limits(limits=2, user_api="blas"):
         assert _blas_threads() and set(_blas_threads()) == {2}

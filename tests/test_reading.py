@@ -67,7 +67,7 @@ def test_cypher_reads_in_namespace_and_refuses_writes(memory: Memory, atlas: dic
     assert result.columns == ["e.name"] and ["Atlas"] in result.rows
     with pytest.raises(InvalidInput) as unscoped:
         memory.cypher("MATCH (e:Entity) RETURN e.name", namespace="a")
-    assert unscoped.value.field == "cypher"
+    assert unscoped.value.field == "query"
     # Refused before running: a top-level OR, or a second pattern, would read namespace b
     # (even a count leaks without returning a node).
     for leak in ["MATCH (e:Episode) WHERE e.namespace = $namespace OR true RETURN e",

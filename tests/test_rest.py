@@ -118,7 +118,7 @@ def test_errors_are_problems_naming_the_field_and_store_nothing(server: str) -> 
          "items[0].metadata"),
         ("POST", "/reflect", {"force": "t"}, 400, "force"),
         ("GET", "/episodes?offset=1000000001", None, 400, "offset"),
-        ("POST", "/cypher", {"query": "MATCH (n) RETURN n"}, 400, "cypher"),
+        ("POST", "/cypher", {"query": "MATCH (n) RETURN n"}, 400, "query"),
         ("GET", "/episodes/no-such-id", None, 404, None),
         ("GET", "/entities/Nobody", None, 404, None),
     ]  # fmt: skip

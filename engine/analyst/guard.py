@@ -73,7 +73,7 @@ def check_read_only(query: str, *, procedures: frozenset[str] = READ_ONLY_PROCED
     if not isinstance(query, str) or not query.strip():
         raise ReadOnlyViolation("query_graph needs a non-empty Cypher statement")
     if not is_unicode_text(query):
-        raise InvalidInput("cypher", "holds a lone surrogate: it is not valid Unicode text")
+        raise InvalidInput("query", "holds a lone surrogate: it is not valid Unicode text")
     visible = _COMMENTS_AND_LITERALS.sub(" ", query)
     for match in _COMMENTS_AND_LITERALS.finditer(query):
         if match.lastgroup != "line" and not match.group(match.lastgroup or 0):

@@ -45,12 +45,12 @@ def analyst_query(
     if starts_with_schema_call(statement):
         return answer_schema_call(statement)
     if not references_parameter(statement, "namespace"):
-        raise InvalidInput("cypher", "must filter on $namespace, e.g. WHERE n.namespace = $namespace")
+        raise InvalidInput("query", "must filter on $namespace, e.g. WHERE n.namespace = $namespace")
     bound["namespace"] = namespace
     unscoped = unscoped_parts(statement)
     if unscoped:
         raise InvalidInput(
-            "cypher",
+            "query",
             f"refused: {unscoped[0]}. Every pattern needs a node pinned by "
             "WHERE <var>.namespace = $namespace (a top-level AND) or "
             "{namespace: $namespace}, or bound to one by an earlier pattern",
@@ -60,6 +60,6 @@ def analyst_query(
     )
     if foreign_namespaces(rows.rows, {namespace, settings.shared_namespace}):
         raise InvalidInput(  # never names the namespace: that would tell it exists
-            "cypher", "returned nodes of another namespace; filter every matched node on $namespace"
+            "query", "returned nodes of another namespace; filter every matched node on $namespace"
         )
     return CypherResult(columns=rows.columns, rows=rows.rows, truncated=rows.truncated)

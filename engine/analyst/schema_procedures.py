@@ -56,7 +56,7 @@ def _table_info(args: Sequence[str]) -> _Rows:
     tables = {node.label: node.properties for node in NODES}
     tables |= {rel.name: rel.properties for rel in RELATIONSHIPS}
     if len(args) != 1 or args[0] not in tables:
-        raise InvalidInput("cypher", f"table_info takes one table name of: {', '.join(tables)}")
+        raise InvalidInput("query", f"table_info takes one table name of: {', '.join(tables)}")
     keyed = args[0] in {node.label for node in NODES}
     rows = [[number, name, kind, keyed and name == "id"]
             for number, (name, kind) in enumerate(tables[args[0]])]  # fmt: skip
@@ -66,7 +66,7 @@ def _table_info(args: Sequence[str]) -> _Rows:
 def _show_connection(args: Sequence[str]) -> _Rows:
     rels = {rel.name: rel for rel in RELATIONSHIPS}
     if len(args) != 1 or args[0] not in rels:
-        raise InvalidInput("cypher", f"show_connection takes one of: {', '.join(rels)}")
+        raise InvalidInput("query", f"show_connection takes one of: {', '.join(rels)}")
     rel = rels[args[0]]
     return ["source table name", "destination table name"], [[rel.source, rel.target]]
 
@@ -121,7 +121,7 @@ def answer_schema_call(statement: str) -> CypherResult:
     name = alone.group("name").lower() if alone else ""
     if alone is None or name not in SCHEMA_PROCEDURES:
         raise InvalidInput(
-            "cypher",
+            "query",
             "a schema procedure is answered from hindsight's schema, so it must be called "
             "alone, e.g. CALL db.labels() YIELD label (optionally YIELD some of its columns)",
         )
@@ -133,7 +133,7 @@ def answer_schema_call(statement: str) -> CypherResult:
         unknown = [column for column in picked if column not in columns]
         if unknown:
             raise InvalidInput(
-                "cypher", f"{name} yields no column {unknown[0]!r} (it yields {', '.join(columns)})"
+                "query", f"{name} yields no column {unknown[0]!r} (it yields {', '.join(columns)})"
             )
         positions = [columns.index(column) for column in picked]
         columns, rows = picked, [[row[i] for i in positions] for row in rows]

@@ -3,6 +3,7 @@ audit, doctor, info, export and import. Registered on the main app by `engine.cl
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -239,8 +240,8 @@ def import_(
 ) -> None:
     """Import an export into an empty memory, or only the namespaces named by --namespace
     into a memory where they are empty."""
-    if not file.exists():
-        fail(f"file: {file} does not exist", 2)
+    if not os.path.isfile(file):  # False, not OSError, for a name too long to look up
+        fail(f"file: {str(file)[:200]} is no file", 2)
     with open_memory(data_dir) as memory:
         summary = memory.import_(file, namespaces=namespace)
     if as_json:

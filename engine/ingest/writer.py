@@ -48,7 +48,7 @@ from engine.nlp import RawEntity, limit_numpy_blas
 from engine.settings import Settings
 from engine.stores.base import IngestGraph
 from engine.stores.vectors import SparseVector, VectorStore
-from engine.text import canonical_name
+from engine.text import MAX_NAME_CHARS, canonical_name
 from engine.work import WORK_KINDS, episode_signature, stated_signature
 from engine.working import WorkingItem, WorkingMemory
 
@@ -263,13 +263,14 @@ class Writer:
                 # A one-sentence turn is often its own decision: supersession reuses this.
                 self._short_vectors.remember(text.request.content, vector)
             if answer is not None:  # the LLM replaces the rules where it answered
-                text.entities = [RawEntity(name=e.name, type=e.type) for e in answer.entities]
+                entities = [RawEntity(name=e.name, type=e.type) for e in answer.entities]
                 text.decisions, text.todos = answer.decisions, answer.todos
                 text.llm_importance = answer.importance
             else:
                 content = text.request.content
-                text.entities = entities
                 text.decisions, text.todos = find_decisions(content), find_todos(content)
+            # A "name" longer than any a person reads is a run of log noise ("xxxx...", a hash).
+            text.entities = [e for e in entities if len(e.name) <= MAX_NAME_CHARS]
             if text.request.kind in WORK_KINDS:
                 _read_as_work(text)
             elif text.request.layer == "semantic" and text.chunk_index is None:

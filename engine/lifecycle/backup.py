@@ -94,7 +94,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
                 item = json.loads(line)
                 yield number, str(item["kind"]), dict(item["record"])
             except (ValueError, KeyError, TypeError) as exc:
-                raise InvalidInput("file", f"line {number} is not an export record ({exc})") from None
+                raise InvalidInput("path", f"line {number} is not an export record ({exc})") from None
 
 
 def import_memory(
@@ -111,7 +111,7 @@ def import_memory(
     archive, then the vector mirror. The memory, or those namespaces of it, must be empty."""
     held = {namespace for namespace, _ in graph.episode_states().values()}
     if namespaces is None and held:
-        raise InvalidInput("file", "import needs an empty memory; this one holds episodes")
+        raise InvalidInput("path", "import needs an empty memory; this one holds episodes")
     if namespaces is not None and held & set(namespaces):
         raise InvalidInput("namespaces", f"import needs them empty; {sorted(held & set(namespaces))[0]} holds episodes")
     records: list[tuple[str, dict[str, Any]]] = []
@@ -126,11 +126,11 @@ def import_memory(
         elif kind == "vector":
             dense[str(record["id"])] = [float(x) for x in record["dense"]]
         elif number == 1:
-            raise InvalidInput("file", "line 1 must be the export header")
+            raise InvalidInput("path", "line 1 must be the export header")
         else:
             records.append((kind, record))
     if header is None or header.get("format") != FORMAT:
-        raise InvalidInput("file", f"not a {FORMAT} file")
+        raise InvalidInput("path", f"not a {FORMAT} file")
     if header.get("model") != embedder.name:
         dense = {}  # vectors of another model are useless here: re-embed
     records = within(records, namespaces)

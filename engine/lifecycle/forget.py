@@ -26,11 +26,12 @@ from engine.ingest.pipeline import episode_vectors, vector_point
 from engine.keyword_keys import refresh_around, rekey, window_ids
 from engine.lifecycle.fact_sources import with_forgotten, without_sources
 from engine.models import Episode, Session, session_node_id
+from engine.reflect.lessons import FIX_TYPE
 from engine.settings import Settings
 from engine.stores.archive import ArchiveRecord, ArchiveStore
 from engine.stores.base import GraphBatch, LifecycleRow, MaintenanceGraph
 from engine.stores.vectors import VectorPayload, VectorStore
-from engine.views import Fact
+from engine.views import LESSON_RULES, Fact
 
 __all__ = [
     "PurgeReport",
@@ -54,6 +55,12 @@ class PurgeReport(BaseModel):
     decisions: list[str] = Field(default_factory=list)
     facts_removed: list[str] = Field(default_factory=list)  # facts only they supported
     facts_revised: list[str] = Field(default_factory=list)  # facts others support too
+    # Error signatures whose lessons a purged failure, fix or stated lesson supported: their
+    # lessons (which quote a fix's own words) are removed and derived again from what is left.
+    relearn: list[str] = Field(default_factory=list)
+    # The sessions of the purged episodes and of every episode an affected fact or lesson
+    # cites: their digests list those facts, so they are digested again.
+    sessions: list[str] = Field(default_factory=list)
 
 
 def select_for_archive(
@@ -207,11 +214,19 @@ def purge_episodes(
     gone = set(live) | set(archived)
     decisions = [d.id for ds in graph.decisions_of(namespace, live).values() for d in ds]
     citing = graph.facts_citing(namespace, sorted(gone))
+    relearn = sorted({f.subject_id for f in citing if f.rule in LESSON_RULES})
+    lessons = [f for f in graph.facts_about(namespace, relearn, include_closed=True, whole=True)
+               if f.rule in LESSON_RULES and f.subject_id in relearn]  # fmt: skip
+    citing = [f for f in citing if f.rule not in LESSON_RULES]
     others = sorted({i for f in citing for i in f.source_episode_ids} - gone)
     remaining = {e.id: e for e in graph.get_episodes(namespace, others)}
     revision = without_sources(citing, gone, remaining, scale=settings.fact_support_scale)
+    revision.removed += [f.id for f in lessons]
+    cited = {i for f in [*citing, *lessons] for i in f.source_episode_ids} | set(live)
+    sessions = sorted({e.session_id for e in graph.get_episodes(namespace, sorted(cited)) if e.session_id})
     report = PurgeReport(dry_run=dry_run, episodes=sorted(gone), archived=archived, decisions=decisions,
-                         facts_removed=revision.removed, facts_revised=[f.id for f in revision.revised])  # fmt: skip
+                         facts_removed=revision.removed, facts_revised=[f.id for f in revision.revised],
+                         relearn=relearn, sessions=sessions)  # fmt: skip
     if dry_run:
         return report
     named = {e.id for found in graph.entities_of(namespace, live).values() for e in found}
@@ -224,6 +239,9 @@ def purge_episodes(
     facts.delete(revision.removed + closed)  # a closed fact's point is never searched
     current = graph.facts_by_id(namespace, [f.id for f in revision.revised] + reopened, include_closed=False)
     write_fact_points(facts, embedder, current, namespace, settings)
+    # A FIX is named by one fix's words and mentioned by the fixes like it: it goes with its
+    # lessons, which `relearn_lessons` writes again with the fixes left.
+    graph.drop_entities(namespace, sorted({f.object_id for f in lessons}), FIX_TYPE)
     _delete_everywhere(graph, vectors, namespace, live, settings)
     archive.take(namespace, archived)
     graph.prune_entities(namespace, sorted(named))

@@ -11,10 +11,18 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from engine.arguments import (
+    callback,
+    caller_file_errors,
+    file_path,
+    flag,
+    namespace_names,
+    whole_number,
+)
 from engine.core import Core
 from engine.errors import InvalidInput, NotFound, StoreUnavailable, WriteFailed
 from engine.fact_points import rebuild_fact_points
-from engine.inputs import check_namespace, is_namespace, is_unicode_text
+from engine.inputs import is_namespace, is_unicode_text
 from engine.keyword_keys import refresh_around
 from engine.lifecycle.audit import AuditEntry
 from engine.lifecycle.backup import BackupSummary, export_memory, import_memory
@@ -31,13 +39,15 @@ from engine.lifecycle.forget import (
 from engine.lookup import one_entity
 from engine.models import Entity, Episode
 from engine.reflect.digests import digest_id, refresh_digests, stale_sessions, write_digest_points
-from engine.reflect.run import reflect_namespace
-from engine.text import canonical_name
+from engine.reflect.run import reflect_namespace, relearn_lessons
+from engine.text import MAX_NAME_CHARS, canonical_name
 from engine.views import ReflectionSummary
 
 __all__ = ["Keeper"]
 
 log = logging.getLogger(__name__)
+
+MAX_AUDIT = 10_000  # entries one `audit` call returns at most
 
 
 class Keeper:
@@ -59,6 +69,7 @@ class Keeper:
             What the run read and wrote (`status: nothing_new` when there was nothing to read).
         """
         self._core.scope(namespace)
+        force = flag("force", force)
         with self._core.writer.lock:
             summary = reflect_namespace(
                 self._core.graph,
@@ -171,13 +182,17 @@ class Keeper:
         """
         if isinstance(ids, str) or not isinstance(ids, list):
             raise InvalidInput("ids", "must be a list of episode ids")
-        self._core.scope(namespace, *ids)
+        self._core.scope(namespace, *ids, listed="ids")
+        dry_run = flag("dry_run", dry_run)
         with self._core.writer.lock:
-            sessions = [] if dry_run else self._sessions_of(namespace, ids)
             report = purge_episodes(self._core.graph, self._core.vectors, self._core.archive, namespace, ids,
                                     dry_run=dry_run, settings=self._core.settings, facts=self._core.facts,
                                     embedder=self._core.batch_embedder)  # fmt: skip
-            self.redigest(namespace, sessions)
+            if not dry_run:
+                relearn_lessons(self._core.graph, namespace, report.relearn, now=time.time(),
+                                settings=self._core.settings, facts=self._core.facts,
+                                embedder=self._core.batch_embedder)  # fmt: skip
+                self.redigest(namespace, report.sessions)
         if not dry_run:
             self._core.log("purge", namespace, report.episodes, "purge requested")
         return report
@@ -207,6 +222,14 @@ class Keeper:
                                idle_seconds=idle_seconds)  # fmt: skip
         self.redigest(namespace, stale[: self._core.settings.reflection_batch_size])
 
+    def digest_idle(self) -> None:
+        """In every namespace, digest the sessions idle for `digest_idle_minutes` whose digest
+        is missing or out of date (`IdleDigests` calls it while the memory is open)."""
+        idle = self._core.settings.digest_idle_minutes * 60
+        for namespace in self.namespaces():
+            with self._core.writer.lock:
+                self.digest_stale(namespace, idle_seconds=idle)
+
     def _sessions_of(self, namespace: str, ids: Iterable[str]) -> list[str]:
         """The sessions these episodes belong to (a chunk's too)."""
         found = self._core.graph.get_episodes(namespace, list(ids))
@@ -224,9 +247,11 @@ class Keeper:
         return [r.episode for r in self._core.archive.records(namespace)]
 
     def audit(self, *, namespace: str | None = None, limit: int = 100) -> list[AuditEntry]:
-        """The latest changes of state, newest first."""
+        """The latest changes of state, newest first, optionally of one namespace."""
         self._core.check_open()
-        return self._core.audit.read(namespace=namespace, limit=limit)
+        if namespace is not None:
+            self._core.scope(namespace)
+        return self._core.audit.read(namespace=namespace, limit=whole_number("limit", limit, 1, MAX_AUDIT))
 
     def optimize(self) -> None:
         """Build the vector search index over what was stored since the last build:
@@ -246,6 +271,7 @@ class Keeper:
         """Check that the vector mirror agrees with the graph; `repair` rebuilds what differs,
         calling `progress(done, total)` as episodes are re-embedded."""
         self._core.check_open()
+        repair, progress = flag("repair", repair), callback("progress", progress)
         with self._core.writer.lock:
             report = check_and_repair(self._core.graph, self._core.vectors, self._core.facts, self._core.digests,
                                       self._core.batch_embedder, self._core.settings, repair=repair,
@@ -264,12 +290,14 @@ class Keeper:
         episodes, entities, facts, archive and vectors), so a tenant can be handed its own.
 
         Raises:
-            InvalidInput: a name in `namespaces` is not a namespace name.
+            InvalidInput: a name in `namespaces` is not a namespace name, or `path` cannot be
+                written (no such directory, no permission).
         """
         self._core.check_open()
-        chosen = _namespaces(namespaces)
-        with self._core.writer.lock:
-            return export_memory(self._core.graph, self._core.vectors, self._core.archive, Path(path),
+        target, chosen = file_path("path", path), namespace_names("namespaces", namespaces)
+        with_embeddings = flag("with_embeddings", with_embeddings)
+        with self._core.writer.lock, caller_file_errors("path"):
+            return export_memory(self._core.graph, self._core.vectors, self._core.archive, target,
                                  model=self._core.embedder.name, with_embeddings=with_embeddings,
                                  namespaces=chosen)  # fmt: skip
 
@@ -278,13 +306,16 @@ class Keeper:
         namespaces of it) must be empty.
 
         Raises:
-            InvalidInput: the file is no export, or the memory or a namespace is not empty.
+            InvalidInput: the file cannot be read or is no export, or the memory or a
+                namespace is not empty.
         """
         self._core.check_open()
-        chosen = _namespaces(namespaces)
+        source, chosen = file_path("path", path), namespace_names("namespaces", namespaces)
         with self._core.writer.lock:
-            summary = import_memory(self._core.graph, self._core.vectors, self._core.batch_embedder, self._core.archive,
-                                    Path(path), settings=self._core.settings, namespaces=chosen)  # fmt: skip
+            with caller_file_errors("path"):
+                summary = import_memory(self._core.graph, self._core.vectors, self._core.batch_embedder,
+                                        self._core.archive, source, settings=self._core.settings,
+                                        namespaces=chosen)  # fmt: skip
             # Fact and digest points are derived: an export carries the facts and digests, not
             # their points.
             for namespace in sorted(chosen or self._core.graph.namespaces()):
@@ -310,7 +341,8 @@ class Keeper:
             NotFound: either name is unknown. InvalidInput: both name the same entity.
         """
         self._core.scope(namespace)
-        kept, absorbed = one_entity(self._core.graph, namespace, keep), one_entity(self._core.graph, namespace, absorb)
+        kept = one_entity(self._core.graph, namespace, keep, "keep")
+        absorbed = one_entity(self._core.graph, namespace, absorb, "absorb")
         if kept.id == absorbed.id:
             raise InvalidInput("absorb", f"{absorb!r} and {keep!r} are the same entity")
         with self._core.writer.lock:
@@ -331,6 +363,8 @@ class Keeper:
         canonical = canonical_name(alias) if is_unicode_text(alias) else ""
         if not canonical:
             raise InvalidInput("alias", "must be a non-empty name")
+        if len(canonical) > MAX_NAME_CHARS:  # an index key has a size limit (Neo4j: 8 kB)
+            raise InvalidInput("alias", f"must be at most {MAX_NAME_CHARS} characters")
         taken = [e for e in self._core.graph.find_entities(namespace, [canonical]) if e.id != target.id]
         if taken:
             raise InvalidInput("alias", f"{alias!r} already names entity {taken[0].name!r}")
@@ -338,20 +372,3 @@ class Keeper:
             updated = self._core.graph.add_alias(namespace, target.id, canonical)
         self._core.log("add_alias", namespace, [target.id], canonical)
         return updated
-
-
-def _namespaces(names: Iterable[str] | None) -> frozenset[str] | None:
-    """Validated namespace names, or None for every namespace."""
-    if names is None:
-        return None
-    if isinstance(names, str):
-        raise InvalidInput("namespaces", "must be a list of namespace names, not one string")
-    chosen = set()
-    for name in names:
-        try:
-            chosen.add(check_namespace(name))
-        except ValueError as exc:
-            raise InvalidInput("namespaces", str(exc)) from None
-    if not chosen:
-        raise InvalidInput("namespaces", "must name at least one namespace")
-    return frozenset(chosen)

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
+from engine.arguments import flag
 from engine.core import Core
 from engine.errors import InvalidInput, StoreUnavailable
 from engine.inputs import RecallRequest, invalid_input
@@ -84,7 +85,7 @@ class Recaller:
                 layer=layer,
                 role=role,
                 capabilities=None if capabilities is None else _strings(capabilities),
-                include_shared=include_shared,
+                include_shared=flag("include_shared", include_shared),
                 now=now,
                 max_tokens=max_tokens,
             )
@@ -93,6 +94,7 @@ class Recaller:
         at = request.now if request.now is not None else time.time()
         models = query_models(request.query, at, self._core.embedder, self._core.model_pool, self._core.settings)
         cards: list[MemoryCard] = []
+        include_working = flag("include_working", include_working)
         if request.layer in (None, "working") and (include_working or request.layer == "working"):
             # The session's scratchpad; with layer="working" and no session, the namespace's.
             if request.session_id is not None or request.layer == "working":
@@ -147,8 +149,8 @@ class Recaller:
 
 
 def _strings(values: Iterable[str]) -> list[str]:
-    if isinstance(values, str):
-        raise InvalidInput("capabilities", "must be a list of tool names, not one string")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidInput("capabilities", f"must be a list of tool names, not {type(values).__name__}")
     listed = list(values)
     if not all(isinstance(v, str) for v in listed):
         raise InvalidInput("capabilities", "must be a list of tool names (strings)")

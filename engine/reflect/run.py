@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 
 from engine.embed import Embedder
 from engine.errors import StoreUnavailable, WriteFailed
@@ -35,7 +36,7 @@ from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
 from engine.work import WORK_KINDS
 
-__all__ = ["learning_events", "reflect_namespace", "statements_of"]
+__all__ = ["learning_events", "reflect_namespace", "relearn_lessons", "statements_of"]
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,30 @@ def reflect_namespace(
         # The graph holds the facts: recall still finds them by the entities named.
         log.warning("fact points not written (%s): `hindsight doctor --repair` rebuilds them", exc)
     return summary
+
+
+def relearn_lessons(
+    graph: ReflectionGraph, namespace: str, signature_ids: Sequence[str], *, now: float, settings: Settings,
+    facts: VectorStore, embedder: Embedder,
+) -> None:
+    """The lessons of these error signatures derived again from the episodes that show them,
+    after a purge removed them with some of their failures, fixes or stated lessons. The
+    reflection cursor stays where it was."""
+    if not signature_ids:
+        return
+    links = graph.episodes_mentioning(namespace, sorted(signature_ids), now, settings.lesson_incidents)
+    episodes = graph.get_episodes(namespace, sorted({link.episode_id for link in links}))
+    if not episodes:
+        return
+    lessons = lesson_writes(graph, namespace, episodes, now=now, settings=settings)
+    plan = FactPlan(writes=lessons.plan.writes, closes=lessons.plan.closes)
+    until, until_id = graph.reflection_cursor(namespace)
+    summary = ReflectionSummary(id=str(uuid.uuid4()), namespace=namespace, ran_at=now, episodes_seen=len(episodes),
+                                clusters=lessons.groups, facts_written=len(plan.writes), facts_reinforced=0,
+                                facts_closed=len(plan.closes), until=until, until_id=until_id)  # fmt: skip
+    graph.write(_batch(plan, summary, {}, (lessons.entities, lessons.mentions), now))
+    write_fact_points(facts, embedder, graph.facts_by_id(namespace, [w.id for w in plan.writes], include_closed=False),
+                      namespace, settings)  # fmt: skip
 
 
 def statements_of(

@@ -426,8 +426,9 @@ class BehaviourSettings(StoreSettings):
     )
     digest_idle_minutes: float = Field(
         30.0, ge=0, le=100_000, json_schema_extra=_REFLECTION,
-        description="`maintain` digests a session whose latest episode is this old and whose digest "
-        "is missing or older than it; `end_session` and `reflect` digest at once. 0: only those.",
+        description="An open memory (a library's as the server's, by a thread `close` stops) and "
+        "`maintain` digest a session whose latest episode is this old and whose digest is missing "
+        "or older than it; `end_session` and `reflect` digest at once. 0: only those.",
     )
     digest_card_weight: float = Field(
         0.3, ge=0, le=2, json_schema_extra=_REFLECTION,

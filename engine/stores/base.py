@@ -494,6 +494,11 @@ class MaintenanceGraph(GraphLookup, GraphWrites, DigestGraph, Protocol):
         them, and no fact or decision names them."""
         ...
 
+    def drop_entities(self, namespace: str, entity_ids: Sequence[str], entity_type: str) -> None:
+        """Delete these entities of `entity_type` with every edge they have: derived ones
+        (a lesson's FIX) that are derived again from what is left."""
+        ...
+
     def decision_links(self, namespace: str, decision_ids: Sequence[str]) -> list[tuple[str, str]]:
         """(decision id, entity id) ABOUT pairs."""
         ...

@@ -78,6 +78,11 @@ class CypherAdmin(CypherRunner):
         if entity_ids:
             self._run(self._q.prune_entities, {"ns": namespace, "ids": list(dict.fromkeys(entity_ids))})
 
+    def drop_entities(self, namespace: str, entity_ids: Sequence[str], entity_type: str) -> None:
+        if entity_ids:
+            self._run(self._q.drop_entities, {"ns": namespace, "ids": list(dict.fromkeys(entity_ids)),
+                                              "type": entity_type})  # fmt: skip
+
     def restore(self, namespace: str, episode_id: str) -> bool:
         return bool(self._run(self._q.restore, {"id": episode_id, "ns": namespace}))
 

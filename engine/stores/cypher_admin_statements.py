@@ -94,6 +94,10 @@ class AdminStatements(StatementSet):
             "AND NOT EXISTS { MATCH (:Decision)-[:ABOUT]->(en) } DETACH DELETE en",
             "ns", "ids",
         )
+        self.drop_entities = statement(
+            "MATCH (en:Entity) WHERE en.namespace = $ns AND en.id IN $ids AND en.type = $type DETACH DELETE en",
+            "ns", "ids", "type",
+        )
         self.both_entities = statement(
             "MATCH (a:Entity {id: $keep}) MATCH (b:Entity {id: $absorb}) WHERE a.namespace = $ns "
             "AND b.namespace = $ns RETURN a.id",

@@ -402,7 +402,7 @@ class LadybugGraphStore(CypherGraphStore):
                     self._conn.set_query_timeout(0)
             except RuntimeError as exc:
                 if str(exc).startswith(_QUERY_FAULTS):
-                    raise InvalidInput("cypher", f"the graph cannot run it: {exc}") from None
+                    raise InvalidInput("query", f"the graph cannot run it: {exc}") from None
                 raise StoreUnavailable(f"graph query failed: {exc}") from exc
         return CypherRows(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows)
 

@@ -234,7 +234,7 @@ class Neo4jGraphStore(CypherGraphStore):
             if "AccessMode" in (exc.code or ""):
                 raise StoreUnavailable(f"the read-only transaction refused a write: {exc}") from exc
             if (exc.code or "").startswith(_QUERY_FAULTS):
-                raise InvalidInput("cypher", f"the graph cannot run it: {exc.message}") from None
+                raise InvalidInput("query", f"the graph cannot run it: {exc.message}") from None
             raise StoreUnavailable(f"graph query failed: {exc}") from exc
         except _DRIVER_ERRORS as exc:
             raise StoreUnavailable(f"graph query failed: {exc}") from exc

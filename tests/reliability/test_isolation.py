@@ -138,7 +138,7 @@ def test_nothing_of_b_is_ever_seen_from_a(backend: str, ops: list[tuple[str, str
                 seen.append(_dump(memory.cypher(leak, namespace="a")))
                 raise AssertionError(f"answered: {leak}")
             except InvalidInput as exc:
-                assert exc.field == "cypher"
+                assert exc.field == "query"
         seen += anyio.run(_through_mcp, memory, b_ids)
         assert _leaks(seen, b_ids) == []
         assert memory.stats(namespace="a").episodes + memory.stats(namespace="b").episodes == (
