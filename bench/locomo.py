@@ -40,6 +40,7 @@ import numpy as np
 from bench.ablation import ablation_table, run_ablation
 from bench.locomo_data import CATEGORIES, recall_at, turns_of
 from bench.misses import CLASSES, miss_class, shares
+from bench.stability import Stability
 from engine import Memory, Settings
 from engine.embed import Embedder, embedder_for
 from engine.embed.multilingual import needs_multilingual
@@ -48,6 +49,8 @@ from engine.text import tokenize
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo10.json"
 # Misses are classed at the cut-off the multi-hop target is set at (R@10).
 MISS_K = 10
+# The first cards compared between a small and a large top_k (`bench.stability`).
+STABLE_K, LARGE_K = 5, 50
 
 
 @contextmanager
@@ -134,6 +137,7 @@ def run(
     spread: dict[str, list[tuple[int, dict[int, float]]]] = {"system": [], "bm25": [], "dense": []}
     latencies: dict[str, list[float]] = {"system": [], "bm25": [], "dense": []}
     misses: dict[int, Counter[str]] = {}  # evidence turns not in the top MISS_K, by class
+    stability = Stability(STABLE_K)
     stored = 0
     ingest_seconds = 0.0
     with scratch_memory("hindsight-locomo-") as memory:
@@ -160,6 +164,9 @@ def run(
                 cards = memory.recall(qa["question"], namespace=namespace, top_k=kmax, now=asked_at)
                 latencies["system"].append((time.perf_counter() - started) * 1000)
                 found = [dia_of.get(c.id) or str(c.metadata.get("dia_id", "")) for c in cards]
+                stability.add(qa["question"], *(
+                    memory.recall(qa["question"], namespace=namespace, top_k=k, now=asked_at)
+                    for k in (STABLE_K, LARGE_K)), cards)  # fmt: skip
                 scores["system"].append((category, {k: recall_at(found, evidence, k) for k in ks}))
                 started = time.perf_counter()
                 lexical = [dia_ids[i] for i in bm25.top(qa["question"], kmax)]
@@ -207,6 +214,7 @@ def run(
         f"misses@{MISS_K}": {CATEGORIES[c]: {"turns": sum(n.values()), **shares(n)}
                               for c, n in sorted(misses.items())},  # fmt: skip
         "questions": len(scores["system"]),
+        "stability": stability.summary(),
         "turns": stored,
         "ingest_eps_per_s": round(stored / ingest_seconds, 1) if ingest_seconds else None,
         "query_p50_ms": percentile(latencies["system"], 0.5),
@@ -236,6 +244,12 @@ def table(result: dict[str, Any], ks: list[int]) -> str:
     lines.append(f"{'':<14}{'turns':>8}" + "".join(f"{name:>16}" for name in CLASSES))
     for category, row in result[f"misses@{MISS_K}"].items():
         lines.append(f"{category:<14}{row['turns']:>8}" + "".join(f"{row[n]:>16}" for n in CLASSES))
+    stable = result["stability"]
+    lines.append(
+        f"first {stable['k']} cards the same at top_k {STABLE_K}, {LARGE_K} and {max(ks)}: "
+        f"{stable['first_k_agree']}% of {stable['questions']} questions; the most older cards "
+        f"one card supersedes: {stable['most_superseded']}"
+    )
     lines.append(
         f"{result['questions']} questions over {result['turns']} turns; ingest "
         f"{result['ingest_eps_per_s']} turns/s. Latency: system = hindsight recall (query "

@@ -171,28 +171,57 @@ def find_entities(texts: list[str]) -> list[list[RawEntity]]:
 def content_nouns(texts: list[str]) -> list[list[str]]:
     """The nouns of each text, common and proper, in order: what it is about, without its
     verbs and function words ("choose", "yourself", 一些, 比如)."""
-    return _tagged_words(texts, _NOUN_TAGS, _LAC_NOUNS)
+    return [[word for _, _, word in spans] for spans in _tagged_spans(texts, _NOUN_TAGS, _LAC_NOUNS)]
+
+
+def noun_spans(text: str) -> list[tuple[int, int, str]]:
+    """`content_nouns` of one text with where each stands (start, end), tagged in the
+    context of the whole text.
+
+    >>> noun_spans("I haven't had coffee in a month")
+    [(14, 20, 'coffee'), (26, 31, 'month')]
+    """
+    return _tagged_spans([text], _NOUN_TAGS, _LAC_NOUNS)[0]
+
+
+def topic_spans(text: str) -> list[tuple[int, int, str]]:
+    """`noun_spans`, and in Chinese also the verbs of two characters or more: LAC tags a
+    sentence's topic as a verb ("演示延期到3月18日": 演示, the demo), and one character is a
+    verb too light to be one ("用", "去").
+
+    >>> [word for _, _, word in topic_spans("演示延期到3月18日了")]
+    ['演示', '延期']
+    """
+    if not has_cjk(text):
+        return noun_spans(text)
+    return [span for span in _tagged_spans([text], _LAC_NOUNS | {"v"}, _LAC_NOUNS | {"v"})[0]
+            if span[1] - span[0] >= 2]
 
 
 def naming_words(text: str) -> list[str]:
     """The words of a text that can name a thing: its nouns, adjectives and numbers ("was it
     cold", "the 429", 预算), not its verbs, pronouns and particles ("remind", 哪些, 一下)."""
-    return _tagged_words([text], _NAMING_TAGS, _LAC_NAMING)[0]
+    return [word for _, _, word in _tagged_spans([text], _NAMING_TAGS, _LAC_NAMING)[0]]
 
 
-def _tagged_words(texts: list[str], tags: frozenset[str], lac_tags: frozenset[str]) -> list[list[str]]:
+def _tagged_spans(texts: list[str], tags: frozenset[str], lac_tags: frozenset[str]) -> list[list[tuple[int, int, str]]]:
     """The words of each text whose part of speech is among `tags` (spaCy's tagger, its entity
-    recogniser off) or, for Chinese text, `lac_tags` (LAC); Latin words lower-cased."""
-    found: list[list[str]] = [[] for _ in texts]
+    recogniser off) or, for Chinese text, `lac_tags` (LAC), with their offsets; Latin words
+    lower-cased."""
+    found: list[list[tuple[int, int, str]]] = [[] for _ in texts]
     latin = [i for i, text in enumerate(texts) if not has_cjk(text)]
     if latin:
         docs = _spacy().pipe([texts[i] for i in latin], batch_size=64, disable=["ner"])
         for i, doc in zip(latin, docs, strict=True):
-            found[i] = [t.lower_ for t in doc if t.tag_ in tags and (t.is_alpha or t.like_num)]
+            found[i] = [(t.idx, t.idx + len(t), t.lower_) for t in doc if t.tag_ in tags and (t.is_alpha or t.like_num)]
     chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
     if chinese:
         for i, pairs in zip(chinese, _lac().run([texts[i] for i in chinese]), strict=True):
-            found[i] = [word.strip().lower() for word, tag in pairs if tag in lac_tags and word.strip()]
+            at = 0
+            for word, tag in pairs:  # LAC's words are the text, cut
+                if tag in lac_tags and word.strip():
+                    found[i].append((at, at + len(word), word.strip().lower()))
+                at += len(word)
     return found
 
 

@@ -60,8 +60,9 @@ class Fact(BaseModel):
     source_episode_ids: list[str] = Field(default_factory=list)
     forgotten_ids: list[str] = Field(default_factory=list)  # sources forgotten now, restorable
     quote_forgotten: bool = False  # the statement is only a forgotten source's
-    # The rule that made it: "statement" (the parse or tags of a sentence), "llm", "decision",
-    # "lesson" (an agent's failures and fixes), "stated lesson" (a lesson the agent stored).
+    # The rule that made it: a statement rule ("en.clause", "zh.favourite"; "statement" before
+    # rules were named), "llm", "decision", "lesson" (an agent's failures and fixes), "stated
+    # lesson" (a lesson the agent stored).
     rule: str | None = None
 
     def shown(self) -> Fact | None:

@@ -53,12 +53,12 @@ def test_score_counts_coverage_and_precision_by_hand() -> None:
 GOLD = {
     "date": "2025-05-14T10:00:00Z",
     "conversations": [
-        {"id": "en01", "language": "en", "parallel": "zh01", "parties": "user-assistant", "turns": [
+        {"id": "en01", "language": "en", "parallel": "zh01", "parties": "user-assistant", "split": "test", "turns": [
             {"role": "user", "text": "I work at Acme.", "facts": [
                 {"subject": "the user", "predicate": "works_at", "object": "Acme"}]},
             {"role": "assistant", "text": "You could ask for a raise.", "facts": [], "yields_none": "suggestion"},
         ]},
-        {"id": "zh01", "language": "zh", "parallel": "en01", "parties": "user-assistant", "turns": [
+        {"id": "zh01", "language": "zh", "parallel": "en01", "parties": "user-assistant", "split": "test", "turns": [
             {"role": "user", "text": "我在阿里巴巴工作。", "facts": [
                 {"subject": "the user", "predicate": "works_at", "object": "阿里巴巴"}]},
             {"role": "assistant", "text": "你可以要求加薪。", "facts": [], "yields_none": "suggestion"},
@@ -96,13 +96,15 @@ def test_missing_data_is_skipped_with_a_message(tmp_path: Path, capsys: object) 
 def test_gold_score_counts_by_hand() -> None:
     conversation = fact_gold.GoldConversation.model_validate(GOLD["conversations"][0])
     facts = [
-        ["the user", "works_at", False, "Acme", None, ["e1"]],  # the gold fact
-        ["the user", "works_at", False, "Acme Corp", None, ["e1"]],  # another head: wrong
-        ["assistant", "ask_for", False, "raise", None, ["e2"]],  # from a turn that yields none
+        ["the user", "works_at", False, "Acme", None, ["e1"], "en.place"],  # the gold fact
+        ["the user", "works_at", False, "Acme Corp", None, ["e1"], "en.clause"],  # another head: wrong
+        ["assistant", "ask_for", False, "raise", None, ["e2"], "en.clause"],  # from a turn that yields none
     ]
     row = fact_gold.score(conversation, facts, {"e1": 0, "e2": 1})
     assert (row["facts"], row["matched_facts"], row["found_gold"]) == (3, 1, 1)
     assert row["traps"] == {"suggestion": 1}
+    assert row["by_rule"] == {"en.place": {"facts": 1, "matched": 1, "found_gold": 1},
+                              "en.clause": {"facts": 2, "matched": 0, "found_gold": 0}}  # fmt: skip
 
 
 def test_the_gold_set_is_well_formed() -> None:
@@ -118,6 +120,10 @@ def test_the_gold_set_is_well_formed() -> None:
             assert roles == {"user", "assistant"} or roles == {"user"}, conversation.id
         assert "user" not in subjects and "assistant" not in subjects, conversation.id
         assert all(not (t.facts and t.yields_none) for t in conversation.turns), conversation.id
+    # The split is fixed in the data, a pair of parallel conversations on one side.
+    split = {c.id: c.split for c in conversations}
+    assert all(split[c.id] == split[c.parallel] for c in conversations)
+    assert {s: list(split.values()).count(s) for s in ("dev", "test")} == {"dev": 40, "test": 40}
 
 
 def test_the_matching_rule_examples() -> None:

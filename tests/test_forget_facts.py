@@ -78,6 +78,8 @@ def test_whatever_is_forgotten_or_restored_no_fact_shows_a_forgotten_turn(on_eac
         facts = facts_of(memory)
         shown = [memory.entity("Sam").summary]
         shown += [f"{f.object} {f.statement}" for f in facts]
+        # Every session's digest, the other sessions' too: theirs list the facts they cite.
+        shown += [s.digest.model_dump_json() for s in memory.sessions(limit=100) if s.digest is not None]
         for layer in ("semantic", None):
             cards = memory.recall("Where does Sam live and work, what does Sam love and play?", layer=layer, top_k=20)
             shown += [c.content for c in cards]

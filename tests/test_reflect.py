@@ -4,6 +4,7 @@ and recall using facts."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,23 @@ def test_reflection_writes_expected_facts_in_confidence_order(memory: Memory) ->
     assert facts[("Bob", "meet", False, "Carol")][1] < facts[("Dana", "works_at", False, "Acme")][1]
     assert memory.reflect().status == "nothing_new"
     assert memory.entity("Atlas").facts[0].statement.startswith("Atlas uses Postgres")
+
+
+def test_every_fact_names_the_rule_that_read_it(memory: Memory) -> None:
+    """"Why does the memory believe this?": the FACT edge and the fact card name the rule."""
+    said = ["My favourite board game is Azul.", "I work at a bakery in Ghent called Crumb.",
+            "我最喜欢的茶是龙井。", "我在一家叫青禾的花店上班。", "I adopted a cat named Pixel last spring."]  # fmt: skip
+    for n, text in enumerate(said):
+        memory.store(text, role="user", occurred_at=f"2026-02-0{n + 1}T10:00:00Z", importance=0.8)
+    while memory.reflect().status != "nothing_new":
+        pass
+    rows = memory.cypher("MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace "
+                         "RETURN f.rule, f.predicate, b.name", namespace="default").rows  # fmt: skip
+    rules = {rule for rule, _, _ in rows}
+    assert rules and all(re.fullmatch(r"(en|zh)\.[a-z_]+", rule) for rule in rules), rows
+    assert {"en.favourite", "zh.favourite"} <= rules, rows
+    card = memory.recall("What is my favourite board game?", top_k=1, layer="semantic")[0]
+    assert card.metadata["rule"] == "en.favourite"
 
 
 def test_seen_again_reinforces_and_contradiction_closes(memory: Memory) -> None:

@@ -112,7 +112,7 @@ def answer_schema_call(statement: str) -> CypherResult:
     [['MENTIONS'], ['DECIDED']]
     >>> answer_schema_call("CALL db.labels() YIELD label WITH label MATCH (n) RETURN n")
     Traceback (most recent call last):
-    engine.errors.InvalidInput: cypher: a schema procedure is answered from hindsight's schema, so it must be called alone, e.g. CALL db.labels() YIELD label (optionally YIELD some of its columns)
+    engine.errors.InvalidInput: query: a schema procedure is answered from hindsight's schema, so it must be called alone, e.g. CALL db.labels() YIELD label (optionally YIELD some of its columns)
 
     Raises:
         InvalidInput: the call is part of a larger query, names an unknown table or column.

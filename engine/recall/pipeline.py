@@ -73,8 +73,8 @@ def run_recall(
         replies = Replies().run(context).found
         if replies:
             context.fused = fused_with(context.fused, fuse_for({"reply": replies}, context.weights, settings))
-    shown, episodes = _ranked(context)
-    return _cards(context, shown, episodes)
+    shown, episodes, liftable = _ranked(context)
+    return _cards(context, shown, episodes, liftable)
 
 
 def _context(
@@ -152,9 +152,10 @@ def _asked(request: RecallRequest, now: float, graph: RecallGraph, models: Query
     return asked_sessions(graph.sessions(request.namespace, now), analysis, current=request.session_id)
 
 
-def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
+def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode], frozenset[str]]:
     """The candidates that can reach the top, read live, weighed by their factors and
-    adjusted (session spread, diversity); and every episode read."""
+    adjusted (session spread, diversity); every episode read; and the best few that may
+    replace a card they update (`engine.recall.updates`), the same whatever `top_k`."""
     request, settings, fused, plan, time = (
         context.request, context.settings, context.fused, context.plan, context.time)  # fmt: skip
     reranker = reranker_for(settings)
@@ -199,14 +200,17 @@ def _ranked(context: RecallContext) -> tuple[list[Ranked], dict[str, Episode]]:
     if gathering:
         ranked = spread_by_session(ranked, settings.session_repeat_factor)
     shown = _diverse(ranked, context.vectors, request.top_k, settings) if diverse else ranked[: request.top_k]
-    if reach > request.top_k and not diverse:  # MMR's choice of cards stands
+    liftable = frozenset[str]()
+    if context.plan.applies("updates") and not diverse:  # MMR's choice of cards stands
+        liftable = frozenset(c.episode.id for _, c, _ in ranked[: settings.update_candidates]
+                             if episode_states_a_change(c.episode.id, c.episode.content))  # fmt: skip
         kept = {c.episode.id for _, c, _ in shown}
-        shown += [r for r in ranked[:reach] if r[1].episode.id not in kept and episode_states_a_change(r[1].episode.id, r[1].episode.content)]
+        shown += [r for r in ranked if r[1].episode.id in liftable and r[1].episode.id not in kept]
     if fixes and plan.applies("fixes"):
         kept = {c.episode.id for _, c, _ in shown}
         wanted = set(fixes)
         shown += [r for r in ranked if r[1].episode.id in wanted and r[1].episode.id not in kept]
-    return shown, episodes
+    return shown, episodes, liftable
 
 
 def _fixes_reached(context: RecallContext) -> dict[str, Reached]:
@@ -216,13 +220,15 @@ def _fixes_reached(context: RecallContext) -> dict[str, Reached]:
 
 
 def _update_reach(context: RecallContext) -> int:
-    """How many of the best candidates are read and may be shown so that an update among
-    them can replace the card it updates: `top_k`, or `update_candidates` when more."""
+    """How many of the best candidates are read: `top_k`, or `update_candidates` when more,
+    so that an update among those can replace the card it updates."""
     top_k = context.request.top_k
     return max(top_k, context.settings.update_candidates) if context.plan.applies("updates") else top_k
 
 
-def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Episode]) -> list[MemoryCard]:
+def _cards(
+    context: RecallContext, shown: list[Ranked], episodes: dict[str, Episode], liftable: frozenset[str]
+) -> list[MemoryCard]:
     """Cards of the episodes shown, with their traces and graph paths, and of the active
     facts that answer (`engine.recall.facts`); the memories that update others marked."""
     request, now = context.request, context.now
@@ -265,7 +271,7 @@ def _cards(context: RecallContext, shown: list[Ranked], episodes: dict[str, Epis
     ]
     cards = episodic + semantic
     if context.plan.applies("updates"):
-        cards = mark_replaced_by_facts(mark_updates(cards), replaced)
+        cards = mark_replaced_by_facts(mark_updates(cards, liftable), replaced)
     if context.plan.applies("fixes"):
         cards = fixes_first(cards, _fixes_reached(context))
     if context.plan.applies("digests") and request.layer in (None, "episodic"):

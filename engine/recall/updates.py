@@ -2,34 +2,23 @@
 
 "The launch is set for November 20", then weeks later "the launch moved to November 27": both
 answer "when is the launch?", and the older one often matches the question better. When a
-newer card states a change (moved to, postponed, no longer, 改到, 推迟) and shares an entity or
-enough words with an older card above it, it takes the older card's score (ties go to the newer
-card) and both traces say so: `supersedes` on the newer, `superseded_by` on the older.
+newer card states a change (a rule of `engine/rules/updates.toml`: moved to, postponed, no
+longer, 改到, 推迟) and an older card above it speaks of the change's slot (the thing that
+changed: "launch"), the newer takes the older card's score (ties go to the newer card) and
+both traces say so: `supersedes` on the newer, `superseded_by` on the older. Words shared
+elsewhere in the two texts replace nothing.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from engine.models import MemoryCard
 from engine.recall.memo import EpisodeMemo
+from engine.recall.update_rules import Change, cue_of, mentions_anothers, read_change
 from engine.text import tokenize
 
 __all__ = ["episode_states_a_change", "mark_replaced_by_facts", "mark_updates", "states_a_change"]
-
-_CHANGE = re.compile(
-    r"\b(?:moved|changed|switched|rescheduled|postponed|pushed|delayed|updated|shifted|bumped"
-    r"|reset|raised|lowered|cut|increased|reduced)\s+(?:back\s+|up\s+|out\s+)?(?:to|until|from)\b"
-    r"|\bno longer\b|\binstead\b|\bnot\s+\w+\s+any\s?more\b|\b(?:cancel(?:l)?ed|called off)\b"
-    r"|\bis now\b|\bnow (?:set|scheduled|planned|on|at|in)\b"
-    r"|\b(?:rebooked|rescheduled|migrated|upgraded|swapped|replaced)\b|\b(?:took|taken)\s+over\b"
-    r"|\b(?:gave\s+up|given\s+up|quit|cut\s+out|no\s+more)\b|\bhaven't\s+had\b.*\b(?:weeks?|months?|years?)\b"
-    r"|改到|改成|改为|改在|改签|改期|推迟|推到|挪到|顺延|延后|延期|提前到|提前至|换成|换到|不再|取消了|调整为|变成了",
-    re.IGNORECASE,
-)
-_MIN_SHARED_WORDS = 2  # two topic words in common ("launch", "Rotterdam"), or one entity
-_SHORT_UPDATE_WORDS = 4  # or one, for an update of at most this many words ("the concert was cancelled")
 
 
 def states_a_change(text: str) -> bool:
@@ -44,10 +33,12 @@ def states_a_change(text: str) -> bool:
     >>> states_a_change("I haven't had coffee in a month"), states_a_change("I gave up golf")
     (True, True)
     """
-    return _CHANGE.search(text) is not None
+    return cue_of(text) is not None
 
 
 _CHANGES: EpisodeMemo[bool] = EpisodeMemo(states_a_change)  # once per episode
+_SLOTS: EpisodeMemo[Change | None] = EpisodeMemo(read_change)
+_WORDS: EpisodeMemo[frozenset[str]] = EpisodeMemo(lambda text: frozenset(tokenize(text)))
 
 
 def episode_states_a_change(episode_id: str, content: str) -> bool:
@@ -55,42 +46,37 @@ def episode_states_a_change(episode_id: str, content: str) -> bool:
     return _CHANGES(episode_id, content)
 
 
-# Someone else's thing: "my sister's flight got changed" updates her flight, not the speaker's.
-_ANOTHERS = re.compile(
-    r"\b(?:my|our)\s+(?:sister|brother|mom|mum|mother|dad|father|wife|husband|son|daughter|friend|boss"
-    r"|colleague|partner|parents|kid|kids|neighbou?r|roommate)(?:'s|’s|s')"
-    r"|我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|老婆|老公|妻子|丈夫|儿子|女儿|朋友|同事|老板|父母|孩子|室友)的?",
-    re.IGNORECASE,
-)
-
-
-def _same_topic(newer: MemoryCard, older: MemoryCard) -> bool:
-    if bool(_ANOTHERS.search(newer.content)) != bool(_ANOTHERS.search(older.content)):
+def _same_slot(change: Change, older: MemoryCard) -> bool:
+    """Whether `older` speaks of the slot `change` changed, and of the same person's thing."""
+    if change.anothers != mentions_anothers(older.content):
         return False  # one is about another person's
-    if {e.casefold() for e in newer.entities} & {e.casefold() for e in older.entities}:
-        return True
-    words = set(tokenize(newer.content))
-    shared = words & set(tokenize(older.content))
-    # "Bad news, the concert was cancelled": a short update names its topic once
-    return len(shared) >= _MIN_SHARED_WORDS or (bool(shared) and len(words) <= _SHORT_UPDATE_WORDS)
+    slot = frozenset(tokenize(" ".join(change.slot)))
+    return bool(slot & _WORDS(older.id, older.content))
 
 
-def mark_updates(cards: Sequence[MemoryCard]) -> list[MemoryCard]:
+def mark_updates(cards: Sequence[MemoryCard], liftable: Collection[str] | None = None) -> list[MemoryCard]:
     """The cards with each update raised to the best card it replaces, and both traces marked.
 
-    Only episodic cards take part; the order of the input does not matter.
+    Only episodic cards take part, and only those of `liftable` (every card when None) may
+    replace others: recall names the best few, however many cards were asked for, so that
+    the first cards do not depend on how many follow. The order of the input does not matter.
     """
     raised: dict[str, float] = {}
     supersedes: dict[str, list[str]] = {}
     superseded_by: dict[str, str] = {}
     episodic = [c for c in cards if c.layer != "semantic" and c.trace is not None]
     for newer in sorted(episodic, key=lambda c: c.occurred_at):
+        if liftable is not None and newer.id not in liftable:
+            continue
         if not episode_states_a_change(newer.id, newer.content):
+            continue
+        change = _SLOTS(newer.id, newer.content)
+        if change is None or not change.slot:
             continue
         older = [
             c for c in episodic
             if c.occurred_at < newer.occurred_at and c.id not in superseded_by
-            and c.score > raised.get(newer.id, newer.score) and _same_topic(newer, c)
+            and c.score > raised.get(newer.id, newer.score) and _same_slot(change, c)
         ]  # fmt: skip
         if not older:
             continue

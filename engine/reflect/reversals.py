@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from engine.reflect.phrases import phrase
-from engine.reflect.vocabulary import JOBS, Statement
+from engine.reflect.vocabulary import JOBS, Statement, by_rule
 from engine.reflect.worth_words import PETS
 
 __all__ = ["reversal", "reversals"]
@@ -210,12 +210,13 @@ def reversals(sentence: Any, found: list[Statement]) -> list[Statement]:
     """The reversal the wording states, unless the parse already read it so."""
     read = reversal(sentence.text)
     if read is None:
-        said = [_referred(sentence), _ended_with(sentence)]
-        return [s for s in said if s is not None] + _moved(sentence)
+        referred, ended = _referred(sentence), _ended_with(sentence)
+        return (by_rule("en.reversal_referred", [referred] if referred else [])
+                + by_rule("en.ended_with", [ended] if ended else []) + by_rule("en.moved", _moved(sentence)))  # fmt: skip
     if any(s.negated == read[1] and s.predicate == read[0] for s in found):
         return []
     predicate, negated, text, start = read
     tokens = [t for t in sentence if t.idx >= sentence.start_char + start][: len(text.split())]
     key = " ".join(t.lower_ if t.text[:1].isupper() else t.lemma_.lower() for t in tokens)
     return [Statement(subject_kind="speaker", subject="I", predicate=predicate, object=text, object_key=key,
-                      negated=negated, sentence=sentence.text.strip())]  # fmt: skip
+                      negated=negated, sentence=sentence.text.strip(), rule="en.reversal")]  # fmt: skip

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.reflect.phrases import SUBJECTS, is_thing, phrase, pointed_at, with_conjuncts
 from engine.reflect.statement_cues import CHANGES
-from engine.reflect.vocabulary import Statement
+from engine.reflect.vocabulary import Statement, by_rule
 from engine.reflect.worth_words import KIN, OWNED, PETS
 
 __all__ = ["stances"]
@@ -30,8 +30,9 @@ _FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
 def stances(sentence: Any) -> list[Statement]:
     """Every statement of these forms in a sentence."""
     return (
-        _favourites(sentence) + _possessions(sentence) + _comforts(sentence) + _loves(sentence)
-        + _gratitude(sentence)
+        by_rule("en.favourite", _favourites(sentence)) + by_rule("en.possession", _possessions(sentence))
+        + by_rule("en.comfort", _comforts(sentence)) + by_rule("en.love", _loves(sentence))
+        + by_rule("en.gratitude", _gratitude(sentence))
     )  # fmt: skip
 
 

@@ -85,7 +85,7 @@ from engine.reflect.statement_cues import (
     WISH,
 )
 from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
-from engine.reflect.vocabulary import JOBS, Statement, light_sense, readable_predicate
+from engine.reflect.vocabulary import JOBS, Statement, by_rule, light_sense, readable_predicate
 
 __all__ = ["english_statements"]
 
@@ -345,10 +345,10 @@ def english_statements(doc: Any) -> list[Statement]:
         if _is_question(sentence):
             said = []
             continue
-        said = stances(sentence) + places(sentence)
+        said = stances(sentence) + by_rule("en.place", places(sentence))
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not misread_name(verb):
-                said += _said_with(verb, sentence, quoted)
+                said += by_rule("en.clause", _said_with(verb, sentence, quoted))
         found += said + reversals(sentence, said)
     # One object read twice ("CS:GO" is three tokens) is one statement.
     unique: dict[tuple[str, str, str, bool, str], Statement] = {}

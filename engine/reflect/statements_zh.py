@@ -178,49 +178,56 @@ def _until_clause(text: str) -> str:
     return text
 
 
-def _statement(kind: str, who: str, predicate: str, obj: str, whole: str, *, negated: bool = False) -> Statement:
+def _statement(
+    kind: str, who: str, predicate: str, obj: str, whole: str, *, rule: str, negated: bool = False
+) -> Statement:
+    """A statement read by the rule named `rule` ("zh." and the form it read)."""
     return Statement(subject_kind=kind, subject=who, predicate=predicate, object=obj,
                      object_key=obj.lower(), negated=negated, hedged=HEDGE.search(whole) is not None,
-                     sentence=whole)  # fmt: skip
+                     sentence=whole, rule=rule)  # fmt: skip
 
 
 def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] | None:
     """The forms that name their own predicate: favourites, fans, allergies, training, a
     place of work or home ("在X工作"), a role ("做产品经理"). None when none is there."""
     if favourite := FAVOURITE.search(after):  # one value per kind (engine/reflect/reconcile.py)
-        return [_statement(kind, who, f"favorite_{favourite['kind']}", o, whole)
+        return [_statement(kind, who, f"favorite_{favourite['kind']}", o, whole, rule="zh.favourite")
                 for o in _objects(favourite["object"], control=True)]  # fmt: skip
-    for pattern, predicate in ((FAN, "likes"), (EMPLOYEE, "works_at"), (ALLERGY, "allergic_to"), (TRAINING, "train_for")):
+    for pattern, predicate, rule in ((FAN, "likes", "zh.fan"), (EMPLOYEE, "works_at", "zh.employee"),
+                                     (ALLERGY, "allergic_to", "zh.allergy"), (TRAINING, "train_for", "zh.training")):
         if found := pattern.search(after):
             negated = _negated(after[: found.start()])  # "我已经不是周杰伦的粉丝了"
-            return [_statement(kind, who, predicate, o, whole, negated=negated)
+            return [_statement(kind, who, predicate, o, whole, rule=rule, negated=negated)
                     for o in _objects(found["object"], control=False)]  # fmt: skip
     if resigned := RESIGNED.search(after):
-        return [_statement(kind, who, "left", o, whole)
+        return [_statement(kind, who, "left", o, whole, rule="zh.resigned")
                 for o in _objects(resigned["old"] or resigned["last"] or resigned["gone"], control=False)]  # fmt: skip
     if not_since := NOT_SINCE.search(after):
-        return [_statement(kind, who, "quit", o, whole) for o in _objects(not_since["object"], control=False)]
+        return [_statement(kind, who, "quit", o, whole, rule="zh.not_since")
+                for o in _objects(not_since["object"], control=False)]  # fmt: skip
     if swap := SWAP.search(after):
-        return [*(_statement(kind, who, "uses", o, whole) for o in _objects(swap["new"], control=False)),
-                *(_statement(kind, who, "quit", o, whole) for o in _objects(swap["old"], control=False))]
+        return [*(_statement(kind, who, "uses", o, whole, rule="zh.swap") for o in _objects(swap["new"], control=False)),
+                *(_statement(kind, who, "quit", o, whole, rule="zh.swap") for o in _objects(swap["old"], control=False))]
     if jump := JUMP.search(after):
-        return [*(_statement(kind, who, "works_at", o, whole) for o in _objects(jump["new"], control=False)),
-                *(_statement(kind, who, "left", o, whole) for o in _objects(jump["old"], control=False))]
+        return [*(_statement(kind, who, "works_at", o, whole, rule="zh.jump") for o in _objects(jump["new"], control=False)),
+                *(_statement(kind, who, "left", o, whole, rule="zh.jump") for o in _objects(jump["old"], control=False))]
     if (ended := ENDED.match(after)) and not FOR_NOW.search(after):  # not "我今天不吃晚饭了"
-        return [_statement(kind, who, "quit", o, whole)
+        return [_statement(kind, who, "quit", o, whole, rule="zh.ended")
                 for o in _objects(ended["object"] or ended["stopped"], control=False)]  # fmt: skip
     if lost := LOST_INTEREST.search(after):
-        return [_statement(kind, who, "likes", o, whole, negated=True) for o in _objects(lost["object"], control=False)]
+        return [_statement(kind, who, "likes", o, whole, rule="zh.lost_interest", negated=True)
+                for o in _objects(lost["object"], control=False)]  # fmt: skip
     if role := ROLE.match(_lead_stripped(after)):
-        return [_statement(kind, who, "is", role["role"], whole)]
+        return [_statement(kind, who, "is", role["role"], whole, rule="zh.role")]
     if place := _place(after):
         if PAST.search(after[: place.start()]):
             return []  # "我小时候住在西安": where one was, not is
-        at = [_statement(kind, who, PLACE_OF[place["verb"]], o, whole, negated=_negated(after[: place.start()]))
+        at = [_statement(kind, who, PLACE_OF[place["verb"]], o, whole, rule="zh.place",
+                         negated=_negated(after[: place.start()]))
               for o in _objects(place["place"], control=False)]  # fmt: skip
         rest = after[place.end():]
         if place["verb"] in ("做", "当") and (role := ROLE.match("做" + rest)):
-            return [*at, _statement(kind, who, "is", role["role"], whole)]
+            return [*at, _statement(kind, who, "is", role["role"], whole, rule="zh.role")]
         return at + (_verbs(kind, who, place["verb"] + rest, whole) if place["verb"] == "教" else [])
     return None
 
@@ -281,7 +288,8 @@ def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
         moved = re.search(r"把(?P<object>[^，。]{1,10})$", before)  # "把车卖了": the car
         objects = _objects(moved["object"] if moved else after[match.end() : end], control=control)
         going = match.group(0).startswith("去")  # "去徒步": a pastime gone to is done, not a place
-        found += [_statement(kind, who, "go" if going and o in HOBBIES else predicate, o, whole, negated=negated)
+        found += [_statement(kind, who, "go" if going and o in HOBBIES else predicate, o, whole, rule="zh.verb",
+                             negated=negated)
                   for o in objects]  # fmt: skip
         if control:
             break  # what follows is the plan's
@@ -291,18 +299,20 @@ def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
 def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[list[Statement], tuple[str, str] | None]:
     """The statements of a clause, and the subject the next clause takes when it has none."""
     if after_favourite := FAVOURITE_AFTER.search(clause):  # "《火星救援》是我最喜欢的书"
-        return [_statement("speaker", "我", f"favorite_{after_favourite['kind']}", o, whole)
+        return [_statement("speaker", "我", f"favorite_{after_favourite['kind']}", o, whole, rule="zh.favourite")
                 for o in _objects(after_favourite["object"], control=True)], ("speaker", "我")  # fmt: skip
     if lost := LOST.match(clause):
-        return [_statement("speaker", "我", "lost", lost["object"], whole)], None
+        return [_statement("speaker", "我", "lost", lost["object"], whole, rule="zh.lost")], None
     if topic := TOPIC_STOPPED.match(clause):
-        stopped = [_statement("speaker", "我", "quit", o, whole) for o in _objects(topic["object"], control=False)]
+        stopped = [_statement("speaker", "我", "quit", o, whole, rule="zh.topic_stopped")
+                   for o in _objects(topic["object"], control=False)]  # fmt: skip
         return stopped, ("speaker", "我")
     if home := HOME.match(clause):
-        return [_statement("speaker", "我", "lives_in", o, whole) for o in _objects(home["place"], control=False)], None
+        return [_statement("speaker", "我", "lives_in", o, whole, rule="zh.home")
+                for o in _objects(home["place"], control=False)], None  # fmt: skip
     if kin := KIN.match(clause):
         # "我的孩子们都喜欢游泳": the speaker has children; what the children do is theirs
-        return [_statement("speaker", "我", "has", kin["kin"], whole)], None
+        return [_statement("speaker", "我", "has", kin["kin"], whole, rule="zh.kin")], None
     subject = SUBJECT.search(clause)
     if subject is not None:
         who = (("speaker" if subject["who"].startswith("我") else "other"), subject["who"])
@@ -322,7 +332,8 @@ def _stopped_before(clause: str, sentence: str, who: tuple[str, str] | None) -> 
     if stopped is None or who is None:
         return []
     earlier = re.search(stopped["verb"] + r"(?P<object>[^，。了的会就都也]{2,8})", sentence[: sentence.find(clause)])
-    return [_statement(who[0], who[1], "quit", o, sentence) for o in _objects(earlier["object"], control=False)] if earlier else []
+    return [_statement(who[0], who[1], "quit", o, sentence, rule="zh.stopped_before")
+            for o in _objects(earlier["object"], control=False)] if earlier else []  # fmt: skip
 
 
 def chinese_statements(text: str) -> list[Statement]:
@@ -357,7 +368,7 @@ def chinese_statements(text: str) -> list[Statement]:
             statements, carried = _clause(clause, sentence, carried)
             if not statements and job_change and (now := NOW_AT.match(clause)):
                 # "换了份工作，现在在美团": where one is now, in a sentence about changing jobs
-                statements = [_statement("speaker", "我", "works_at", o, sentence)
+                statements = [_statement("speaker", "我", "works_at", o, sentence, rule="zh.now_at")
                               for o in _objects(now["place"], control=False)]  # fmt: skip
             said += statements or _stopped_before(clause, sentence, carried)
         if job_change:

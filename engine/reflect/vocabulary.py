@@ -31,7 +31,13 @@ class Statement(BaseModel):
     negated: bool = False
     hedged: bool = False
     sentence: str
-    rule: str = "statement"  # what read it: "statement" (the parse, the tags) or "llm"
+    # The rule that read it: "en." or "zh." and the form ("en.clause", "zh.favourite"), or "llm".
+    rule: str = "statement"
+
+
+def by_rule(rule: str, statements: list[Statement]) -> list[Statement]:
+    """`statements` as read by the rule named `rule`."""
+    return [s.model_copy(update={"rule": rule}) for s in statements]
 
 
 # Positive predicates that end another's fact on the same object (`engine.reflect.reconcile`).

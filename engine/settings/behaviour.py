@@ -154,11 +154,11 @@ class BehaviourSettings(StoreSettings):
     )
     update_candidates: int = Field(
         5, ge=0, le=100, json_schema_extra=_RECALL,
-        description="How many of the best candidates, past a small `top_k`, may still lift a"
-        " newer memory that states a change (\"the offsite got pushed back to February 19\")"
-        " over the one it replaces: a recall of top_k 1 reads and weighs that many, so the"
-        " stale value is not the only answer; 0 keeps to top_k, and an update ranked lower is"
-        " not lifted.",
+        description="How many of the best candidates may lift a newer memory that states a"
+        " change (\"the offsite got pushed back to February 19\") over the one it replaces,"
+        " whatever `top_k`: a recall of top_k 1 reads and weighs that many, so the stale value"
+        " is not the only answer, and one of top_k 50 lifts no more, so its first cards are"
+        " those of a smaller top_k; 0 lifts none.",
     )
     read_ahead_candidates: int = Field(
         40, ge=0, le=1000, json_schema_extra=_RECALL,
