@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,29 @@ def test_every_fact_names_the_rule_that_read_it(memory: Memory) -> None:
     assert {"en.favourite", "zh.favourite"} <= rules, rows
     card = memory.recall("What is my favourite board game?", top_k=1, layer="semantic")[0]
     assert card.metadata["rule"] == "en.favourite"
+
+
+def test_two_values_of_one_sentence_are_siblings_and_a_later_one_closes_both(memory: Memory) -> None:
+    """"My favourite sports are tennis and rugby" keeps both, neither closing the other; a
+    later favourite closes both at the time it was said."""
+    told = {
+        "en": ["My favourite sports are tennis and rugby.", "Chess and poker are my favourite games.",
+               "These days my favourite sport is baseball."],
+        "zh": ["我最喜欢的运动是网球和橄榄球。", "我最喜欢的游戏是象棋和扑克。", "现在我最喜欢的运动是板球。"],
+    }  # fmt: skip
+    for language, turns in told.items():
+        for day, text in enumerate(turns):
+            memory.store(text, role="user", namespace=language, importance="high", occurred_at=f"2024-0{day + 1}-02")
+        while memory.reflect(namespace=language).status != "nothing_new":
+            pass
+        rows = memory.cypher("MATCH (a:Entity)-[f:FACT]->(b:Entity) WHERE a.namespace = $namespace "
+                             "RETURN f.predicate, b.name, f.valid_to", namespace=language).rows  # fmt: skip
+        closed = {name.lower(): valid_to for _, name, valid_to in rows}
+        sport, games, later = (("tennis", "rugby"), ("chess", "poker"), "baseball") if language == "en" else (
+            ("网球", "橄榄球"), ("象棋", "扑克"), "板球")  # fmt: skip
+        assert all(closed[name] is None for name in (*games, later)), rows
+        third = datetime(2024, 3, 2, tzinfo=UTC).timestamp()
+        assert all(closed[name] == third for name in sport), rows
 
 
 def test_seen_again_reinforces_and_contradiction_closes(memory: Memory) -> None:

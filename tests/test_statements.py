@@ -35,6 +35,7 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         # the model's lemmatizer reads "hoping" as a form of "hop": a wish, not a visit made
         ("I'm hoping to attend a book conference next month.", [("speaker", "wants", "book conference", False)]),
         ("I wanna start a dance studio.", [("speaker", "wants", "dance studio", False)]),  # not started
+        ("I want to visit Lisbon next spring.", [("speaker", "wants", "lisbon", False)]),  # no talk: a wish
         ("I got to go to a yoga retreat last week.", [("speaker", "go_to", "yoga retreat", False)]),  # went
         # what one looks forward to is to come: a plan, or nothing done yet
         ("We're thrilled to visit Kyoto next month.", [("speaker", "plans_to", "kyoto", False)]),
@@ -250,6 +251,12 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "The sooner I start, the sooner I will see the rewards.",
         "Yep, I'll let you know once I'm done reading it.",  # not done yet
         "I wanted to take them all home.",  # where to, not a home wanted
+        # a wish to talk of a thing is no wish for it
+        "I'd like to chat about my dissertation defence.",
+        "I want to discuss the renovation budget with you.",
+        "I hope to explain my sourdough method to the class.",
+        "我想和你聊聊换工作的事。",
+        "我打算跟你商量一下装修预算。",
     ],
 )
 def test_sentences_that_state_nothing(text: str) -> None:
@@ -314,6 +321,9 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         ("你喜欢爵士乐吗？", []),
         ("如果我有钱，我会买房", []),
         ("王芳说她喜欢猫", []),
+        # a wish whose verb is not one of talking stands ("学", "买")
+        ("我想学西班牙语。", [("speaker", "wants", "西班牙语", False)]),
+        ("我打算买一辆二手自行车。", [("speaker", "plans_to", "自行车", False)]),
     ],
 )  # fmt: skip
 def test_chinese_statements_from_tags(text: str, expected: list[tuple[str, str, str, bool]]) -> None:

@@ -179,10 +179,11 @@ def _stated_with(role: ActiveFact, job: ActiveFact) -> bool:
 
 
 def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
-    """Whether a new value of a functional predicate replaces an active one."""
+    """Whether a new value of a functional predicate replaces an active one. Two values one
+    episode states are siblings, not a change ("my favourite sports are tennis and rugby")."""
     return (not new.negated and not old.negated and is_functional(new.predicate)
             and old.subject_id == new.subject.id and old.predicate == new.predicate
-            and old.object_id != new.object.id)  # fmt: skip
+            and old.object_id != new.object.id and new.episode_id not in old.source_episode_ids)  # fmt: skip
 
 
 # A Chinese verb that begins a verb-object word ("喝酒", "吃辣"): the object is the rest.

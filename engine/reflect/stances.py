@@ -73,8 +73,9 @@ def _favourites(sentence: Any) -> list[Statement]:
         named = [c for c in verb.children if c.dep_ in ("attr", "acomp")]
         mine = [n for n in named if _my_favourite(n)]
         liked = subjects and (is_thing(subjects[0]) or subjects[0].tag_ == "VBG") and not pointed_at(subjects[0])
-        if mine and liked:
-            found.append(_of_speaker(_favourite_of(mine[0]), subjects[0], sentence, negated=_denied(verb)))
+        if mine and liked:  # "Tennis and rugby are my favourite sports": each of them
+            found += [_of_speaker(_favourite_of(mine[0]), s, sentence, negated=_denied(verb))
+                      for s in (subjects[0], *subjects[0].conjuncts) if s is subjects[0] or is_thing(s)]  # fmt: skip
         elif mine and (named_before := _named_before_it(verb, sentence)) is not None:
             found.append(_of_speaker(_favourite_of(mine[0]), named_before, sentence, negated=_denied(verb)))
         # "I'm not a Taylor Swift fan anymore": a fan of the name before "fan"
@@ -83,8 +84,9 @@ def _favourites(sentence: Any) -> list[Statement]:
                   if n.dep_ == "compound" and n.pos_ == "PROPN" and n.head.i == f.i]  # fmt: skip
         favourite = [s for s in subjects + [a for c in subjects for a in c.children if a.dep_ == "appos"]
                      if _my_favourite(s)]  # fmt: skip
+        # "My favourite sports are tennis and rugby": each of the named and its conjuncts
         found += [_of_speaker(_favourite_of(favourite[0]), thing, sentence)
-                  for thing in named if favourite and is_thing(thing)]  # fmt: skip
+                  for n in named for thing in (n, *n.conjuncts) if favourite and is_thing(thing)]  # fmt: skip
     for verb in sentence:  # "Sally Rooney has replaced Murakami as my favourite author"
         if verb.lemma_ == "replace":
             roles = [o for p in verb.children if p.dep_ == "prep" and p.lower_ == "as" for o in p.children]

@@ -37,6 +37,7 @@ __all__ = [
     "QUESTION_WORDS",
     "REACTIONS",
     "REPORT",
+    "SPEECH",
     "REQUEST",
     "ROLE_VERBS",
     "SPEAKER",
@@ -61,6 +62,8 @@ HEDGE_WORDS = frozenset({"maybe", "perhaps", "probably", "possibly"})
 HEDGE_AUX = frozenset({"might", "may", "could", "would", "should"})
 THINK = frozenset({"think", "guess", "suppose", "believe", "feel"})
 REPORT = frozenset({"say", "tell", "ask", "mention", "write", "claim"})
+# Verbs of conversation: "I'd like to chat about my studies" wishes to talk, not to have studies.
+SPEECH = frozenset({"talk", "chat", "discuss", "tell", "ask", "mention", "vent", "explain", "describe", "update"})
 WISH = frozenset({"wish", "hope", "imagine", "dream", "pretend"})
 CONDITIONS = frozenset({"if", "unless", "whether"})
 QUESTION_WORDS = frozenset({"what", "who", "whom", "which", "why", "how", "where", "when"})

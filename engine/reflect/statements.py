@@ -79,6 +79,7 @@ from engine.reflect.statement_cues import (
     REQUEST,
     ROLE_VERBS,
     SPEAKER,
+    SPEECH,
     TAG_QUESTION,
     THINK,
     TIME_LINKS,
@@ -380,6 +381,11 @@ def _adjective_root(token: Any) -> bool:
     return token.pos_ == "ADJ" and token.dep_ == "ROOT" and any(c.lemma_ == "be" for c in token.children)
 
 
+# Control verbs of a wish or a plan: one to talk of a thing (`SPEECH`) is no wish for the thing;
+# "I love to talk about movies" still likes them.
+_WISHES = frozenset({"want", "wish", "hope", "plan", "intend", "aim", "decide"})
+
+
 def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     """The statements a verb makes about its subject."""
     if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or cannot_wait(verb.head)):
@@ -441,6 +447,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         control = "want"  # "I'd love to visit Paris" is a wish
     elif _states_nothing(verb) or (future and content.lemma_ not in PLANNED):
         return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
+    if content.i != verb.i and content.lemma_ in SPEECH and control in _WISHES:
+        return []  # "I'd like to chat about my studies", "I want to discuss my budget": a talk wished for
     objects = _objects(content)
     if verb.dep_ == "relcl":
         named = antecedent(verb)

@@ -55,6 +55,7 @@ from engine.reflect.zh_cues import (
     QUESTION,
     RESIGNED,
     ROLE,
+    SPEECH_AFTER,
     STOPPED_IT,
     SUBJECT,
     SWAP,
@@ -281,6 +282,8 @@ def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
         if PAST.search(before) and predicate in ("likes", "dislikes", "prefers", "lives_in", "works_at"):
             return []  # "我以前很喜欢爵士乐", "我小时候住在西安": no longer so
         control = predicate in CONTROL
+        if control and SPEECH_AFTER.match(after[match.end() :]):
+            return []  # "我想和你聊聊工作的事": a talk wished for, not the thing talked of
         end = len(after) if control or n + 1 == len(matches) else matches[n + 1].start()
         if predicate == "go_to" and not control and n + 1 < len(matches):
             continue  # "去温布利看了演唱会": where they went for what they did

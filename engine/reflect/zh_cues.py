@@ -10,7 +10,7 @@ __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
     "FAVOURITE_AFTER", "FOR_NOW", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
     "NOT_SINCE", "NOW_AT", "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "RESIGNED", "ROLE",
-    "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
+    "SPEECH_AFTER", "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
     "VERB",
 ]  # fmt: skip
 
@@ -137,6 +137,8 @@ HEDGE = re.compile(r"可能|也许|大概|好像|或许|说不定")
 QUESTION = re.compile(r"[?？]|吗$|呢$|什么(?![都也])|哪(?![儿里]?[都也])|谁(?![都也])|怎么|为什么|多少")
 CONDITION = re.compile(r"如果|要是|假如|假设|万一|希望|但愿")  # conditions and wishes
 COORDINATION = re.compile(r"以及|还有|和|与|跟|及|、")
+# A wish or plan to talk ("想和你聊聊工作的事", "打算跟你说说我的论文"): of a talk, not of the thing.
+SPEECH_AFTER = re.compile(r"^(?:去|来)?(?:跟|和|与|同|给)?(?:你|您|你们|大家)?(?:聊|说说|谈谈|谈|讨论|商量|讲讲|讲)")
 # Words before an object that are not part of it, as jieba cuts them (with its counts,
 # pronouns and particles, `statements_zh._LEADING`).
 LEAD_WORDS = frozenset({"要", "会", "去", "来", "到", "也", "还", "都", "再", "一起", "很", "只", "个"})
