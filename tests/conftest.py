@@ -45,3 +45,24 @@ def on_each_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Me
 
 def pytest_sessionfinish() -> None:
     drop_collections()
+
+
+# HINDSIGHT_TEST_RSS=path appends each test's resident memory before and after it (MB, tab
+# separated): where the suite's peak comes from.
+_RSS_LOG = os.environ.get("HINDSIGHT_TEST_RSS")
+
+
+def _rss_mb() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 2**20
+
+
+if _RSS_LOG:
+    _RSS_PATH = Path(_RSS_LOG)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+        before = _rss_mb()
+        yield
+        with _RSS_PATH.open("a", encoding="utf-8") as log:
+            log.write(f"{item.nodeid}\t{before}\t{_rss_mb()}\n")
