@@ -194,8 +194,7 @@ def topic_spans(text: str) -> list[tuple[int, int, str]]:
     """
     if not has_cjk(text):
         return noun_spans(text)
-    return [span for span in _tagged_spans([text], _LAC_NOUNS | {"v"}, _LAC_NOUNS | {"v"})[0]
-            if span[1] - span[0] >= 2]
+    return [span for span in _tagged_spans([text], _NOUN_TAGS, _LAC_TOPICS)[0] if span[1] - span[0] >= 2]
 
 
 def naming_words(text: str) -> list[str]:
@@ -232,6 +231,7 @@ _NAMING_TAGS = _NOUN_TAGS | {"JJ", "JJR", "JJS", "CD"}
 # places and organisations in both of its tag sets.
 _LAC_NOUNS = frozenset({"n", "nz", "nw", "vn", "nr", "ns", "nt", "PER", "LOC", "ORG"})
 _LAC_NAMING = _LAC_NOUNS | {"a", "an"}  # and adjectives
+_LAC_TOPICS = _LAC_NOUNS | {"v"}  # and verbs (`topic_spans`)
 
 
 # A number that completes a name: digits, optionally with dots or a trailing letter.

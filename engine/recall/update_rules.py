@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.nlp import topic_spans
+from engine.text import tokenize
 
 __all__ = ["Change", "UpdateRule", "UpdateRules", "read_change", "update_rules"]
 
@@ -56,6 +57,7 @@ class Change(BaseModel):
     rule: str
     cue: str
     slot: tuple[str, ...]
+    slot_words: frozenset[str]  # the slot's index terms (`engine.text.tokenize`), as an older text is matched
     anothers: bool  # the changed thing is another person's ("my sister's flight")
 
 
@@ -130,7 +132,8 @@ def read_change(text: str, rules: UpdateRules | None = None) -> Change | None:
     bounds = slot_bounds(text, rule, cue, rules)
     nouns = (word for start, end, word in topic_spans(text) if any(a <= start and end <= b for a, b in bounds))
     slot = tuple(dict.fromkeys(n for n in nouns if n not in rules.not_slots))
-    return Change(rule=rule.name, cue=cue.group(), slot=slot, anothers=another.search(text) is not None)
+    return Change(rule=rule.name, cue=cue.group(), slot=slot, slot_words=frozenset(tokenize(" ".join(slot))),
+                  anothers=another.search(text) is not None)  # fmt: skip
 
 
 def mentions_anothers(text: str, rules: UpdateRules | None = None) -> bool:

@@ -50,8 +50,7 @@ def _same_slot(change: Change, older: MemoryCard) -> bool:
     """Whether `older` speaks of the slot `change` changed, and of the same person's thing."""
     if change.anothers != mentions_anothers(older.content):
         return False  # one is about another person's
-    slot = frozenset(tokenize(" ".join(change.slot)))
-    return bool(slot & _WORDS(older.id, older.content))
+    return bool(change.slot_words & _WORDS(older.id, older.content))
 
 
 def mark_updates(cards: Sequence[MemoryCard], liftable: Collection[str] | None = None) -> list[MemoryCard]:
