@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from engine.embed import Embedder, SharedEmbedder
 from engine.errors import HindsightError, InvalidInput, NotFound, StoreUnavailable
 from engine.ingest.writer import Writer
 from engine.inputs import check_namespace, is_unicode_text
-from engine.lifecycle.audit import AuditLog, acting_as
+from engine.lifecycle.audit import AuditLog
 from engine.llm import extractor_for
 from engine.models import Episode
 from engine.settings import Settings
@@ -47,8 +48,6 @@ class Core:
         # Reflection's, digests' and repairs' batches, on that thread and the caller's.
         self.batch_embedder = SharedEmbedder(embedder, self.model_pool, settings.embed_part_size)
         self.closed = False
-        # Who is acting, for the audit log: the CLI and the MCP server set their own name.
-        self.actor = "api"
         self.audit = AuditLog(settings.data_dir / "audit.jsonl")
         self.archive = open_archive(settings)
         if vectors.count(None, exact=False) == 0 and graph.namespaces():
@@ -65,7 +64,10 @@ class Core:
             extractor=self.extractor,
             model_pool=self.model_pool,
         )
-        self.writer.on_stored = lambda namespace, ids: self.log("store", namespace, ids)
+        # The audit log's own method, not one of this core's: a callback holding the core would
+        # make a cycle that keeps the models and stores of a closed Memory until the next full
+        # garbage collection (hundreds of MB for each Memory opened and closed).
+        self.writer.on_stored = partial(self.audit.record, "store")
 
     def check_open(self) -> None:
         if self.closed:
@@ -99,8 +101,7 @@ class Core:
         raise NotFound("episode", id)
 
     def log(self, action: str, namespace: str | None, ids: list[str], reason: str | None = None) -> None:
-        actor = acting_as.get() or self.actor
-        self.audit.append(action, actor=actor, namespace=namespace, ids=ids, reason=reason)
+        self.audit.record(action, namespace, ids, reason)
 
     def close(self) -> None:
         """Keep what working memory holds worth keeping, then flush and close the stores.

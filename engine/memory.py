@@ -93,11 +93,11 @@ class Memory:
     @property
     def actor(self) -> str:
         """Who is acting, for the audit log ("api"; the CLI and the MCP server set theirs)."""
-        return self._core.actor
+        return self._core.audit.actor
 
     @actor.setter
     def actor(self, name: str) -> None:
-        self._core.actor = name
+        self._core.audit.actor = name
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None, *,

@@ -136,6 +136,44 @@ def _lac() -> Any:
     return LAC()
 
 
+# LAC tags a text in one run of its model, whose memory grows with the text and which ONNX
+# Runtime's arena then keeps for the life of the process (a 10,000-character text adds about
+# 90 MB for good). Its context is the sentence, so longer texts go in pieces cut at sentence ends.
+_LAC_PIECE_CHARS = 400
+_SENTENCE_ENDS = re.compile(r"(?<=[。！？；!?;\n])")
+
+
+def _lac_tagged(texts: list[str]) -> list[list[tuple[str, str]]]:
+    """LAC's (word, tag) pairs of each text, the words together being the text."""
+    pieces = [_pieces(text, _LAC_PIECE_CHARS) for text in texts]
+    tagged = iter(_lac().run([piece for parts in pieces for piece in parts]))
+    return [[pair for _ in parts for pair in next(tagged)] for parts in pieces]
+
+
+def _pieces(text: str, limit: int) -> list[str]:
+    """`text` cut into pieces of at most `limit` characters, at sentence ends where there are
+    any within the limit; the pieces joined are the text.
+
+    >>> _pieces("我们到了。天气很好！明天见", 6)
+    ['我们到了。', '天气很好！', '明天见']
+    >>> _pieces("一二三四五六七", 3)
+    ['一二三', '四五六', '七']
+    """
+    if len(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_ENDS.split(text):
+        if current and len(current) + len(sentence) > limit:
+            pieces.append(current)
+            current = ""
+        current += sentence
+        while len(current) > limit:
+            pieces.append(current[:limit])
+            current = current[limit:]
+    return [*pieces, current] if current else pieces
+
+
 def limit_numpy_blas(threads: int) -> None:
     """Hold numpy's BLAS (OpenBLAS) to `threads` threads, process-wide; 0 leaves it be.
 
@@ -158,7 +196,7 @@ def find_entities(texts: list[str]) -> list[list[RawEntity]]:
             found[i].extend(_from_spacy(doc))
     chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
     if chinese:
-        tagged = _lac().run([texts[i] for i in chinese])
+        tagged = _lac_tagged([texts[i] for i in chinese])
         for i, pairs in zip(chinese, tagged, strict=True):
             found[i].extend(
                 RawEntity(name=word, type=_LAC_KEEP[tag])
@@ -215,7 +253,7 @@ def _tagged_spans(texts: list[str], tags: frozenset[str], lac_tags: frozenset[st
             found[i] = [(t.idx, t.idx + len(t), t.lower_) for t in doc if t.tag_ in tags and (t.is_alpha or t.like_num)]
     chinese = [i for i, text in enumerate(texts) if has_cjk(text)]
     if chinese:
-        for i, pairs in zip(chinese, _lac().run([texts[i] for i in chinese]), strict=True):
+        for i, pairs in zip(chinese, _lac_tagged([texts[i] for i in chinese]), strict=True):
             at = 0
             for word, tag in pairs:  # LAC's words are the text, cut
                 if tag in lac_tags and word.strip():

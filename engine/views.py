@@ -59,7 +59,7 @@ class Fact(BaseModel):
     reflection_id: str | None = None
     source_episode_ids: list[str] = Field(default_factory=list)
     forgotten_ids: list[str] = Field(default_factory=list)  # sources forgotten now, restorable
-    quote_forgotten: bool = False  # the statement is only a forgotten source's
+    quote_forgotten: bool = False  # the statement (a lesson: its fix) is only a forgotten source's
     # The rule that made it: a statement rule ("en.clause", "zh.favourite"; "statement" before
     # rules were named), "llm", "decision", "lesson" (an agent's failures and fixes), "stated
     # lesson" (a lesson the agent stored).
@@ -88,6 +88,8 @@ class Fact(BaseModel):
             return None
         update: dict[str, object] = {"source_episode_ids": left, "support": max(1, self.support - len(forgotten))}
         if self.quote_forgotten:
+            if self.rule in LESSON_RULES:
+                return None  # its fix is only a forgotten step's: the failures left teach nothing
             update.update(statement="", refers_to=None)
         return self.model_copy(update=update)
 

@@ -47,14 +47,21 @@ def pytest_sessionfinish() -> None:
     drop_collections()
 
 
-# HINDSIGHT_TEST_RSS=path appends each test's resident memory before and after it (MB, tab
-# separated): where the suite's peak comes from.
+# HINDSIGHT_TEST_RSS=path appends each test's resident memory before and after it and the
+# process's peak so far (MB, tab separated): where the suite's peak comes from.
 _RSS_LOG = os.environ.get("HINDSIGHT_TEST_RSS")
 
 
 def _rss_mb() -> int:
     with open("/proc/self/statm", encoding="ascii") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 2**20
+
+
+def _peak_rss_mb() -> int:
+    """The process's resident high-water mark (VmHWM)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        line = next(line for line in status if line.startswith("VmHWM:"))
+    return int(line.split()[1]) // 1024
 
 
 if _RSS_LOG:
@@ -65,4 +72,4 @@ if _RSS_LOG:
         before = _rss_mb()
         yield
         with _RSS_PATH.open("a", encoding="utf-8") as log:
-            log.write(f"{item.nodeid}\t{before}\t{_rss_mb()}\n")
+            log.write(f"{item.nodeid}\t{before}\t{_rss_mb()}\t{_peak_rss_mb()}\n")

@@ -180,6 +180,26 @@ def test_purge_removes_the_fix_its_links_and_the_lesson_it_made(memory: Memory, 
     assert "RESOLVED_BY" not in text
 
 
+def test_a_forgotten_fix_takes_its_lesson_with_it_until_restored(on_each_store: Memory) -> None:
+    memory = on_each_store
+    run = _run(memory, day=3, fix=FIRST_FIX, cluster="a1b2c3", session="deploy-1")
+    memory.reflect(namespace=NS)
+    question = "What have we learned about the expired kubectl login?"
+
+    def fix_shown() -> bool:
+        cards = memory.recall(question, namespace=NS, top_k=10)
+        signature = next(e for e in memory.explain(run["failure"], namespace=NS).entities if e.type == "SIGNATURE")
+        facts = memory.entity(signature.name, namespace=NS).facts
+        return any("update-kubeconfig" in c.content for c in cards) or any("update-kubeconfig" in f.object for f in facts)
+
+    assert fix_shown()
+    memory.forget(run["fix"], namespace=NS)
+    memory.reflect(namespace=NS, force=True)
+    assert not fix_shown()  # the failure is still there, but it never said how it was fixed
+    memory.restore(run["fix"], namespace=NS)
+    assert fix_shown()
+
+
 def _v7_tables() -> tuple[list[str], list[str]]:
     """Ladybug DDL as the previous schema (7) had it: no outcome, rule, STEP_OF or RESOLVED_BY."""
     from graph_schema.definitions import NODES, RELATIONSHIPS

@@ -32,11 +32,18 @@ class AuditEntry(BaseModel):
 
 
 class AuditLog:
-    """Appends and reads `audit.jsonl`; safe across threads of one process."""
+    """Appends and reads `audit.jsonl`; safe across threads of one process.
 
-    def __init__(self, path: Path) -> None:
+    `actor` names who acts when `acting_as` names no one (the CLI and the MCP server set their own)."""
+
+    def __init__(self, path: Path, actor: str = "api") -> None:
         self._path = path
         self._lock = threading.Lock()
+        self.actor = actor
+
+    def record(self, action: str, namespace: str | None, ids: list[str], reason: str | None = None) -> None:
+        """Append `action` as done by whoever is acting now."""
+        self.append(action, actor=acting_as.get() or self.actor, namespace=namespace, ids=ids, reason=reason)
 
     def append(
         self,

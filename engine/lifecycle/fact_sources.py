@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from engine.models import Episode
 from engine.reflect.reconcile import support_share
-from engine.views import Fact
+from engine.views import LESSON_RULES, Fact
 
 __all__ = ["FactRevision", "with_forgotten", "without_sources"]
 
@@ -97,7 +97,9 @@ def with_forgotten(facts: Sequence[Fact], sources: Mapping[str, Episode]) -> lis
     for fact in facts:
         forgotten = [i for i in fact.source_episode_ids if (e := sources.get(i)) is not None and e.deleted_at is not None]
         shown = [e for i in fact.source_episode_ids if i not in forgotten and (e := sources.get(i)) is not None]
-        quote = bool(forgotten) and not _held(fact.statement.strip(), shown)
+        # A lesson's sentence is built, not quoted: what only its forgotten sources hold is its fix.
+        said = fact.object if fact.rule in LESSON_RULES else fact.statement
+        quote = bool(forgotten) and not _held(said.strip(), shown)
         if forgotten != fact.forgotten_ids or quote != fact.quote_forgotten:
             changed.append(fact.model_copy(update={"forgotten_ids": forgotten, "quote_forgotten": quote}))
     return changed
