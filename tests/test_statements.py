@@ -324,6 +324,12 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         # a wish whose verb is not one of talking stands ("学", "买")
         ("我想学西班牙语。", [("speaker", "wants", "西班牙语", False)]),
         ("我打算买一辆二手自行车。", [("speaker", "plans_to", "自行车", False)]),
+        # a wish or plan that jieba joins to its direction (想去, 爱去) is still the wish: not a
+        # lesson taken when only wished for
+        ("明年我想去学潜水。", [("speaker", "wants", "潜水", False)]),
+        ("周六我很想去看看那个陶艺展。", [("speaker", "wants", "陶艺展", False)]),
+        ("下班后我爱去那家茶馆。", [("speaker", "likes", "茶馆", False)]),
+        ("我想去逛逛那家旧书店。", [("speaker", "wants", "旧书店", False)]),  # a verb said twice is one verb
     ],
 )  # fmt: skip
 def test_chinese_statements_from_tags(text: str, expected: list[tuple[str, str, str, bool]]) -> None:

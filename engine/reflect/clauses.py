@@ -14,7 +14,10 @@ from typing import Any
 from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
 from engine.reflect.vocabulary import Statement
+from engine.reflect.word_lists import word_lists
 from engine.reflect.worth_words import GOTTEN, KIN
+
+_WORDS = word_lists("clauses")
 
 __all__ = [
     "able_later", "advised", "antecedent", "asks_nothing", "cannot_wait", "controller", "looking_forward", "misread_name",
@@ -100,7 +103,7 @@ def used_to(verb: Any) -> bool:
     return False
 
 
-_EAGER = frozenset({"excited", "thrilled", "stoked", "pumped", "psyched"})
+_EAGER = _WORDS("eager")
 
 
 def looking_forward(verb: Any) -> bool:
@@ -149,7 +152,7 @@ def advised(verb: Any) -> bool:
     return verb.dep_ in ("xcomp", "dobj", "ccomp") and verb.head.lemma_ in ("recommend", "suggest", "advise")
 
 
-_WHEN = frozenset({"once", "when", "after", "before", "until", "till"})
+_WHEN = _WORDS("when")
 
 
 def yet_to_come(verb: Any) -> bool:

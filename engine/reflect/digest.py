@@ -18,7 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from engine.reflect.word_lists import word_lists
 from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences
+
+_WORDS = word_lists("digest")
 
 __all__ = [
     "DigestDraft",
@@ -43,10 +46,7 @@ _OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|we|our)\b|我")
 # did or will do, which a written account of the session keeps (bench.digest measures both).
 _QUESTION_WEIGHT = 0.6
 _OWN_NEWS_WEIGHT = 1.3
-_SMALL_TALK = frozenset(
-    {"thanks", "thank", "great", "awesome", "cool", "nice", "wow", "hey", "hi", "hello", "bye",
-     "glad", "sounds", "good", "sure", "love", "amazing", "really", "totally", "absolutely"}  # fmt: skip
-)
+_SMALL_TALK = _WORDS("small_talk")
 _FILLER = frozenset(EN_STOPWORDS) | _SMALL_TALK | {
     "like", "know", "think", "get", "got", "one", "lot", "much", "well", "way", "thing", "things", "time",
     "anything", "something", "everything", "nothing", "really", "pretty", "always", "never", "still",

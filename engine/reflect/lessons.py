@@ -27,10 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.ingest.pipeline import entity_id
 from engine.reflect.reconcile import FactClose, FactWrite, strength
+from engine.reflect.word_lists import word_lists
 from engine.signatures import normalise_volatile
 from engine.text import canonical_name, has_cjk, tokenize
 from engine.views import LESSON_RULES, Fact
 from engine.work import first_line
+
+_WORDS = word_lists("lessons")
 
 __all__ = ["FIX_TYPE", "Incident", "LessonPlan", "fix_key", "plan_lessons", "same_fix"]
 
@@ -63,7 +66,7 @@ class SignatureIncidents(BaseModel):
     incidents: list[Incident]
 
 
-_GENERIC = frozenset({"error", "fatal", "panic", "错误", "报错", "失败", "异常"})
+_GENERIC = _WORDS("generic")
 
 
 class LessonFields(BaseModel):

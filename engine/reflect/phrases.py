@@ -8,68 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.reflect.word_lists import word_lists
+
+_WORDS = word_lists("phrases")
+
 __all__ = [
     "NOUNS", "SUBJECTS", "is_thing", "less_of", "modifiers", "of_the_other", "phrase", "pointed_at",
     "what_is_meant", "with_conjuncts",
 ]  # fmt: skip
 
-# Heads that do not name a thing ("I love it", "I did something").
-_EMPTY_HEADS = frozenset({
-    "it", "that", "this", "these", "those", "them", "something", "anything", "everything",
-    "nothing", "one", "thing", "lot", "bit", "way", "time", "day", "moment", "kind",
-    "sort", "yours", "mine", "what", "which", "who", "all", "some", "much", "more", "most",
-    "people", "person", "guy", "guys", "folk", "folks", "everyone", "someone", "anyone",
-    "blast", "chance", "detail", "details", "load", "loads", "others", "fun", "progress", "idea",
-    "opportunity", "part", "lots", "deal", "dream", "sense", "difference", "level", "ways", "bits",
-    "view",
-    "ton", "tons", "second", "minute", "course", "vibe", "vibes", "hand", "hands", "forces",
-    "word", "plunge", "back", "backs", "laugh", "while", "days", "weeks", "months", "years",
-    "times", "shot", "news", "importance", "power", "summer", "winter", "spring", "autumn",
-    "weekend", "night", "morning", "evening", "afternoon", "hang", "week", "month", "year",
-    "weekends", "nights", "mornings", "evenings", "afternoons", "ones", "moments", "stuff",
-    "views", "occasions", "adventure", "adventures", "bunch", "couple", "amount", "error",
-    "things", "words", "good", "ok", "okay", "fine", "bummer", "eachother", "each",
-    # what the chat shows rather than what the speaker did: "here's a pic I took"
-    "pic", "pics", "photo", "photos", "picture", "pictures", "video", "videos", "snap",
-    "screenshot", "selfie",
-    # halves of idioms: "keep in mind", "take care", "take turns", "came out on top"
-    "mind", "care", "turn", "turns", "top", "look", "feeling", "feelings", "fingers",
-    "speaking", "set",
-    # when, not what: the small model does not always tag "November 27" as a date
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday", "today", "tomorrow", "yesterday", "tonight",
-})  # fmt: skip
-# Heads that name a thing only with a word that says which: "a personal milestone", "the LGBTQ
-# community" are facts, "my mood", "a big impact", "our bond" are not.
-_VAGUE_BARE = frozenset({
-    "experience", "support", "advice", "journey", "impact", "change", "future", "strength",
-    "struggle", "love", "passion", "place", "spot", "potential", "mood", "heart", "chat", "tip",
-    "mistake", "buzz", "surge", "turnout", "surprise", "accomplishment", "world", "step",
-    "energy", "joy", "happiness", "help", "game", "freedom", "ending", "learning",
-    # what something unnamed is like: "I love the color and texture" (of what?)
-    "color", "colour", "colors", "colours", "texture", "textures", "smell", "taste", "scent",
-    "flavor", "flavour", "flavors", "flavours", "reward", "rewards",
-})  # fmt: skip
-# "some of my favorite treats", "all kinds of games": the quantity is not the thing
-_QUANTITIES = frozenset({
-    "some", "lot", "lots", "bunch", "couple", "few", "many", "plenty", "ton", "tons", "all", "one",
-    "most", "each", "both", "any", "kind", "kinds", "sort", "sorts", "type", "types",
-})  # fmt: skip
-# What one feels of a thing: "the rush of fast cars" is liked for the cars.
-_FELT_OF = frozenset({"rush", "thrill", "sound", "smell", "taste", "feel", "beauty", "joy", "magic"})
-# Adjectives that judge rather than describe: "an amazing experience" is an experience.
-_EVALUATIVE = frozenset({
-    "good", "great", "nice", "amazing", "awesome", "big", "little", "small", "new", "old",
-    "beautiful", "lovely", "whole", "other", "same", "real", "first", "last", "favorite",
-    "favourite", "wonderful", "fantastic", "cool", "incredible", "huge", "special", "own", "much",
-    "best", "bad", "hard", "tough", "fun", "such", "many", "few", "several",
-    "top", "biggest", "epic", "right", "perfect", "ideal",
-})  # fmt: skip
-_GLUE = frozenset({"/", "&", "+", "-", ":"})
+_EMPTY_HEADS = _WORDS("empty_heads")
+_VAGUE_BARE = _WORDS("vague_bare")
+_QUANTITIES = _WORDS("quantities")
+_FELT_OF = _WORDS("felt_of")
+_EVALUATIVE = _WORDS("evaluative")
+_GLUE = _WORDS("glue")
 SUBJECTS = ("nsubj", "nsubjpass")  # the dependency labels of a clause's subject
-_MODIFIERS = frozenset({"compound", "amod", "nmod"})
-NOUNS = frozenset({"NOUN", "PROPN"})
+_MODIFIERS = _WORDS("modifiers")
+NOUNS = _WORDS("nouns")
 
 
 def phrase(head: Any) -> tuple[str, str]:

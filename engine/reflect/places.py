@@ -12,14 +12,16 @@ from typing import Any
 
 from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import Statement
+from engine.reflect.word_lists import word_lists
+
+_WORDS = word_lists("places")
 
 __all__ = ["places"]
 
-# Words that make "I'm at Deloitte now" a job, not a visit.
-_JOB_WORDS = frozenset({"job", "company", "employer", "firm", "role", "position", "hired", "offer", "switched"})
-_EMPLOYER = frozenset({"employer", "workplace"})
-_LEADS = frozenset({"run", "lead", "manage", "head"})
-_TEAMS = frozenset({"team", "department", "group", "division", "unit", "office", "lab"})
+_JOB_WORDS = _WORDS("job_words")
+_EMPLOYER = _WORDS("employer")
+_LEADS = _WORDS("leads")
+_TEAMS = _WORDS("teams")
 # verb (or passive participle) and preposition that leave a workplace
 _LEAVES = {("resign", "from"), ("laid", "from"), ("fire", "from"), ("let", "from")}
 
@@ -69,8 +71,8 @@ def places(sentence: Any) -> list[Statement]:
     return found
 
 
-_HOMES = frozenset({"house", "home", "apartment", "flat", "condo", "place"})
-_TRIPS = frozenset({"trip", "vacation", "holiday", "getaway", "journey", "tour", "visit"})
+_HOMES = _WORDS("homes")
+_TRIPS = _WORDS("trips")
 
 
 def _taken(trip: Any) -> bool:

@@ -34,7 +34,10 @@ from pydantic import BaseModel, Field
 
 from engine.reflect.derive import CandidateFact
 from engine.reflect.vocabulary import ENDS
+from engine.reflect.word_lists import word_lists
 from engine.text import canonical_name, has_cjk, tokenize
+
+_WORDS = word_lists("reconcile")
 
 __all__ = [
     "FUNCTIONAL", "STATES", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "another_event",
@@ -42,15 +45,10 @@ __all__ = [
 ]  # fmt: skip
 
 SECONDS_PER_DAY = 86_400.0
-# Predicates with one current value per subject; `favorite_<kind>` is one per kind.
-FUNCTIONAL = frozenset({"works_at", "lives_in"})
+FUNCTIONAL = _WORDS("functional")
 _FUNCTIONAL_PREFIX = "favorite_"
-_ROLES_WITH = frozenset({"works_at"})  # a job's end ends the role stated with it
-# Predicates of a state, not an event: told again, they reinforce the one fact.
-STATES = frozenset({
-    "likes", "dislikes", "prefers", "works_at", "lives_in", "has", "is", "uses", "wants",
-    "plans_to", "considers", "appreciate", "allergic_to", "speak", "learn", "decided", "left",
-})  # fmt: skip
+_ROLES_WITH = _WORDS("roles_with")
+STATES = _WORDS("states")
 _SAME_EVENT_SECONDS = 7 * SECONDS_PER_DAY  # times named this far apart are two events
 
 

@@ -14,7 +14,10 @@ from typing import Any
 
 from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import JOBS, Statement, by_rule
+from engine.reflect.word_lists import word_lists
 from engine.reflect.worth_words import PETS
+
+_WORDS = word_lists("reversals")
 
 __all__ = ["reversal", "reversals"]
 
@@ -79,11 +82,7 @@ _MOVED = re.compile(
 _LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
 _PETS = PETS | {"bird", "fish"}  # a pet lost: "my fish died" (a fish one has may be dinner)
 _BROKE_UP = re.compile(r"\b(?P<object>[A-Z][a-z]+)\s+and\s+I\s+broke\s+up\b|\bI\s+broke\s+up\s+with\s+(?P<with>[A-Z][a-z]+)\b")
-_NOT_OBJECTS = frozenset({
-    "it", "that", "this", "them", "to", "the", "a", "an", "my", "how", "our", "your", "his", "her",
-    # "I stopped at a cafe", "stopped by the store": a stop, not a habit ended
-    "at", "by", "in", "on", "for", "over", "off", "into", "with", "from", "there", "here", "home",
-})  # fmt: skip
+_NOT_OBJECTS = _WORDS("not_objects")
 _WHEN = re.compile(r"\s+(?:last|this|next|yesterday|today|tonight|recently|ago|in\s+(?:[A-Z]\w+|\d+))\b.*$")
 _FOR_NOW = re.compile(r"\bfor\s+(?:today|tonight|now|the\s+(?:day|night|week|weekend))\b")
 _MOST_WORDS = 4

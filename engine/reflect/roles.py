@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from engine.reflect.word_lists import word_lists
+
+_WORDS = word_lists("roles")
+
 __all__ = ["is_assistant", "is_user"]
 
-_USER_ROLES = frozenset({"user", "human"})
-_ASSISTANT_ROLES = frozenset({"assistant", "ai", "bot", "agent", "model", "system"})
+_USER_ROLES = _WORDS("user_roles")
+_ASSISTANT_ROLES = _WORDS("assistant_roles")
 
 
 def is_user(role: str) -> bool:

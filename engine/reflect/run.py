@@ -29,6 +29,7 @@ from engine.reflect.roles import is_assistant, is_user
 from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
+from engine.reflect.word_lists import word_lists
 from engine.settings import Settings
 from engine.stores.base import GraphBatch, ReflectionGraph
 from engine.stores.vectors import VectorStore
@@ -36,12 +37,14 @@ from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
 from engine.work import WORK_KINDS
 
+_WORDS = word_lists("run")
+
 __all__ = ["learning_events", "reflect_namespace", "relearn_lessons", "statements_of"]
 
 log = logging.getLogger(__name__)
 
-_FIRST_PERSON = frozenset({"i", "me", "we", "us", "我", "我们"})
-_SECOND_PERSON = frozenset({"you", "你", "您"})
+_FIRST_PERSON = _WORDS("first_person")
+_SECOND_PERSON = _WORDS("second_person")
 
 
 def learning_events(requests: list[StoreRequest], results: list[StoreResult]) -> list[str]:

@@ -11,20 +11,20 @@ from typing import Any
 from engine.reflect.phrases import SUBJECTS, is_thing, phrase, pointed_at, with_conjuncts
 from engine.reflect.statement_cues import CHANGES
 from engine.reflect.vocabulary import Statement, by_rule
+from engine.reflect.word_lists import word_lists
 from engine.reflect.worth_words import KIN, OWNED, PETS
+
+_WORDS = word_lists("stances")
 
 __all__ = ["stances"]
 
-_DOES_GOOD = frozenset({"bring", "calm", "relax", "inspire", "comfort", "soothe", "energize"})
-_DOES_HARM = frozenset({"bore", "annoy", "disgust", "irritate"})
-_GLAD = frozenset({
-    "happy", "smile", "laugh", "glad", "calm", "relaxed", "peaceful", "joyful", "alive", "sane",
-    "grounded", "content", "excited", "peace", "motivated",
-})  # fmt: skip
+_DOES_GOOD = _WORDS("does_good")
+_DOES_HARM = _WORDS("does_harm")
+_GLAD = _WORDS("glad")
 # What a thing that does one good brings: "dogs bring me so much joy".
 _GIFTS = _GLAD | {"joy", "comfort", "happiness", "solace", "relief", "warmth", "serenity"}
-_MUCH = frozenset({"lot", "everything", "world", "much", "loads", "tons"})  # "means a lot"
-_FAVOURITE = frozenset({"favorite", "favourite", "passion", "thing"})
+_MUCH = _WORDS("much")
+_FAVOURITE = _WORDS("favourite")
 
 
 def stances(sentence: Any) -> list[Statement]:

@@ -87,6 +87,9 @@ from engine.reflect.statement_cues import (
 )
 from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
 from engine.reflect.vocabulary import JOBS, Statement, by_rule, light_sense, readable_predicate
+from engine.reflect.word_lists import word_lists
+
+_WORDS = word_lists("statements")
 
 __all__ = ["english_statements"]
 
@@ -381,9 +384,7 @@ def _adjective_root(token: Any) -> bool:
     return token.pos_ == "ADJ" and token.dep_ == "ROOT" and any(c.lemma_ == "be" for c in token.children)
 
 
-# Control verbs of a wish or a plan: one to talk of a thing (`SPEECH`) is no wish for the thing;
-# "I love to talk about movies" still likes them.
-_WISHES = frozenset({"want", "wish", "hope", "plan", "intend", "aim", "decide"})
+_WISHES = _WORDS("wishes")
 
 
 def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.reflect.vocabulary import Statement
+from engine.reflect.word_lists import word_lists
 from engine.reflect.worth_words import HOBBIES
 from engine.reflect.zh_cues import (
     ADVERBS,
@@ -65,6 +66,8 @@ from engine.reflect.zh_cues import (
 )
 from engine.text import split_sentences
 
+_WORDS = word_lists("statements_zh")
+
 __all__ = ["chinese_statements"]
 
 
@@ -86,11 +89,18 @@ def _cuts(text: str) -> tuple[tuple[str, str], ...]:
 
 def _alone(text: str) -> set[int]:
     """Where a one-character verb stands as a word of its own: a one-character word, one with
-    its particle ("卖了", "读过"), or after a negation jieba joins to it ("不吃"); not the "读"
-    of "读书会"."""
+    its particle ("卖了", "读过"), a wish or plan with the direction jieba joins to it ("想去",
+    "要来": the verb that follows is what is wished), or after a negation jieba joins to it
+    ("不吃"); not the "读" of "读书会".
+
+    >>> sorted(_alone("想去学游泳")), sorted(_alone("读书会"))
+    ([0, 2], [])
+    """
     places, at = set(), 0
     for word, _ in _cuts(text):
         if len(word) == 1 or (len(word) == 2 and word[1] in "了过着"):
+            places.add(at)
+        elif len(word) == 2 and word[1] in "去来" and PREDICATE_OF.get(word[0]) in CONTROL:
             places.add(at)
         elif len(word) == 2 and word[0] in "不没":
             places.add(at + 1)
@@ -154,8 +164,8 @@ def _names(part: str) -> bool:
     return len(part) >= 2 or part.isascii() or _cuts(part)[0][1][:1] in ("n", "z")
 
 
-_BREAKS = frozenset({"做", "用", "给", "让", "把", "去", "来"})
-_LEADING = frozenset({"q", "mq", "p", "r", "t", "f", "uj", "ul", "uz", "ug", "ud", "c", "y"})
+_BREAKS = _WORDS("breaks")
+_LEADING = _WORDS("leading")
 
 
 def _until_function_verb(text: str) -> str:
@@ -233,9 +243,8 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     return None
 
 
-_WORK = frozenset({"工作", "上班", "任职", "实习", "报到"})
-# Verbs that come between 在 and 工作 without being a place: "我在考虑工作的事", "在学习工作"
-_BUSY = frozenset({"考虑", "继续", "开始", "准备", "学习", "坚持", "专心", "拼命", "忙着", "打算", "尝试", "找"})
+_WORK = _WORDS("work")
+_BUSY = _WORDS("busy")
 
 
 def _place(after: str) -> re.Match[str] | None:

@@ -10,7 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from engine.reflect.word_lists import word_lists
 from engine.reflect.worth_words import GOTTEN, HOBBIES
+
+_WORDS = word_lists("vocabulary")
 
 __all__ = ["ENDS", "JOBS", "VOCABULARY", "Statement", "light_sense", "readable_predicate"]
 
@@ -87,25 +90,10 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("go", "with"): "decided",
     ("settle", "on"): "decided",
 }
-# "started a new job at Stripe", "got an internship with NASA": whatever the verb, where they work.
-JOBS = frozenset({"job", "position", "internship", "gig", "role"})
-# Verbs whose object is rarely a fact about the subject ("I mean the blue one", "thanks for
-# X"), with any particle or preposition; `_VAGUE_ALONE` only without one ("look" but not
-# "look_into").
-_VAGUE = frozenset({
-    "say", "tell", "think", "know", "mean", "guess", "thank", "let", "hear", "ask",
-    "wonder", "bet", "sound", "seem", "imagine", "understand", "agree", "give",
-    "put", "reckon", "suppose", "believe", "hope_for", "need", "show", "admire",
-})  # fmt: skip
-_VAGUE_ALONE = frozenset({"look", "come", "check", "feel"})
-# A bare preposition after "be" ("I'm in the park") says where, not what.
-_BARE_LINKS = frozenset({
-    "in", "on", "at", "for", "of", "to", "with", "about", "from", "by", "like", "as", "without",
-    "over", "game_for", "part_of", "one_of", "sure_with", "sure_about", "sure_of", "here_for", "there_for",
-    # where one was, not what one is: "we were near the ocean", "just around the corner"
-    "near", "around", "behind", "beside", "under", "above", "across", "along", "through", "inside",
-    "outside", "off", "up", "down", "past", "after", "before", "between", "among", "against",
-})  # fmt: skip
+JOBS = _WORDS("jobs")
+_VAGUE = _WORDS("vague")
+_VAGUE_ALONE = _WORDS("vague_alone")
+_BARE_LINKS = _WORDS("bare_links")
 
 
 def readable_predicate(

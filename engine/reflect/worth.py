@@ -17,6 +17,7 @@ pastime (`HOBBIES`). The words are `engine.reflect.worth_words`.
 from __future__ import annotations
 
 from engine.reflect.vocabulary import VOCABULARY
+from engine.reflect.word_lists import word_lists
 from engine.reflect.worth_words import (
     ABSTRACT,
     DOING_LINKS,
@@ -29,9 +30,11 @@ from engine.reflect.worth_words import (
     WANTS_OBJECT,
 )
 
+_WORDS = word_lists("worth")
+
 __all__ = ["worth_keeping"]
 
-_LEANINGS = frozenset({"likes", "wants", "plans_to", "considers", "prefers", "dislikes", "uses"})
+_LEANINGS = _WORDS("leanings")
 
 
 _WANTS_OBJECT = WANTS_OBJECT | LIGHT  # "likes playing", "likes sharing": a doing without its object

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import re
 
+from engine.reflect.word_lists import word_lists
+
+_WORDS = word_lists("zh_cues")
+
 __all__ = [
     "ADVERBS", "ALLERGY", "CONDITION", "CONTROL", "COORDINATION", "EMPLOYEE", "ENDED", "FAN", "FAVOURITE",
     "FAVOURITE_AFTER", "FOR_NOW", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
@@ -50,8 +54,7 @@ _VERBS: tuple[tuple[str, str], ...] = (
 PREDICATE_OF = {verb: predicate for verbs, predicate in _VERBS for verb in verbs.split("|")}
 # One alternation, longest first: at one place the longest form wins.
 VERB = re.compile("|".join(sorted(PREDICATE_OF, key=len, reverse=True)))
-# Verbs whose object is what follows in the clause, through a verb of its own ("打算买X").
-CONTROL = frozenset({"plans_to", "wants", "likes", "dislikes", "prefers", "considers", "decided"})
+CONTROL = _WORDS("control")
 
 # "我", "我们", "我们团队", "你"; not "我妹妹", "我的": another person, or the speaker's thing
 SUBJECT = re.compile(
@@ -139,12 +142,7 @@ CONDITION = re.compile(r"如果|要是|假如|假设|万一|希望|但愿")  # c
 COORDINATION = re.compile(r"以及|还有|和|与|跟|及|、")
 # A wish or plan to talk ("想和你聊聊工作的事", "打算跟你说说我的论文"): of a talk, not of the thing.
 SPEECH_AFTER = re.compile(r"^(?:去|来)?(?:跟|和|与|同|给)?(?:你|您|你们|大家)?(?:聊|说说|谈谈|谈|讨论|商量|讲讲|讲)")
-# Words before an object that are not part of it, as jieba cuts them (with its counts,
-# pronouns and particles, `statements_zh._LEADING`).
-LEAD_WORDS = frozenset({"要", "会", "去", "来", "到", "也", "还", "都", "再", "一起", "很", "只", "个"})
+LEAD_WORDS = _WORDS("lead_words")
 # The verb of a plan before its object: "打算买X", "想去看X", "考虑换X".
-PLAN_VERB = re.compile(r"^(?:去|来)?(?:换|买|养|看|学|做|申请|跑|找|试试|试|玩|参加|见|用|使用|采用)")
-PRONOUNS = frozenset({
-    "它", "他", "她", "它们", "他们", "她们", "这", "那", "这个", "那个", "这些", "那些", "我", "你",
-    "我们", "你们", "自己",
-})  # fmt: skip
+PLAN_VERB = re.compile(r"^(?:去|来)?(?:申请|参加|使用|采用|(?P<verb>[换买养看学做跑找试玩见用逛])(?P=verb)?)")
+PRONOUNS = _WORDS("pronouns")
