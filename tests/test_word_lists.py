@@ -33,21 +33,31 @@ def test_every_list_belongs_to_a_module_that_reads_it() -> None:
 @pytest.mark.parametrize("path", sorted(WORDS_DIR.glob("*.toml")), ids=lambda p: p.stem)
 def test_no_list_repeats_a_word(path: Path) -> None:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    repeated = {key: sorted({w for w in words if words.count(w) > 1}) for key, words in data.items()}
+    lists = {key: value for key, value in data.items() if isinstance(value, list)}
+    for key, table in data.items():  # a table's lists, and no word in two of them
+        if isinstance(table, dict):
+            lists |= {f"{key}.{name}": words for name, words in table.items()}
+            lists[key] = [word for words in table.values() for word in words]
+    repeated = {key: sorted({w for w in words if words.count(w) > 1}) for key, words in lists.items()}
     assert {key: words for key, words in repeated.items() if words} == {}
 
 
 def test_a_malformed_list_is_refused_naming_its_file_and_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "sample.toml").write_text('good = ["tea", "coffee"]\nspaced = ["tea ", "coffee"]\nnumbers = [1, 2]\n',
-                                          encoding="utf-8")  # fmt: skip
+    (tmp_path / "sample.toml").write_text('good = ["tea", "coffee"]\nspaced = ["tea ", "coffee"]\nnumbers = [1, 2]\n'
+                                          '[drinks]\nhot = ["tea", "coffee"]\ncold = [""]\n', encoding="utf-8")  # fmt: skip
     monkeypatch.setattr(word_lists, "WORDS_DIR", tmp_path)
     monkeypatch.setattr(word_lists, "_LOADED", {})  # the real files' record stays as it was
     monkeypatch.setattr(word_lists, "_READ", {})
     words = word_lists.word_lists("sample")
-    assert words("good") == frozenset({"tea", "coffee"})
+    assert word_lists.unread() == {"sample": ["drinks", "good", "numbers", "spaced"]}
+    assert words("good") == frozenset({"tea", "coffee"}) and words.ordered("good") == ("tea", "coffee")
+    with pytest.raises(ValueError, match=r"sample.toml: drinks.cold must be a list of words"):
+        words.table("drinks")
+    with pytest.raises(ValueError, match="sample.toml: good must be a table of word lists"):
+        words.table("good")
     for key in ("spaced", "numbers"):
         with pytest.raises(ValueError, match=f"sample.toml: {key} must be a list of words"):
             words(key)
     with pytest.raises(KeyError, match="sample.toml holds no word list 'missing'"):
         words("missing")
-    assert word_lists.unread() == {"sample": ["numbers", "spaced"]}
+    assert word_lists.unread() == {}

@@ -47,14 +47,7 @@ _OWN = re.compile(r"\b(?:I|I'm|I've|I'd|my|we|our)\b|我")
 _QUESTION_WEIGHT = 0.6
 _OWN_NEWS_WEIGHT = 1.3
 _SMALL_TALK = _WORDS("small_talk")
-_FILLER = frozenset(EN_STOPWORDS) | _SMALL_TALK | {
-    "like", "know", "think", "get", "got", "one", "lot", "much", "well", "way", "thing", "things", "time",
-    "anything", "something", "everything", "nothing", "really", "pretty", "always", "never", "still",
-    "even", "make", "made", "going", "want", "feel", "felt", "look", "looks", "keep", "take", "tell",
-    "said", "been", "done", "that's", "it's", "i'm", "you're", "what's", "lately", "today",
-    "yesterday", "week", "year", "years", "day", "days", "kind", "sort", "bit", "stuff", "super",
-    "happy", "hope", "wonderful", "fun", "exciting", "excited",
-}  # fmt: skip
+_FILLER = frozenset(EN_STOPWORDS) | _SMALL_TALK | _WORDS("filler")
 
 
 class SessionSentence(NamedTuple):

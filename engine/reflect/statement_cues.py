@@ -71,10 +71,8 @@ TAG_QUESTION = re.compile(
 )
 AMOUNTS = _WORDS("amounts")
 TIME_LINKS = _WORDS("time_links")
-# Prepositions of time or manner: "since our last chat" is not what a verb is about.
-NOT_OBJECT_LINKS = TIME_LINKS | frozenset({
-    "without", "than", "like", "as", "besides", "except", "despite", "among", "including", "between",
-})  # fmt: skip
+# Prepositions of time or manner ("since our last chat") are not what a verb is about.
+NOT_OBJECT_LINKS = TIME_LINKS | _WORDS("manner_links")
 FAN = _WORDS("fan")
 CHANGES = _WORDS("changes")
 HOMEWARD = _WORDS("homeward")

@@ -9,39 +9,59 @@ Every list read is noted, so a test can find a list that no rule reads (`unread`
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["WORDS_DIR", "unread", "word_lists"]
+__all__ = ["WORDS_DIR", "WordLists", "unread", "word_lists"]
 
 WORDS_DIR = Path(__file__).resolve().parents[1] / "rules" / "words"
 _LOADED: dict[str, set[str]] = {}  # module -> the keys its file holds
 _READ: dict[str, set[str]] = {}  # module -> the keys read
 
 
-def word_lists(module: str) -> Callable[[str], frozenset[str]]:
-    """A reader of the lists of `module`'s data file: `words(key)` is the list under `key`.
+class WordLists:
+    """The lists of one module's data file: `words(key)` is the list under `key` as a set,
+    `words.ordered(key)` in its order (a regular expression's alternatives), `words.table(key)`
+    a table of lists by name.
 
-    Raises:
-        ValueError: a list is not a list of non-empty text (names the file and the key).
-        KeyError: the file holds no list of that name.
+    Raises (each naming the file and the key):
+        KeyError: the file holds nothing of that name.
+        ValueError: a list is not a list of words (non-empty text, no surrounding spaces).
     """
-    path = WORDS_DIR / f"{module}.toml"
-    with path.open("rb") as file:
-        data = tomllib.load(file)
-    _LOADED[module] = set(data)
-    read = _READ.setdefault(module, set())
 
-    def words(key: str) -> frozenset[str]:
-        if key not in data:
-            raise KeyError(f"{path.name} holds no word list {key!r}")
-        value = data[key]
+    def __init__(self, module: str) -> None:
+        self._path = WORDS_DIR / f"{module}.toml"
+        with self._path.open("rb") as file:
+            self._data = tomllib.load(file)
+        _LOADED[module] = set(self._data)
+        self._read = _READ.setdefault(module, set())
+
+    def __call__(self, key: str) -> frozenset[str]:
+        return frozenset(self.ordered(key))
+
+    def ordered(self, key: str) -> tuple[str, ...]:
+        return self._words(key, self._value(key))
+
+    def table(self, key: str) -> dict[str, tuple[str, ...]]:
+        value = self._value(key)
+        if not isinstance(value, dict):
+            raise ValueError(f"{self._path.name}: {key} must be a table of word lists")
+        return {name: self._words(f"{key}.{name}", words) for name, words in value.items()}
+
+    def _value(self, key: str) -> object:
+        if key not in self._data:
+            raise KeyError(f"{self._path.name} holds no word list {key!r}")
+        self._read.add(key)
+        return self._data[key]
+
+    def _words(self, key: str, value: object) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() == w and w for w in value):
-            raise ValueError(f"{path.name}: {key} must be a list of words (non-empty text, no surrounding spaces)")
-        read.add(key)
-        return frozenset(value)
+            raise ValueError(f"{self._path.name}: {key} must be a list of words (non-empty text, no surrounding spaces)")
+        return tuple(value)
 
-    return words
+
+def word_lists(module: str) -> WordLists:
+    """The lists of `module`'s data file (`WordLists`)."""
+    return WordLists(module)
 
 
 def unread() -> dict[str, list[str]]:

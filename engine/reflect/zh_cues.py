@@ -18,40 +18,8 @@ __all__ = [
     "VERB",
 ]  # fmt: skip
 
-# verbs -> predicate, in the English predicates' names so both languages share facts
-_VERBS: tuple[tuple[str, str], ...] = (
-    ("更喜欢|偏好|宁愿|更爱", "prefers"),
-    ("喜欢|热爱|爱上了|迷上了|享受|爱看|爱吃|爱喝|爱玩|爱听|爱", "likes"),
-    ("讨厌|厌恶|受不了|恨", "dislikes"),
-    ("打算|计划|准备|下定决心|决心|将要|要", "plans_to"),
-    ("想要|很想|想", "wants"),
-    ("考虑", "considers"),
-    ("决定", "decided"),
-    ("参加了|参加过|参加|参与了|出席了|去了|去过|看了|看过|上过", "attended"),
-    ("去", "go_to"),
-    ("住在|生活在|定居在|搬家到了|搬家到|搬到了|搬到|搬去|搬回|搬进了|搬进", "lives_in"),
-    ("跳槽到了|跳槽到|跳槽去了|跳槽去|入职", "works_at"),
-    ("加入了|加入", "join"),
-    ("离开了|离开|离职了", "left"),
-    ("换成了|换成|改用|转用", "switch_to"),
-    ("使用|采用|在用|用", "uses"),
-    ("选择了|选了|定了", "decided"),
-    ("领养了|领养|收养了|收养", "adopt"),
-    ("养了|养|有", "has"),
-    ("学习|在学|学过|学", "learn"),
-    ("在读|读过|读", "read"),
-    ("购买|买了|买", "buy"),
-    ("收藏", "collect"),
-    ("教", "teach"),
-    ("会说|能说|讲", "speak"),
-    ("卖掉了|卖了|卖", "sell"),
-    ("在听|听", "listen_to"),
-    ("烤了|烤", "bake"),
-    ("完成了|完成", "finish"),
-    ("申请", "apply_for"),
-    ("吃", "eat"),
-)
-PREDICATE_OF = {verb: predicate for verbs, predicate in _VERBS for verb in verbs.split("|")}
+_VERBS = _WORDS.table("verbs")
+PREDICATE_OF = {verb: predicate for predicate, verbs in _VERBS.items() for verb in verbs}
 # One alternation, longest first: at one place the longest form wins.
 VERB = re.compile("|".join(sorted(PREDICATE_OF, key=len, reverse=True)))
 CONTROL = _WORDS("control")
@@ -65,7 +33,7 @@ SUBJECT = re.compile(
 KIN = re.compile(
     r"^(?:[^，。！？]{0,6}?)我(?:的)?(?P<kin>儿子|女儿|孩子们|孩子|妻子|老婆|丈夫|老公|狗狗|狗|猫咪|猫|宠物)"
 )
-_ROLES = "经理|工程师|老师|教师|医生|校医|设计师|律师|护士|程序员|分析师|顾问|主管|总监|实习生|研究员|学生|记者|厨师|会计|策划|销售"
+_ROLES = "|".join(_WORDS.ordered("roles"))
 ROLE = re.compile(rf"^(?:做|当|担任|是一名|是一个|是)(?P<role>[^，。！？的]{{0,8}}?(?:{_ROLES}))")
 PLACE = re.compile(
     # "在华为上班", and "去华为上班了" (going somewhere is a place of work only to work there)
