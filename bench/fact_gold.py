@@ -295,9 +295,9 @@ def table(result: dict[str, Any], *, verbose: bool = False) -> str:
         shown = ["-" if part["precision"] is None else f"{part['precision']:.1f}" for part in (dev, test)]
         lines.append(f"{rule:<24}{dev['facts']:>10}{shown[0]:>13}{test['facts']:>11}{shown[1]:>13}"
                      f"{dev['found_gold'] + test['found_gold']:>11}")  # fmt: skip
-    if verbose:
+    if verbose:  # the development part only: a rule tuned on what the test part misses is fitted to it
         for row in result["conversations"]:
-            if row["wrong"] or row["missed"]:
+            if row["split"] == "dev" and (row["wrong"] or row["missed"]):
                 lines.append(f"{row['id']}:")
                 lines += [f"  wrong   {w}" for w in row["wrong"]]
                 lines += [f"  missed  {m}" for m in row["missed"]]

@@ -6,7 +6,8 @@ LoCoMo's observations.
 
 First the gold set (`bench.fact_gold`): precision, recall and F1 per language, facts per 100
 turns (Chinese over English on the same dialogues), facts from turns that must yield none,
-facts with a generic object; `--verbose` lists each wrong and missed fact. Then LoCoMo:
+facts with a generic object; `--verbose` lists each wrong and missed fact of the
+development part. Then LoCoMo:
 
 Each conversation goes into its own namespace of one fresh memory (the same episodes as
 `bench.locomo`); `reflect` runs until it has read every episode. LoCoMo's annotators wrote
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--gold", type=Path, default=fact_gold.GOLD, help="the gold set of facts")
     parser.add_argument("--gold-only", action="store_true", help="only the hand-written gold set")
-    parser.add_argument("--verbose", action="store_true", help="list the gold set's wrong and missed facts")
+    parser.add_argument("--verbose", action="store_true", help="list the wrong and missed facts of the gold set's development part")
     args = parser.parse_args(argv)
     if args.conversations is not None and args.conversations < 1:
         parser.error("--conversations: a positive integer")

@@ -1,4 +1,4 @@
-"""`Memory`, the one façade: store, recall, get, list, forget, explain, entity, cypher, stats.
+"""`Memory`, the one façade: store, recall, get, list, forget, explain, explain_fact, entity, cypher, stats.
 
 The MCP server, the CLI, the notebooks and the benchmarks all call this class. It is
 synchronous and thread-safe: writes are serialised, reads share the stores' own locks.
@@ -372,6 +372,7 @@ class Memory:
     recall = _forwarded(Recaller.recall, "_recaller")
     get = _forwarded(Reader.get, "_reader")
     explain = _forwarded(Reader.explain, "_reader")
+    explain_fact = _forwarded(Reader.explain_fact, "_reader")
     entity = _forwarded(Reader.entity, "_reader")
     cypher = _forwarded(Reader.cypher, "_reader")
     list = _forwarded(Reader.list, "_reader")

@@ -10,18 +10,20 @@ from typing import Any
 
 from engine.analyst.query import analyst_query
 from engine.arguments import flag, namespace_names, page
-from engine.core import Core
+from engine.core import MAX_ID_CHARS, Core
 from engine.errors import InvalidInput, NotFound
 from engine.inputs import is_session, is_unicode_text
 from engine.lookup import entity_profile, explain_episode, store_health
 from engine.models import Episode, Stats, from_epoch
 from engine.reflect.digests import digest_id
+from engine.reflect.explain import explain_fact
 from engine.stores.base import SessionRow
 from engine.views import (
     CypherResult,
     Digest,
     EntityProfile,
     EpisodeExplanation,
+    FactExplanation,
     Health,
     SessionView,
 )
@@ -55,6 +57,23 @@ class Reader:
         """
         owner, _ = self._core.owner(id, namespace)
         return explain_episode(self._core.graph, owner, id, now=time.time(), settings=self._core.settings)
+
+    def explain_fact(self, id: str, *, namespace: str = "default") -> FactExplanation:
+        """Why the memory believes a fact (the id of a semantic card or of a profile's fact):
+        the rule that read it, what that rule reads, and the sentence and the words it read in
+        each episode the fact stands on.
+
+        Raises:
+            InvalidInput: the id is not a fact id.
+            NotFound: no fact has that id in the namespace, or every episode it stood on is forgotten.
+        """
+        self._core.scope(namespace)
+        if not is_unicode_text(id) or not 0 < len(id) <= MAX_ID_CHARS:
+            raise InvalidInput("id", f"must be a fact id (text of 1..{MAX_ID_CHARS} characters)")
+        found = self._core.graph.facts_by_id(namespace, [id], include_closed=True)
+        if not found:
+            raise NotFound("fact", id)
+        return explain_fact(found[0], self._core.graph.get_episodes(namespace, found[0].source_episode_ids))
 
     def entity(
         self, name: str, *, namespace: str = "default", include_shared: bool = True

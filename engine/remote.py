@@ -41,6 +41,7 @@ from engine.views import (
     CypherResult,
     EntityProfile,
     EpisodeExplanation,
+    FactExplanation,
     Health,
     ReflectionSummary,
     SessionView,
@@ -63,6 +64,7 @@ _TASK_RESULT = TypeAdapter(TaskResult)
 _EPISODE = TypeAdapter(Episode)
 _REFLECTION = TypeAdapter(ReflectionSummary)
 _EXPLANATION = TypeAdapter(EpisodeExplanation)
+_FACT_EXPLANATION = TypeAdapter(FactExplanation)
 _PROFILE = TypeAdapter(EntityProfile)
 _ROWS = TypeAdapter(CypherResult)
 _STATS = TypeAdapter(Stats)
@@ -257,6 +259,9 @@ class RemoteMemory:
     def explain(self, id: str, *, namespace: str | None = None) -> EpisodeExplanation:
         return self._call("GET", self._at(namespace, "episodes", id, "explanation"),
                           _EXPLANATION)  # fmt: skip
+
+    def explain_fact(self, id: str, *, namespace: str | None = None) -> FactExplanation:
+        return self._call("GET", self._at(namespace, "facts", id, "explanation"), _FACT_EXPLANATION)
 
     def entity(
         self, name: str, *, namespace: str | None = None, include_shared: bool = True

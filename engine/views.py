@@ -23,6 +23,8 @@ __all__ = [
     "EntityProfile",
     "EpisodeExplanation",
     "Fact",
+    "FactExplanation",
+    "FactSource",
     "Health",
     "LESSON_RULES",
     "Neighbour",
@@ -114,6 +116,25 @@ class EpisodeExplanation(BaseModel):
     why: str  # one sentence: what it is, who said it, when, how important, where it came from
     # A failure's fix, or the failures a fix got past (RESOLVED_BY), and whether each held.
     resolutions: list[Resolution] = Field(default_factory=list)
+
+
+class FactSource(BaseModel):
+    """One episode a fact stands on (a forgotten one is not shown), and what the fact's rule read there."""
+
+    episode_id: str
+    said: str = ""  # the sentence the rule read, as the episode has it ("" when it is not read again)
+    # The words of that sentence the rule took: its subject and its object, as written.
+    words: list[str] = Field(default_factory=list)
+
+
+class FactExplanation(BaseModel):
+    """Why the memory believes a fact: the rule that read it and what the rule read, source by source."""
+
+    fact: Fact
+    rule: str
+    rule_about: str  # what the rule reads (`engine/rules/statements.toml`)
+    sources: list[FactSource]
+    why: str  # one sentence: the fact, the rule, how many episodes hold it, how sure, whether it still holds
 
 
 class EntityProfile(BaseModel):

@@ -34,6 +34,7 @@ from engine.views import (
     CypherResult,
     EntityProfile,
     EpisodeExplanation,
+    FactExplanation,
     ReflectionSummary,
     SessionView,
 )
@@ -50,6 +51,7 @@ NamespacePath = Annotated[
     PathParam(pattern=NAMESPACE_PATTERN, description="Whose memory"),
 ]
 EpisodeId = Annotated[str, PathParam(min_length=1, max_length=128, description="An episode id")]
+FactId = Annotated[str, PathParam(min_length=1, max_length=128, description="A fact id (a semantic card's id)")]
 
 
 class StoreMany(BaseModel):
@@ -171,6 +173,11 @@ def rest_router(memory: Memory) -> APIRouter:
     def explain(namespace: NamespacePath, id: EpisodeId) -> EpisodeExplanation:
         """Why a memory exists: its entities, decisions and neighbours."""
         return memory.explain(id, namespace=namespace)
+
+    @router.get("/namespaces/{namespace}/facts/{id}/explanation", tags=["recall"], operation_id="explain_fact")
+    def explain_fact(namespace: NamespacePath, id: FactId) -> FactExplanation:
+        """Why the memory believes a fact: the rule that read it and what it read in each source."""
+        return memory.explain_fact(id, namespace=namespace)
 
     @router.post("/namespaces/{namespace}/recall", tags=["recall"], operation_id="recall")
     def recall(namespace: NamespacePath, query: RecallBody) -> list[MemoryCard]:

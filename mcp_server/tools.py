@@ -26,6 +26,7 @@ from engine.views import (
     CypherResult,
     EntityProfile,
     EpisodeExplanation,
+    FactExplanation,
     ReflectionSummary,
     SessionView,
 )
@@ -227,6 +228,10 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         return memory.explain(memory_id, namespace=scope(ctx))
 
     @_engine_errors
+    def explain_fact(fact_id: str, ctx: Context) -> FactExplanation:
+        return memory.explain_fact(fact_id, namespace=scope(ctx))
+
+    @_engine_errors
     def get_entity(name: str, ctx: Context) -> EntityProfile:
         return memory.entity(name, namespace=scope(ctx))
 
@@ -250,6 +255,7 @@ def memory_tools(memory: Memory, default_namespace: str) -> list[Tool]:
         (forget_memory, FORGET, ToolAnnotations(readOnlyHint=False, destructiveHint=True)),
         (reflect, REFLECT, ToolAnnotations(readOnlyHint=False, destructiveHint=False)),
         (explain_memory, EXPLAIN, reading),
+        (explain_fact, EXPLAIN_FACT, reading),
         (get_entity, GET_ENTITY, reading),
         (query_graph, QUERY_GRAPH, reading),
     ]
@@ -345,6 +351,12 @@ EXPLAIN = """Explain one memory: why it exists (kind, role, session, time, impor
 the entities it mentions, the decisions it made, and its neighbours (the episodes before and
 after it in its session, and episodes sharing its entities). Call it to justify or check a
 recalled card. Example: {"memory_id": "3f0c9c1e-..."}"""
+
+EXPLAIN_FACT = """Explain one fact (a semantic card of retrieve_memory, or a fact of get_entity): why
+memory believes it. Gives the rule that read it and what that rule reads, and for each episode
+the fact stands on, the sentence the rule read and the words it took (the subject and the
+object), with the confidence and whether it still holds. Call it when a fact looks wrong or
+when you must say where it came from. Example: {"fact_id": "9b2d..."}"""
 
 GET_ENTITY = """Everything memory knows about one entity (a person, project, product, place, or
 an error signature): the entity with its aliases, its facts, the lessons of the errors its

@@ -28,7 +28,7 @@ from tests.serving import HINDSIGHT, free_port, served
 TOKEN = "test-token-0123456789"
 TOOLS = {
     "store_memory", "store_task", "retrieve_memory", "list_memories", "list_sessions", "get_session", "forget_memory",
-    "reflect", "explain_memory", "get_entity", "query_graph",
+    "reflect", "explain_memory", "explain_fact", "get_entity", "query_graph",
 }  # fmt: skip
 
 

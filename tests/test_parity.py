@@ -32,7 +32,7 @@ CLI_ABSENT = {
     "warm": WARM,
 }
 MCP_TOOLS = {"store": "store_memory", "store_task": "store_task", "recall": "retrieve_memory", "list": "list_memories",
-             "forget": "forget_memory", "reflect": "reflect", "explain": "explain_memory",
+             "forget": "forget_memory", "reflect": "reflect", "explain": "explain_memory", "explain_fact": "explain_fact",
              "entity": "get_entity", "cypher": "query_graph", "sessions": "list_sessions",
              "session": "get_session"}  # fmt: skip
 MCP_ABSENT = {

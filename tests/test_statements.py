@@ -330,6 +330,13 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         ("周六我很想去看看那个陶艺展。", [("speaker", "wants", "陶艺展", False)]),
         ("下班后我爱去那家茶馆。", [("speaker", "likes", "茶馆", False)]),
         ("我想去逛逛那家旧书店。", [("speaker", "wants", "旧书店", False)]),  # a verb said twice is one verb
+        # a relative named after the kin word is the subject of what follows
+        ("我女儿朵朵报名参加了合唱团。", [("speaker", "has", "女儿", False), ("named", "attended", "合唱团", False)]),
+        ("我侄子阿伟考虑换电脑。", [("speaker", "has", "侄子", False), ("named", "considers", "电脑", False)]),
+        ("我儿子今天加入了游泳队。", [("speaker", "has", "儿子", False)]),  # a time, not a name
+        ("我平时开一辆旧的五菱宏光。", [("speaker", "drive", "五菱宏光", False)]),
+        ("我开着一家小面馆。", []),  # a shop run, not a car driven
+        ("我最后接受了那家初创公司的邀请。", [("speaker", "accept", "邀请", False)]),
     ],
 )  # fmt: skip
 def test_chinese_statements_from_tags(text: str, expected: list[tuple[str, str, str, bool]]) -> None:

@@ -48,7 +48,7 @@ def test_a_malformed_list_is_refused_naming_its_file_and_key(tmp_path: Path, mon
     monkeypatch.setattr(word_lists, "WORDS_DIR", tmp_path)
     monkeypatch.setattr(word_lists, "_LOADED", {})  # the real files' record stays as it was
     monkeypatch.setattr(word_lists, "_READ", {})
-    words = word_lists.word_lists("sample")
+    words = word_lists.WordLists("sample")
     assert word_lists.unread() == {"sample": ["drinks", "good", "numbers", "spaced"]}
     assert words("good") == frozenset({"tea", "coffee"}) and words.ordered("good") == ("tea", "coffee")
     with pytest.raises(ValueError, match=r"sample.toml: drinks.cold must be a list of words"):

@@ -1,4 +1,4 @@
-"""`hindsight` commands that read one thing: `get`, `explain`, `sessions`, `session`,
+"""`hindsight` commands that read one thing: `get`, `explain`, `explain-fact`, `sessions`, `session`,
 `namespaces`, `health`.
 Registered on the main app by `engine.cli`."""
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 EpisodeId = Annotated[str, typer.Argument(help="The episode id.")]
+FactId = Annotated[str, typer.Argument(help="The fact id: a semantic card's id, or a fact's in an entity profile.")]
 
 
 def get(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir = None,
@@ -64,6 +65,21 @@ def explain(id: EpisodeId, namespace: Namespace = "default", data_dir: DataDir =
             console.print(f"fixed by: {edge.fix_id[:8]}{held}, found by the {edge.derived_by}", markup=False)
         else:
             console.print(f"fixed: {edge.failure_id[:8]}{held}, found by the {edge.derived_by}", markup=False)
+
+
+def explain_fact(id: FactId, namespace: Namespace = "default", data_dir: DataDir = None,
+                 as_json: AsJson = False) -> None:  # fmt: skip
+    """Why the memory believes a fact: the rule that read it and what it read in each source."""
+    with open_memory(data_dir) as memory:
+        explanation = memory.explain_fact(id, namespace=namespace)
+    if as_json:
+        print_json(explanation)
+        return
+    console.print(explanation.why, markup=False)
+    console.print(f"{explanation.rule}: {explanation.rule_about}", markup=False)
+    for source in explanation.sources:
+        read = f"{source.said}  [{' · '.join(source.words)}]" if source.said else "(not read again)"
+        console.print(f"{source.episode_id[:8]} {read}", markup=False)
 
 
 def sessions(namespace: Namespace = "default", limit: Annotated[int, typer.Option(help="How many.")] = 20,
@@ -126,5 +142,5 @@ def health(data_dir: DataDir = None, as_json: AsJson = False) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add these commands to the `hindsight` app."""
-    for command in (get, explain, sessions, session, namespaces, health):
+    for command in (get, explain, explain_fact, sessions, session, namespaces, health):
         app.command()(command)

@@ -8,16 +8,17 @@ functions of a parsed token (or of a statement and the sentence after it), for
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from engine.reflect.patterns import Patterns
 from engine.reflect.phrases import NOUNS, is_thing
 from engine.reflect.statement_cues import CONTROL, MODALS
 from engine.reflect.vocabulary import Statement
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.reflect.worth_words import GOTTEN, KIN
 
-_WORDS = word_lists("clauses")
+_WORDS = WordLists("clauses")
+_PATTERNS = Patterns("clauses")
 
 __all__ = [
     "able_later", "advised", "antecedent", "asks_nothing", "cannot_wait", "controller", "looking_forward", "misread_name",
@@ -126,10 +127,7 @@ def asks_nothing(verb: Any) -> bool:
             and any(c.lower_ == "to" for c in verb.children) and any(c.lower_ == "how" for c in verb.children))
 
 
-_NAME_GIVEN = re.compile(
-    r"^\W*(?:(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) (?:name(?:'s|’s| is| was)|names are)"
-    r"|(?:[Ss]he|[Hh]e|[Ii]t)(?:'s|’s| is) called) [A-Z]"
-)
+_NAME_GIVEN = _PATTERNS("name_given")
 
 
 def with_name(statement: Statement, sentence: str) -> Statement:

@@ -18,10 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.text import EN_STOPWORDS, ZH_STOPWORDS, has_cjk, split_sentences
 
-_WORDS = word_lists("digest")
+_WORDS = WordLists("digest")
 
 __all__ = [
     "DigestDraft",

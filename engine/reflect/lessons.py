@@ -27,13 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.ingest.pipeline import entity_id
 from engine.reflect.reconcile import FactClose, FactWrite, strength
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.signatures import normalise_volatile
 from engine.text import canonical_name, has_cjk, tokenize
 from engine.views import LESSON_RULES, Fact
 from engine.work import first_line
 
-_WORDS = word_lists("lessons")
+_WORDS = WordLists("lessons")
 
 __all__ = ["FIX_TYPE", "Incident", "LessonPlan", "fix_key", "plan_lessons", "same_fix"]
 

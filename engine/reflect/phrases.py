@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 
-_WORDS = word_lists("phrases")
+_WORDS = WordLists("phrases")
 
 __all__ = [
     "NOUNS", "SUBJECTS", "is_thing", "less_of", "modifiers", "of_the_other", "phrase", "pointed_at",

@@ -12,9 +12,9 @@ from typing import Any
 
 from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import Statement
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 
-_WORDS = word_lists("places")
+_WORDS = WordLists("places")
 
 __all__ = ["places"]
 

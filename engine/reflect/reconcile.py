@@ -34,10 +34,10 @@ from pydantic import BaseModel, Field
 
 from engine.reflect.derive import CandidateFact
 from engine.reflect.vocabulary import ENDS
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.text import canonical_name, has_cjk, tokenize
 
-_WORDS = word_lists("reconcile")
+_WORDS = WordLists("reconcile")
 
 __all__ = [
     "FUNCTIONAL", "STATES", "ActiveFact", "FactClose", "FactPlan", "FactWrite", "another_event",

@@ -9,82 +9,34 @@ taste active, so the wording is read directly. Pure over a parsed sentence.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from engine.reflect.patterns import Patterns
 from engine.reflect.phrases import phrase
 from engine.reflect.vocabulary import JOBS, Statement, by_rule
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.reflect.worth_words import PETS
 
-_WORDS = word_lists("reversals")
+_WORDS = WordLists("reversals")
+_PATTERNS = Patterns("reversals")
 
 __all__ = ["reversal", "reversals"]
 
 _VERBS = {"like": "likes", "love": "likes", "enjoy": "likes"}
-# "I no longer like X", "I don't like X anymore": what ends a taste, not a plain dislike,
-# which the parse reads well enough.
-_REVERSAL = re.compile(
-    r"\bI\s+(?:(?P<longer>no\s+longer)|(?:don't|don’t|do\s+not))\s+(?:really\s+)?"
-    r"(?P<verb>like|love|enjoy)\s+(?P<object>[a-z][\w' -]*?)"
-    r"(?P<anymore>\s+any\s?more)?\s*(?:[,.;!]|$)",
-    re.IGNORECASE,
-)
-# "I gave up coffee", "I've quit smoking", "I stopped eating meat": a habit or a taste ended.
-# A name after "quit" is a job left ("quit Google"), which the parse reads.
-_ENDED = re.compile(
-    r"\bI(?:'ve|’ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+|completely\s+)?"
-    r"(?:gave\s+up|given\s+up|quit|stopped|cut\s+out|ditched|dumped|got\s+rid\s+of)\s+(?:on\s+)?"
-    r"(?:drinking\s+|eating\s+|playing\s+|watching\s+)?(?P<object>[a-z][\w' -]*?)"
-    r"\s*(?:[,.;!]|$|\s+(?:and|but|so|because|since|for|after)\b)",  # "I gave up golf and took up cycling"
-)
-# "I haven't had coffee in a month": a habit stopped a while ago.
-_NOT_SINCE = re.compile(
-    r"\bI\s+(?:haven't|haven’t|have\s+not)\s+(?:had|drunk|eaten|smoked|touched|played)\s+(?:any\s+)?"
-    r"(?P<object>[a-z][\w' -]*?)\s+(?:in|for)\s+(?:a|an|two|three|four|five|six|several|many|\d+)\s+"
-    r"(?:days?|weeks?|months?|years?)\b"
-)
-# "I'm over country music", "my stomach can't handle spicy food anymore": a liking gone.
-_GONE = re.compile(
-    r"(?:\bI(?:'m|’m|\s+am)\s+(?:so\s+|totally\s+|completely\s+|kind\s+of\s+|pretty\s+much\s+)?"
-    r"(?:over(?!\s+the\s+moon\b)|done\s+with|sick\s+of|tired\s+of|bored\s+(?:of|with))"
-    r"|\bcan(?:'t|’t|not)\s+(?:handle|take|tolerate|stomach)(?=\s.*\bany\s?more\b)"
-    r"|\bno\s+more(?=\s+[a-z][\w' -]*?\s+for\s+me\b))"  # "so no more cheese for me"
-    r"\s+(?P<object>[a-z][\w' -]*?)(?:\s+any\s?more)?(?:\s+for\s+me)?\s*(?:[,.;!]|$)",
-    re.IGNORECASE,
-)
-# "I don't drink coffee anymore", "I no longer play tennis": a habit quit.
-_STOPPED = re.compile(
-    r"\bI\s+(?:(?P<longer>no\s+longer)|(?:don't|don’t|do\s+not))\s+(?:really\s+)?"
-    r"(?:drink|eat|play|watch|smoke|do|go)\s+(?P<object>[a-z][\w' -]*?)"
-    r"(?P<anymore>\s+any\s?more)?\s*(?:[,.;!]|$)",
-    re.IGNORECASE,
-)
-# "No longer at Meta, I joined OpenAI", "I'm not at Google anymore": a workplace left.
-_NO_LONGER_AT = re.compile(
-    r"(?:\b[Nn]o\s+longer\s+(?:at|with|working\s+(?:at|for))\s+(?P<object>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
-    r"|\bI(?:'m|’m|\s+am)\s+not\s+(?:at|with|working\s+(?:at|for))\s+(?P<anymore>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
-    r"\s+any\s?more)"  # a name: "no longer at the gym" is no workplace
-)
-# "I've actually started to like mushrooms": a taste come (the small parser reads "like" as a
-# preposition after "started to").
-_COME_TO = re.compile(
-    r"\bI(?:'ve|’ve|\s+have)?\s+(?:actually\s+|finally\s+|really\s+|even\s+)?(?:started|begun|began|come|grown)"
-    r"\s+to\s+(?:like|love|enjoy)\s+(?P<object>[a-z][\w' -]*?)\s*(?:[,.;!]|$|\s+(?:and|but|now|again)\b)",
-    re.IGNORECASE,
-)
-# "We migrated Atlas from Postgres to MySQL": what a named thing uses now, and what it dropped.
-_MOVED = re.compile(
-    r"\b(?:migrated|moved|switched|changed|converted|ported)\s+(?P<name>[A-Z][\w-]*)(?:['’]s\s+\w+)?"
-    r"\s+from\s+(?P<old>[A-Z][\w.+#-]*)\s+to\s+(?P<new>[A-Z][\w.+#-]*)"
-)
-# "Sadly Luna passed away", "my cat died": a pet or a person lost; "Marco and I broke up".
-_LOST = re.compile(r"\b(?P<object>(?:[Mm]y\s+)?[A-Za-z]+)\s+(?:passed\s+away|died)\b")
+_REVERSAL = _PATTERNS("reversal")
+_ENDED = _PATTERNS("ended")
+_NOT_SINCE = _PATTERNS("not_since")
+_GONE = _PATTERNS("gone")
+_STOPPED = _PATTERNS("stopped")
+_NO_LONGER_AT = _PATTERNS("no_longer_at")
+_COME_TO = _PATTERNS("come_to")
+_MOVED = _PATTERNS("moved")
+_LOST = _PATTERNS("lost")
 _PETS = PETS | {"bird", "fish"}  # a pet lost: "my fish died" (a fish one has may be dinner)
-_BROKE_UP = re.compile(r"\b(?P<object>[A-Z][a-z]+)\s+and\s+I\s+broke\s+up\b|\bI\s+broke\s+up\s+with\s+(?P<with>[A-Z][a-z]+)\b")
+_BROKE_UP = _PATTERNS("broke_up")
 _NOT_OBJECTS = _WORDS("not_objects")
-_WHEN = re.compile(r"\s+(?:last|this|next|yesterday|today|tonight|recently|ago|in\s+(?:[A-Z]\w+|\d+))\b.*$")
-_FOR_NOW = re.compile(r"\bfor\s+(?:today|tonight|now|the\s+(?:day|night|week|weekend))\b")
+_WHEN = _PATTERNS("when")
+_FOR_NOW = _PATTERNS("for_now")
 _MOST_WORDS = 4
 
 
@@ -151,13 +103,7 @@ def reversal(text: str) -> tuple[str, bool, str, int] | None:
     return predicate, negated, " ".join(words), start
 
 
-# "Horror movies give me nightmares now, I can't watch them anymore": "them" is the thing the
-# sentence opened with.
-_OF_IT = re.compile(
-    r"\bI\s+(?:can't|can’t|cannot|don't|don’t|do\s+not|no\s+longer)\s+(?:really\s+)?[a-z]+\s+(?:them|it)"
-    r"\s+any\s?more\b",
-    re.IGNORECASE,
-)
+_OF_IT = _PATTERNS("of_it")
 
 
 def _referred(sentence: Any) -> Statement | None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 
-_WORDS = word_lists("roles")
+_WORDS = WordLists("roles")
 
 __all__ = ["is_assistant", "is_user"]
 

@@ -29,7 +29,7 @@ from engine.reflect.roles import is_assistant, is_user
 from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.settings import Settings
 from engine.stores.base import GraphBatch, ReflectionGraph
 from engine.stores.vectors import VectorStore
@@ -37,7 +37,7 @@ from engine.text import canonical_name, has_cjk
 from engine.views import Fact, ReflectionSummary
 from engine.work import WORK_KINDS
 
-_WORDS = word_lists("run")
+_WORDS = WordLists("run")
 
 __all__ = ["learning_events", "reflect_namespace", "relearn_lessons", "statements_of"]
 

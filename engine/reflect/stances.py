@@ -11,10 +11,10 @@ from typing import Any
 from engine.reflect.phrases import SUBJECTS, is_thing, phrase, pointed_at, with_conjuncts
 from engine.reflect.statement_cues import CHANGES
 from engine.reflect.vocabulary import Statement, by_rule
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.reflect.worth_words import KIN, OWNED, PETS
 
-_WORDS = word_lists("stances")
+_WORDS = WordLists("stances")
 
 __all__ = ["stances"]
 

@@ -4,11 +4,11 @@ complement, which words are reactions, modals, irregular pasts."""
 
 from __future__ import annotations
 
-import re
+from engine.reflect.patterns import Patterns
+from engine.reflect.word_lists import WordLists
 
-from engine.reflect.word_lists import word_lists
-
-_WORDS = word_lists("statement_cues")
+_WORDS = WordLists("statement_cues")
+_PATTERNS = Patterns("statement_cues")
 
 __all__ = [
     "ADVERB_PARTICLES",
@@ -64,11 +64,7 @@ SPEECH = _WORDS("speech")
 WISH = _WORDS("wish")
 CONDITIONS = _WORDS("conditions")
 QUESTION_WORDS = _WORDS("question_words")
-# "I started my own store - pretty cool, huh?": the tag asks for agreement, not for an answer.
-TAG_QUESTION = re.compile(
-    r"[,;\-–—]\s*(?:\w+\s+){0,2}(?:huh|right|eh|ya know|you know|isn't it|wasn't it)\s*\?+$",
-    re.IGNORECASE,
-)
+TAG_QUESTION = _PATTERNS("tag_question")
 AMOUNTS = _WORDS("amounts")
 TIME_LINKS = _WORDS("time_links")
 # Prepositions of time or manner ("since our last chat") are not what a verb is about.

@@ -87,9 +87,9 @@ from engine.reflect.statement_cues import (
 )
 from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
 from engine.reflect.vocabulary import JOBS, Statement, by_rule, light_sense, readable_predicate
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 
-_WORDS = word_lists("statements")
+_WORDS = WordLists("statements")
 
 __all__ = ["english_statements"]
 

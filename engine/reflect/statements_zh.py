@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.reflect.vocabulary import Statement
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.reflect.worth_words import HOBBIES
 from engine.reflect.zh_cues import (
     ADVERBS,
@@ -66,7 +66,7 @@ from engine.reflect.zh_cues import (
 )
 from engine.text import split_sentences
 
-_WORDS = word_lists("statements_zh")
+_WORDS = WordLists("statements_zh")
 
 __all__ = ["chinese_statements"]
 
@@ -244,6 +244,8 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
 
 
 _WORK = _WORDS("work")
+_NAME_TAGS = _WORDS("name_tags")  # jieba's tags a relative's name is cut with
+_VERB_TAGS = _WORDS("verb_tags")  # jieba's tags of what may follow a name: a verb, an adverb
 _BUSY = _WORDS("busy")
 
 
@@ -324,7 +326,8 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
                 for o in _objects(home["place"], control=False)], None  # fmt: skip
     if kin := KIN.match(clause):
         # "我的孩子们都喜欢游泳": the speaker has children; what the children do is theirs
-        return [_statement("speaker", "我", "has", kin["kin"], whole, rule="zh.kin")], None
+        return [_statement("speaker", "我", "has", kin["kin"], whole, rule="zh.kin"),
+                *_kin_named(clause[kin.end() :], whole)], None  # fmt: skip
     subject = SUBJECT.search(clause)
     if subject is not None:
         who = (("speaker" if subject["who"].startswith("我") else "other"), subject["who"])
@@ -335,6 +338,16 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
         return [], None
     structured = _structures(who[0], who[1], after, whole)
     return (structured if structured is not None else _verbs(who[0], who[1], after, whole)), who
+
+
+def _kin_named(rest: str, whole: str) -> list[Statement]:
+    """What a relative named after the kin word does: "我儿子小乐加入了学校的足球队" (小乐 joined
+    the team). The name is a noun of two or three characters before a verb or an adverb; it
+    stays a subject only if the episode's entities hold it (`derive`)."""
+    cuts = _cuts(rest)
+    if len(cuts) < 2 or not 2 <= len(cuts[0][0]) <= 3 or cuts[0][1] not in _NAME_TAGS or cuts[1][1] not in _VERB_TAGS:
+        return []
+    return _verbs("named", cuts[0][0], rest[len(cuts[0][0]) :], whole)
 
 
 def _stopped_before(clause: str, sentence: str, who: tuple[str, str] | None) -> list[Statement]:

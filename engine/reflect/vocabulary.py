@@ -10,10 +10,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.reflect.worth_words import GOTTEN, HOBBIES
 
-_WORDS = word_lists("vocabulary")
+_WORDS = WordLists("vocabulary")
 
 __all__ = ["ENDS", "JOBS", "VOCABULARY", "Statement", "light_sense", "readable_predicate"]
 

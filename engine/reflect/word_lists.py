@@ -11,7 +11,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-__all__ = ["WORDS_DIR", "WordLists", "unread", "word_lists"]
+__all__ = ["WORDS_DIR", "WordLists", "unread"]
 
 WORDS_DIR = Path(__file__).resolve().parents[1] / "rules" / "words"
 _LOADED: dict[str, set[str]] = {}  # module -> the keys its file holds
@@ -57,11 +57,6 @@ class WordLists:
         if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() == w and w for w in value):
             raise ValueError(f"{self._path.name}: {key} must be a list of words (non-empty text, no surrounding spaces)")
         return tuple(value)
-
-
-def word_lists(module: str) -> WordLists:
-    """The lists of `module`'s data file (`WordLists`)."""
-    return WordLists(module)
 
 
 def unread() -> dict[str, list[str]]:

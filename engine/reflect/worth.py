@@ -17,7 +17,7 @@ pastime (`HOBBIES`). The words are `engine.reflect.worth_words`.
 from __future__ import annotations
 
 from engine.reflect.vocabulary import VOCABULARY
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 from engine.reflect.worth_words import (
     ABSTRACT,
     DOING_LINKS,
@@ -30,7 +30,7 @@ from engine.reflect.worth_words import (
     WANTS_OBJECT,
 )
 
-_WORDS = word_lists("worth")
+_WORDS = WordLists("worth")
 
 __all__ = ["worth_keeping"]
 

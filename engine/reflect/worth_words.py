@@ -3,9 +3,9 @@ worth having, light verbs and abstract heads."""
 
 from __future__ import annotations
 
-from engine.reflect.word_lists import word_lists
+from engine.reflect.word_lists import WordLists
 
-_WORDS = word_lists("worth_words")
+_WORDS = WordLists("worth_words")
 
 __all__ = [
     "ABSTRACT", "DOINGS", "DOING_LINKS", "GOTTEN", "HAD", "HOBBIES", "KIN", "LIGHT", "LINKED", "OWNED", "PETS", "TAKEN",

@@ -70,6 +70,7 @@ def _starting_calls(ids: dict[str, str], tmp: Path) -> dict[str, dict[str, Any]]
         "recall": {"query": "ingest worker"},
         "get": {"id": ids["chat"]},
         "explain": {"id": ids["chat"]},
+        "explain_fact": {"id": NOWHERE},
         "entity": {"name": "Mara"},
         "cypher": {"query": "MATCH (e:Episode) WHERE e.namespace = $namespace RETURN count(e) AS n"},
         "list": {},
@@ -263,7 +264,7 @@ def _cli_starting(tmp: Path) -> dict[str, list[str]]:
             "restore": [NOWHERE], "purge": [NOWHERE], "audit": [], "doctor": [], "info": [],
             "export": [str(tmp / "out.jsonl")], "import": [str(tmp / "missing.jsonl")],
             "cypher": ["MATCH (e:Entity) WHERE e.namespace = $namespace RETURN e.name LIMIT 1"],
-            "graph": ["Mara"], "get": [NOWHERE], "explain": [NOWHERE], "sessions": [], "session": ["s1"],
+            "graph": ["Mara"], "get": [NOWHERE], "explain": [NOWHERE], "explain-fact": [NOWHERE], "sessions": [], "session": ["s1"],
             "namespaces": [], "health": [], "archive list": [], "archive restore": [NOWHERE],
             "entity show": ["Mara"], "entity merge": ["Mara", "Marra"], "entity alias": ["Mara", "M."]}  # fmt: skip
 

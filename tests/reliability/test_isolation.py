@@ -1,5 +1,5 @@
 """Isolation: whatever namespace B stores, forgets or reflects on, nothing of it comes back in
-namespace A through any interface: recall, list, get, explain, entity, Cypher, and the MCP
+namespace A through any interface: recall, list, get, explain, explain_fact, entity, Cypher, and the MCP
 tools (in process, through the SDK's client)."""
 
 from __future__ import annotations
@@ -67,6 +67,9 @@ def _apply(memory: Memory, ops: list[tuple[str, str, int, bool]]) -> dict[str, l
     return ids
 
 
+_FACT_IDS = "MATCH (s:Entity)-[f:FACT]->(:Entity) WHERE s.namespace = $namespace RETURN f.id"
+
+
 def _leaks(value: Any, b_ids: list[str]) -> list[str]:
     text = json.dumps(value, default=str, ensure_ascii=False).lower()
     return [m for m in [SECRET["b"], *b_ids] if m in text]
@@ -78,7 +81,7 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 
 
-async def _through_mcp(memory: Memory, b_ids: list[str]) -> list[Any]:
+async def _through_mcp(memory: Memory, b_ids: list[str], b_facts: list[str]) -> list[Any]:
     """What A's MCP client gets back: successful results only (an error echoes the request)."""
     seen: list[Any] = []
     async with Client(build_server(memory, default_namespace="a")) as client:
@@ -95,6 +98,8 @@ async def _through_mcp(memory: Memory, b_ids: list[str]) -> list[Any]:
         await call("list_memories", {"limit": 100})
         for episode_id in b_ids:
             assert not await call("explain_memory", {"memory_id": episode_id})
+        for fact_id in b_facts:
+            assert not await call("explain_fact", {"fact_id": fact_id})
         for probe in PROBES:
             assert await call("query_graph", {"cypher": probe})
         for leak in LEAKS:
@@ -114,6 +119,7 @@ def test_nothing_of_b_is_ever_seen_from_a(backend: str, ops: list[tuple[str, str
         Memory.open(settings=open_settings(backend, Path(data_dir))) as memory,
     ):
         ids = _apply(memory, ops)
+        b_facts = [row[0] for row in memory.cypher(_FACT_IDS, namespace="b").rows]
         b_ids = ids["b"]
         seen: list[Any] = []
         for word in WORDS["b"] + [" ".join(WORDS["b"])]:
@@ -126,6 +132,12 @@ def test_nothing_of_b_is_ever_seen_from_a(backend: str, ops: list[tuple[str, str
                     raise AssertionError(f"{read.__name__} of a B id answered in A")
                 except NotFound:
                     pass
+        for fact_id in b_facts:
+            try:
+                seen.append(_dump(memory.explain_fact(fact_id, namespace="a")))
+                raise AssertionError("explain_fact of a B fact answered in A")
+            except NotFound:
+                pass
         for name in WORDS["b"]:
             try:
                 seen.append(_dump(memory.entity(name, namespace="a")))
@@ -139,8 +151,8 @@ def test_nothing_of_b_is_ever_seen_from_a(backend: str, ops: list[tuple[str, str
                 raise AssertionError(f"answered: {leak}")
             except InvalidInput as exc:
                 assert exc.field == "query"
-        seen += anyio.run(_through_mcp, memory, b_ids)
-        assert _leaks(seen, b_ids) == []
+        seen += anyio.run(_through_mcp, memory, b_ids, b_facts)
+        assert _leaks(seen, b_ids + b_facts) == []
         assert memory.stats(namespace="a").episodes + memory.stats(namespace="b").episodes == (
             memory.stats().episodes
         )
