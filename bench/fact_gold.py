@@ -33,7 +33,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from bench.locomo import scratch_memory
+from engine.reflect.rule_book import rules_off
 from engine.reflect.vocabulary import readable_predicate
+from engine.settings import Settings
 from engine.text import has_cjk
 
 __all__ = ["GOLD", "generic_object", "load", "object_matches", "predicate_matches", "run", "score", "table"]
@@ -217,10 +219,12 @@ def _shown(fact: list[Any]) -> str:
     return f"{fact[0]} -{'not ' if fact[2] else ''}{fact[1]}-> {fact[3]}"
 
 
-def run(path: Path = GOLD) -> dict[str, Any]:
+def run(path: Path = GOLD, *, every_rule: bool = False) -> dict[str, Any]:
+    """The gold set read by reflection as configured, or with `every_rule` on whatever its
+    precision (to measure the rules the floor turns off)."""
     start, conversations = load(path)
     rows = []
-    with scratch_memory("hindsight-gold-") as memory:
+    with scratch_memory("hindsight-gold-", **({"reflection_rule_floor": 0.0} if every_rule else {})) as memory:
         for conversation in conversations:
             namespace = conversation.id
             items = [
@@ -254,6 +258,16 @@ def _rules(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         for counts in splits.values():
             counts["precision"] = round(100 * counts["matched"] / counts["facts"], 1)
     return dict(sorted(rules.items()))
+
+
+def precision_record(result: dict[str, Any]) -> str:
+    """Each statement rule's facts and matched facts on the development part, as
+    `engine/rules/precision.json` holds them (`engine.reflect.rule_book.rules_off`)."""
+    rules = {rule: {"facts": s["dev"]["facts"], "matched": s["dev"]["matched"]}
+             for rule, s in result["rules"].items() if "dev" in s and rule.startswith(("en.", "zh."))}  # fmt: skip
+    record = {"measured_on": "bench/data/facts_gold.json, development part (bench.semantic --write-precision)",
+              "rules": rules}  # fmt: skip
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
 
 def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -295,6 +309,10 @@ def table(result: dict[str, Any], *, verbose: bool = False) -> str:
         shown = ["-" if part["precision"] is None else f"{part['precision']:.1f}" for part in (dev, test)]
         lines.append(f"{rule:<24}{dev['facts']:>10}{shown[0]:>13}{test['facts']:>11}{shown[1]:>13}"
                      f"{dev['found_gold'] + test['found_gold']:>11}")  # fmt: skip
+    floor = Settings()
+    off = rules_off(floor.reflection_rule_floor, floor.reflection_rule_min_facts)
+    lines.append(f"rules off (development precision below {floor.reflection_rule_floor:.0%} over "
+                 f"{floor.reflection_rule_min_facts}+ facts): {', '.join(sorted(off)) or 'none'}")
     if verbose:  # the development part only: a rule tuned on what the test part misses is fitted to it
         for row in result["conversations"]:
             if row["split"] == "dev" and (row["wrong"] or row["missed"]):

@@ -54,11 +54,11 @@ STABLE_K, LARGE_K = 5, 50
 
 
 @contextmanager
-def scratch_memory(prefix: str) -> Iterator[Memory]:
+def scratch_memory(prefix: str, **overrides: Any) -> Iterator[Memory]:
     """A fresh memory in a temporary directory that keeps every turn: a benchmark turn
-    skipped as small talk could never be found."""
+    skipped as small talk could never be found. `overrides` are further settings."""
     with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
-        settings = Settings(data_dir=Path(scratch), importance_threshold=0.0, track_access=False)
+        settings = Settings(data_dir=Path(scratch), importance_threshold=0.0, track_access=False, **overrides)
         with Memory.open(settings=settings) as memory:
             yield memory
 

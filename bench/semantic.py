@@ -39,6 +39,7 @@ from bench import fact_gold
 from bench.locomo import DEFAULT_DATA, scratch_memory
 from bench.locomo_data import turns_of
 from engine.nlp import parse_english
+from engine.reflect.rule_book import PRECISION
 
 _DIA = re.compile(r"D\d+:\d+")
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
@@ -166,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gold", type=Path, default=fact_gold.GOLD, help="the gold set of facts")
     parser.add_argument("--gold-only", action="store_true", help="only the hand-written gold set")
     parser.add_argument("--verbose", action="store_true", help="list the wrong and missed facts of the gold set's development part")
+    parser.add_argument("--write-precision", action="store_true",
+                        help="write each rule's development-part precision to engine/rules/precision.json")
     args = parser.parse_args(argv)
     if args.conversations is not None and args.conversations < 1:
         parser.error("--conversations: a positive integer")
@@ -174,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.gold.exists():
         parser.error(f"--gold: no file at {args.gold}")
     gold = fact_gold.run(args.gold)
+    if args.write_precision:  # measured with every rule on: an off rule is measured too
+        PRECISION.write_text(fact_gold.precision_record(fact_gold.run(args.gold, every_rule=True)), encoding="utf-8")
+        print(f"wrote {PRECISION}", file=sys.stderr)
     result: dict[str, Any] = {"gold": gold}
     if not args.gold_only and not args.data.exists():
         print(f"LoCoMo data not found at {args.data}; pass --data PATH. Skipping it.", file=sys.stderr)

@@ -1,19 +1,25 @@
 """The rules reflection reads facts by, as `engine/rules/statements.toml` declares them: each
 under the name a FACT edge keeps in `rule`, with what it reads (`about`), where it runs
 (`code`), and for a statement rule its examples and counterexamples, which
-tests/test_rule_book.py reads through the rules."""
+tests/test_rule_book.py reads through the rules.
+
+`engine/rules/precision.json` holds each statement rule's facts and the share of them that
+match the gold set's development part (`bench.semantic --write-precision`); a rule below the
+floor the settings give is off (`rules_off`)."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["BOOK", "RuleEntry", "RuleExample", "rule_book"]
+__all__ = ["BOOK", "PRECISION", "RuleEntry", "RuleExample", "RulePrecision", "rule_book", "rules_off"]
 
 BOOK = Path(__file__).resolve().parents[1] / "rules" / "statements.toml"
+PRECISION = BOOK.with_name("precision.json")
 
 
 class RuleExample(BaseModel):
@@ -41,3 +47,24 @@ def rule_book() -> dict[str, RuleEntry]:
     """Every rule by name."""
     with BOOK.open("rb") as file:
         return {name: RuleEntry.model_validate(entry) for name, entry in tomllib.load(file).items()}
+
+
+class RulePrecision(BaseModel):
+    """A rule's facts on the development part, and how many of them match a gold fact."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    facts: int = Field(ge=0)
+    matched: int = Field(ge=0)
+
+
+@cache
+def _measured(path: Path) -> dict[str, RulePrecision]:
+    with path.open(encoding="utf-8") as file:
+        return {name: RulePrecision.model_validate(counts) for name, counts in json.load(file)["rules"].items()}
+
+
+def rules_off(floor: float, min_facts: int, path: Path = PRECISION) -> frozenset[str]:
+    """The rules whose precision, over at least `min_facts` facts, is below `floor`."""
+    return frozenset(name for name, m in _measured(path).items()
+                     if m.facts >= min_facts and m.matched < floor * m.facts)  # fmt: skip

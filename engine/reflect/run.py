@@ -26,6 +26,7 @@ from engine.reflect.derive import CandidateFact, EntityRef, EpisodeView, derive_
 from engine.reflect.lesson_reads import lesson_writes
 from engine.reflect.reconcile import ActiveFact, FactPlan, FactWrite, object_words, reconcile
 from engine.reflect.roles import is_assistant, is_user
+from engine.reflect.rule_book import rules_off
 from engine.reflect.statements import english_statements
 from engine.reflect.statements_zh import chinese_statements
 from engine.reflect.vocabulary import Statement
@@ -86,6 +87,8 @@ def reflect_namespace(
         deadline=started + settings.reflection_time_budget, kinds=[e.kind for e in episodes],
     )  # fmt: skip
     episodes = episodes[: len(statements)]
+    off = rules_off(settings.reflection_rule_floor, settings.reflection_rule_min_facts)
+    statements = [[s for s in said if s.rule not in off] for said in statements]
     views, made = _views(graph, namespace, episodes, statements, now, settings.user_name)
     candidates = derive_facts(views)
     involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})

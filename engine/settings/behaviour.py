@@ -346,6 +346,19 @@ class BehaviourSettings(StoreSettings):
         description="Seconds one reflection run may spend asking the LLM (when configured); it "
         "writes what it read by then, and the next run goes on from there.",
     )
+    reflection_rule_floor: float = Field(
+        0.8, ge=0, le=1, json_schema_extra=_REFLECTION,
+        description="A statement rule whose precision on the gold set's development part "
+        "(engine/rules/precision.json, written by `bench.semantic --write-precision`) is below "
+        "this reads nothing: a weak rule's facts are given up for the precision of the rest. 0 "
+        "keeps every rule.",
+    )
+    reflection_rule_min_facts: int = Field(
+        5, ge=1, le=10_000, json_schema_extra=_REFLECTION,
+        description="The facts a rule must have made on the development part before its "
+        "precision is trusted against reflection_rule_floor: fewer, and the rule stays on. "
+        "Lower it and a rule is judged on fewer facts.",
+    )
     user_name: str = Field(
         "the user", min_length=1, max_length=100, json_schema_extra=_REFLECTION,
         description="The subject of what a speaker with the role `user` (or `human`) states about "
