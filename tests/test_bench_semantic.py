@@ -123,7 +123,10 @@ def test_the_gold_set_is_well_formed() -> None:
     # The split is fixed in the data, a pair of parallel conversations on one side.
     split = {c.id: c.split for c in conversations}
     assert all(split[c.id] == split[c.parallel] for c in conversations)
-    assert {s: list(split.values()).count(s) for s in ("dev", "test")} == {"dev": 40, "test": 40}
+    # Pairs 1-40 alternate; the pairs written after the rules are all test.
+    assert all(c.split == ("dev" if int(c.id[2:]) % 2 else "test") for c in conversations if int(c.id[2:]) <= 40)
+    assert all(c.split == "test" for c in conversations if int(c.id[2:]) > 40)
+    assert {s: list(split.values()).count(s) for s in ("dev", "test")} == {"dev": 40, "test": 56}
 
 
 def test_the_matching_rule_examples() -> None:
