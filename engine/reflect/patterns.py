@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -97,9 +98,14 @@ class Patterns:
             fields = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
             raise ValueError(f"{self._path.name}: {name} is malformed ({fields})") from None
 
+    @cached_property
+    def _words(self) -> WordLists:
+        """The module's word file, read once for all its patterns' lists."""
+        return WordLists(self.module)
+
     def _alternatives(self, name: str, words: str) -> str:
         try:
-            return "|".join(map(re.escape, WordLists(self.module).ordered(words)))
+            return "|".join(map(re.escape, self._words.ordered(words)))
         except (KeyError, FileNotFoundError):
             raise ValueError(f"{self._path.name}: {name} names a word list {words!r} that {self.module} lacks") from None
 
