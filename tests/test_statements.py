@@ -177,6 +177,11 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         # an organisation one works with is not a tool one uses
         ("We worked with a local organization that helps victims.",
          [("speaker", "work_with", "local organization", False)]),
+        # a thing moved or replaced names what is used now, not the thing nor a home
+        ("Last winter I ported my recipe site from Squarespace to Ghost.", [("speaker", "switch_to", "ghost", False)]),
+        ("We swapped Excel for Airtable last year.", [("speaker", "switch_to", "airtable", False)]),
+        ("We moved the quarterly review to Thursday.", [("speaker", "move", "quarterly review", False)]),  # a time
+        ("I'm saving for a secondhand sailboat.", [("speaker", "save_for", "secondhand sailboat", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -257,6 +262,16 @@ def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, 
         "I hope to explain my sourdough method to the class.",
         "我想和你聊聊换工作的事。",
         "我打算跟你商量一下装修预算。",
+        # a wish made with the other party is an invitation
+        "I'd really like to go sailing with you this summer.",
+        "I hope to cook your grandmother's dumplings with you someday.",
+        "周末想约你去爬香山。",
+        "我一直想请你帮我看看简历。",
+        # a choice not yet made (A-not-A, hesitating), and a wish that is someone else's
+        "我还在纠结周末去不去露营。",
+        "我犹豫了很久要不要学日语。",
+        "老板想让我下个月去深圳出差。",
+        "我教练希望我多练深蹲。",
     ],
 )
 def test_sentences_that_state_nothing(text: str) -> None:
@@ -335,7 +350,20 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         ("我侄子阿伟考虑换电脑。", [("speaker", "has", "侄子", False), ("named", "considers", "电脑", False)]),
         ("我儿子今天加入了游泳队。", [("speaker", "has", "儿子", False)]),  # a time, not a name
         ("我平时开一辆旧的五菱宏光。", [("speaker", "drive", "五菱宏光", False)]),
-        ("我开着一家小面馆。", []),  # a shop run, not a car driven
+        ("我开着一家小面馆。", [("speaker", "run", "小面馆", False)]),  # a shop run, not a car driven
+        # a thing moved or swapped onto a named one: what is used now, whole
+        ("我把照片备份从百度网盘迁到了Google Drive。", [("speaker", "uses", "google drive", False)]),
+        ("我们用飞书替换了钉钉。", [("speaker", "uses", "飞书", False)]),
+        ("我把旧手机换成了一台Pixel。", [("speaker", "uses", "pixel", False), ("speaker", "quit", "旧手机", False)]),
+        ("我昨天向公司递了辞呈。", [("speaker", "left", "公司", False)]),
+        # a condition word only where it starts a word: "主要是" is no "要是"
+        ("我们最后选了Rust，主要是看中它的性能。", [("speaker", "decided", "rust", False)]),
+        ("要是下雨我就不去了。", []),
+        # a plan verb jieba reads as a noun is part of one ("周计划")
+        ("我每周做周计划用Notion。", [("speaker", "uses", "notion", False)]),
+        # a person named after their relation: theirs, and no "has" fact
+        ("我同事阿杰最近在学吉他。", [("named", "learn", "吉他", False)]),
+        ("我想去云南旅游。", [("speaker", "wants", "云南", False)]),  # the place, not "云南旅游"
         ("我最后接受了那家初创公司的邀请。", [("speaker", "accept", "邀请", False)]),
     ],
 )  # fmt: skip

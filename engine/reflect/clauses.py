@@ -22,7 +22,8 @@ _PATTERNS = Patterns("clauses")
 
 __all__ = [
     "able_later", "advised", "antecedent", "asks_nothing", "cannot_wait", "controller", "looking_forward", "misread_name",
-    "says_will", "speaking_of", "too_much", "undecided", "used_to", "with_name", "yet_to_come",
+    "moved_to", "says_will", "speaking_of", "too_much", "undecided", "used_to", "with_listener", "with_name",
+    "yet_to_come",
 ]  # fmt: skip
 
 
@@ -174,3 +175,30 @@ def cannot_wait(verb: Any) -> bool:
     """"I can't wait for our hike": looking forward, not a refusal to wait."""
     children = {c.lower_ for c in verb.children}
     return verb.lemma_ == "wait" and bool(children & {"ca", "can", "cannot"}) and bool(children & {"n't", "not", "cannot"})
+
+
+_CHANGES = _WORDS("changes")
+_REPLACING = _WORDS("replacing")
+_PEOPLE_MOVED = _WORDS("people_moved")
+
+
+def moved_to(verb: Any) -> Any | None:
+    """Where a thing was moved or what replaced it, when that is a name: "I moved my blog from
+    WordPress to Hugo", "we moved the jobs over to Airflow", "we replaced Trello with Linear"
+    (the speaker now uses Hugo, Airflow, Linear). None when nothing is moved ("we moved to
+    Denver": a home), when what moves is someone ("moved my mom to a care home"), or when the
+    destination is a time ("moved the call to Friday")."""
+    moved = [c for c in verb.children if c.dep_ == "dobj" and is_thing(c) and c.pos_ != "PRON"
+             and c.ent_type_ != "PERSON" and c.lemma_.lower() not in KIN | _PEOPLE_MOVED]  # fmt: skip
+    if not moved:
+        return None
+    links = ("to",) if verb.lemma_ in _CHANGES else ("with", "for") if verb.lemma_ in _REPLACING else ()
+    heads = [verb, *(c for c in verb.children if c.dep_ in ("prt", "advmod"))]  # "moved ... over to"
+    return next((o for head in heads for p in head.children if p.dep_ == "prep" and p.lower_ in links
+                 for o in p.children if o.dep_ == "pobj" and o.pos_ == "PROPN" and is_thing(o)), None)  # fmt: skip
+
+
+def with_listener(verb: Any) -> bool:
+    """A wish made with the other party: "I'd love to grab coffee sometime and talk through
+    your thesis", "I want to go hiking with you": an invitation, not a fact about the speaker."""
+    return any(t.lower_ in ("you", "your", "yours") for t in verb.subtree)

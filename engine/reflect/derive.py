@@ -16,7 +16,6 @@ fact here: its failures and their fixes become lessons (`engine.reflect.lessons`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -25,6 +24,7 @@ from pydantic import BaseModel, Field
 from engine.ingest.extract import decision_cue
 from engine.ingest.pipeline import entity_id
 from engine.recall.time_query import date_window
+from engine.reflect.patterns import Patterns
 from engine.reflect.vocabulary import Statement
 from engine.reflect.worth import worth_keeping
 from engine.text import canonical_name
@@ -77,6 +77,11 @@ class CandidateFact(BaseModel):
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.subject.id, self.predicate, self.object.id)
+
+
+_PATTERNS = Patterns("derive")
+_PURPOSE = _PATTERNS("purpose")
+_TURNED_DOWN = _PATTERNS("turned_down")
 
 
 def derive_facts(episodes: Sequence[EpisodeView]) -> list[CandidateFact]:
@@ -185,13 +190,17 @@ def _decided(episode: EpisodeView) -> list[CandidateFact]:
 
 def _chosen(name: str, decision: str) -> bool:
     """Whether a decision names `name` where its choice is said, after its words of deciding
-    (`engine.ingest.extract.decision_cue`), or anywhere when it has none: what it names before
-    ("I love Civilization, so I decided to make a game") is the reason, not the choice.
+    (`engine.ingest.extract.decision_cue`), or anywhere when it has none, and not as the
+    alternative turned down ("settled on Ghost instead of Medium"): what it names before ("I
+    love Civilization, so I decided to make a game") is the reason, not the choice.
 
     >>> _chosen("Civilization", "I love Civilization, so I decided to make a game"), _chosen("Postgres", "We went with Postgres")
     (False, True)
+    >>> _chosen("Medium", "We settled on Ghost instead of Medium"), _chosen("Ghost", "We settled on Ghost instead of Medium")
+    (False, True)
     """
-    return decision.casefold().find(name.casefold(), decision_cue(decision) or 0) >= 0
+    at = decision.casefold().find(name.casefold(), decision_cue(decision) or 0)
+    return at >= 0 and _TURNED_DOWN.search(decision[:at]) is None
 
 
 def _purpose(name: str, decision: str) -> bool:
@@ -200,5 +209,5 @@ def _purpose(name: str, decision: str) -> bool:
     >>> _purpose("Atlas", "We went with Postgres for the Atlas backend"), _purpose("Postgres", "We went with Postgres")
     (True, False)
     """
-    return re.search(r"\b(?:for|用于|给)\s*(?:the\s+|our\s+|my\s+|this\s+|a\s+)?" + re.escape(name),
-                     decision, re.IGNORECASE) is not None  # fmt: skip
+    at = decision.casefold().find(name.casefold())
+    return at >= 0 and _PURPOSE.search(decision[:at]) is not None

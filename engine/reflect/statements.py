@@ -26,11 +26,13 @@ from engine.reflect.clauses import (
     controller,
     looking_forward,
     misread_name,
+    moved_to,
     says_will,
     speaking_of,
     too_much,
     undecided,
     used_to,
+    with_listener,
     with_name,
     yet_to_come,
 )
@@ -385,6 +387,7 @@ def _adjective_root(token: Any) -> bool:
 
 
 _WISHES = _WORDS("wishes")
+_INVITING = _WORDS("inviting")
 
 
 def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
@@ -450,7 +453,12 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
     if content.i != verb.i and content.lemma_ in SPEECH and control in _WISHES:
         return []  # "I'd like to chat about my studies", "I want to discuss my budget": a talk wished for
+    if control in _INVITING and content.i != verb.i and with_listener(verb):
+        return []  # "I'd love to grab coffee and talk through your thesis": an invitation
     objects = _objects(content)
+    moved = None if control else moved_to(content)
+    if moved is not None:
+        objects = [("to", moved)]  # "moved my blog from WordPress to Hugo": uses Hugo, no "move blog"
     if verb.dep_ == "relcl":
         named = antecedent(verb)
         if any(c.lower_ in ("any", "no") for c in named.children):
@@ -493,6 +501,8 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             passive=content.text.lower() if passive else None,
             future=future,
         )
+        if moved is not None:
+            predicate = "switch_to"
         role_at = _role_at(content, preposition, obj)
         if role_at:
             predicate = "works_at"  # "I'm a product manager at Shopify": the role is its own statement

@@ -25,6 +25,7 @@ from engine.reflect.worth_words import HOBBIES
 from engine.reflect.zh_cues import (
     ADVERBS,
     ALLERGY,
+    AS_OBJECT,
     CONDITION,
     CONTROL,
     COORDINATION,
@@ -33,6 +34,7 @@ from engine.reflect.zh_cues import (
     FAN,
     FAVOURITE,
     FAVOURITE_AFTER,
+    FOR_ANOTHER,
     FOR_NOW,
     HEDGE,
     HOME,
@@ -48,21 +50,27 @@ from engine.reflect.zh_cues import (
     NOT_SINCE,
     NOW_AT,
     PAST,
+    PASTIME_AFTER,
     PLACE,
     PLACE_OF,
     PLAN_VERB,
     PREDICATE_OF,
     PRONOUNS,
     QUESTION,
+    RELATIVE,
+    REPLACED,
     RESIGNED,
     ROLE,
     SPEECH_AFTER,
     STOPPED_IT,
     SUBJECT,
     SWAP,
+    SWAP_FROM,
     TOPIC_STOPPED,
     TRAINING,
+    UNDECIDED,
     VERB,
+    WITH_LISTENER,
 )
 from engine.text import split_sentences
 
@@ -114,6 +122,8 @@ def _objects(text: str, *, control: bool) -> list[str]:
     clause before "的"; "叫X的Y" is X, "《X》" is X."""
     text = re.split(r"[：:，,。！？!?；;]", text)[0]
     text = re.sub(r"(?:了|过|吧|啊|呢|呀|哈|哦|的)+$", "", text)
+    if pastime := PASTIME_AFTER.match(text):
+        text = pastime["place"]  # "去日本玩": Japan, not "日本玩"
     if "是" in text:
         return []  # "我去东京的航班是6月3日": a description, not what the verb is about
     if named := NAMED.search(text):
@@ -211,14 +221,15 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
             return [_statement(kind, who, predicate, o, whole, rule=rule, negated=negated)
                     for o in _objects(found["object"], control=False)]  # fmt: skip
     if resigned := RESIGNED.search(after):
-        return [_statement(kind, who, "left", o, whole, rule="zh.resigned")
-                for o in _objects(resigned["old"] or resigned["last"] or resigned["gone"], control=False)]  # fmt: skip
+        left = resigned["old"] or resigned["last"] or resigned["gone"] or resigned["told"]
+        return [_statement(kind, who, "left", o, whole, rule="zh.resigned") for o in _objects(left, control=False)]
     if not_since := NOT_SINCE.search(after):
         return [_statement(kind, who, "quit", o, whole, rule="zh.not_since")
                 for o in _objects(not_since["object"], control=False)]  # fmt: skip
-    if swap := SWAP.search(after):
+    if swap := SWAP.search(after) or SWAP_FROM.search(after) or REPLACED.search(after):
+        old = _given_up(swap)
         return [*(_statement(kind, who, "uses", o, whole, rule="zh.swap") for o in _objects(swap["new"], control=False)),
-                *(_statement(kind, who, "quit", o, whole, rule="zh.swap") for o in _objects(swap["old"], control=False))]
+                *(_statement(kind, who, "quit", o, whole, rule="zh.swap") for o in (_objects(old, control=False) if old else []))]
     if jump := JUMP.search(after):
         return [*(_statement(kind, who, "works_at", o, whole, rule="zh.jump") for o in _objects(jump["new"], control=False)),
                 *(_statement(kind, who, "left", o, whole, rule="zh.jump") for o in _objects(jump["old"], control=False))]
@@ -243,6 +254,39 @@ def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] 
     return None
 
 
+_SWAPPED_FOR = _WORDS("swapped_for")
+_CHOICES = _WORDS("choices")
+_NAME_CONTINUED = _WORDS("name_continued")
+
+
+def _given_up(swap: re.Match[str]) -> str | None:
+    """What a swap says is given up: the thing itself when it was swapped for the new one
+    ("把苹果手机换成了…"). A thing moved ("把博客从WordPress迁到了Hugo") or one replaced
+    ("用Linear替换了Trello") names where it is now, as English's "switched from X to Y" does."""
+    groups = swap.groupdict()
+    return groups.get("thing") if groups.get("verb") in _SWAPPED_FOR and not groups.get("old") else None
+
+
+def _word_at(text: str) -> dict[int, tuple[str, str]]:
+    """jieba's word and tag at each place a word of `text` starts."""
+    at, words = 0, {}
+    for word, flag in _cuts(text):
+        words[at] = (word, flag)
+        at += len(word)
+    return words
+
+
+def _noun_at(words: dict[int, tuple[str, str]], match: re.Match[str]) -> bool:
+    word, flag = words.get(match.start(), ("", ""))
+    return len(word) > 1 and word == match.group(0) and flag.startswith("n")
+
+
+def _at_word_start(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether `pattern` is found where jieba starts a word: the "要是" of "主要是" is no "if"."""
+    starts = _word_at(text)
+    return any(m.start() in starts for m in pattern.finditer(text))
+
+
 _WORK = _WORDS("work")
 _NAME_TAGS = _WORDS("name_tags")  # jieba's tags a relative's name is cut with
 _VERB_TAGS = _WORDS("verb_tags")  # jieba's tags of what may follow a name: a verb, an adverb
@@ -252,11 +296,7 @@ _BUSY = _WORDS("busy")
 def _place(after: str) -> re.Match[str] | None:
     """"在X工作": a place and a verb of its own, not "在考虑" (the place would start with a
     verb), "站立式办公桌" (the verb would be part of a word) nor "在X工作的朋友" (another's)."""
-    cuts = _cuts(after)
-    at, words = 0, {}
-    for word, flag in cuts:
-        words[at] = (word, flag)
-        at += len(word)
+    words = _word_at(after)
     for place in PLACE.finditer(after):
         word = words.get(place.start("verb"), ("", ""))[0]
         first = words.get(place.start("place"), ("", "v"))
@@ -279,22 +319,24 @@ def _negated(before: str) -> bool:
 def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
     """The statements of the table's verbs in `after`, left to right; a verb's object ends
     where the next verb starts, and a plan's ("打算", "想") takes the rest of the clause."""
-    alone = _alone(after)
-    # "我的读书会": after "的" a verb is part of a noun
+    alone, words = _alone(after), _word_at(after)
+    # "我的读书会": after "的" a verb is part of a noun, as is a word of two or more jieba tags a
+    # noun ("迭代计划"; its tags of one character are not to be trusted: "学" is a noun to it)
     matches = [m for m in VERB.finditer(after) if (len(m.group(0)) > 1 or m.start() in alone)
-               and not after[: m.start()].endswith("的")
+               and not after[: m.start()].endswith("的") and not _noun_at(words, m)
                and after[: m.start()].count("《") == after[: m.start()].count("》")]  # not in a title
     found: list[Statement] = []
     for n, match in enumerate(matches):
         predicate = PREDICATE_OF[match.group(0)]
         before = after[: match.start()] if n == 0 else after[matches[n - 1].end() : match.start()]
-        if n == 0 and (len(ADVERBS.sub("", before)) > 12 or MODAL.search(before)):
-            return []  # the verb is in another clause, or it is what may or should be
+        if n == 0 and (len(ADVERBS.sub("", before)) > 12 or MODAL.search(before) or WITH_LISTENER.match(before)):
+            return []  # the verb is in another clause, what may or should be, or done with the other ("想约你一起加入")
         if PAST.search(before) and predicate in ("likes", "dislikes", "prefers", "lives_in", "works_at"):
             return []  # "我以前很喜欢爵士乐", "我小时候住在西安": no longer so
         control = predicate in CONTROL
-        if control and SPEECH_AFTER.match(after[match.end() :]):
-            return []  # "我想和你聊聊工作的事": a talk wished for, not the thing talked of
+        wished = after[match.end() :]
+        if control and (SPEECH_AFTER.match(wished) or WITH_LISTENER.match(wished) or FOR_ANOTHER.match(wished)):
+            return []  # "想和你聊聊工作的事", "想约你喝咖啡", "想让我讲路线图": a talk, an invitation, another's wish
         end = len(after) if control or n + 1 == len(matches) else matches[n + 1].start()
         if predicate == "go_to" and not control and n + 1 < len(matches):
             continue  # "去温布利看了演唱会": where they went for what they did
@@ -324,11 +366,15 @@ def _clause(clause: str, whole: str, carried: tuple[str, str] | None) -> tuple[l
     if home := HOME.match(clause):
         return [_statement("speaker", "我", "lives_in", o, whole, rule="zh.home")
                 for o in _objects(home["place"], control=False)], None  # fmt: skip
+    if relative := RELATIVE.match(clause):
+        return _kin_named(clause[relative.end() :], whole), None  # "我表姐玛尔塔开了一家面包店"
     if kin := KIN.match(clause):
         # "我的孩子们都喜欢游泳": the speaker has children; what the children do is theirs
         return [_statement("speaker", "我", "has", kin["kin"], whole, rule="zh.kin"),
                 *_kin_named(clause[kin.end() :], whole)], None  # fmt: skip
     subject = SUBJECT.search(clause)
+    if subject is not None and AS_OBJECT.search(clause[: subject.start("who")]):
+        return [], None  # "导师想让我参加", "想约你去爬山": asked of them, or done with them
     if subject is not None:
         who = (("speaker" if subject["who"].startswith("我") else "other"), subject["who"])
         after = clause[subject.end():]
@@ -344,8 +390,10 @@ def _kin_named(rest: str, whole: str) -> list[Statement]:
     """What a relative named after the kin word does: "我儿子小乐加入了学校的足球队" (小乐 joined
     the team). The name is a noun of two or three characters before a verb or an adverb; it
     stays a subject only if the episode's entities hold it (`derive`)."""
-    cuts = _cuts(rest)
-    if len(cuts) < 2 or not 2 <= len(cuts[0][0]) <= 3 or cuts[0][1] not in _NAME_TAGS or cuts[1][1] not in _VERB_TAGS:
+    cuts = list(_cuts(rest))
+    while len(cuts) > 2 and cuts[0][1] in _NAME_TAGS and cuts[1][1] in _NAME_CONTINUED and len(cuts[0][0] + cuts[1][0]) <= 4:
+        cuts[:2] = [(cuts[0][0] + cuts[1][0], cuts[0][1])]  # a transliterated name jieba cuts: "玛/尔塔"
+    if len(cuts) < 2 or not 2 <= len(cuts[0][0]) <= 4 or cuts[0][1] not in _NAME_TAGS or cuts[1][1] not in _VERB_TAGS:
         return []
     return _verbs("named", cuts[0][0], rest[len(cuts[0][0]) :], whole)
 
@@ -383,7 +431,7 @@ def chinese_statements(text: str) -> list[Statement]:
     """
     found = []
     for sentence in split_sentences(text):
-        if QUESTION.search(sentence) or CONDITION.search(sentence):
+        if QUESTION.search(sentence) or _at_word_start(CONDITION, sentence):
             continue
         carried: tuple[str, str] | None = None
         said: list[Statement] = []
@@ -399,5 +447,7 @@ def chinese_statements(text: str) -> list[Statement]:
         if job_change:
             said = [s.model_copy(update={"predicate": "works_at"}) if s.predicate in ("attended", "go_to", "join")
                     and not s.negated else s for s in said]  # fmt: skip
+        if _at_word_start(UNDECIDED, sentence):
+            said = [s for s in said if s.predicate not in _CHOICES]  # "我在犹豫要不要报陶艺课"
         found += said
     return found

@@ -89,6 +89,8 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("work", "with"): "uses",
     ("go", "with"): "decided",
     ("settle", "on"): "decided",
+    # money put by for something: "saving up for a bike", "putting money aside for a trip"
+    **{key: "save_for" for key in (("save", "for"), ("save", "up_for"), ("put", "aside_for"), ("set", "aside_for"))},
 }
 JOBS = _WORDS("jobs")
 _VAGUE = _WORDS("vague")

@@ -17,7 +17,7 @@ __all__ = [
     "FAVOURITE_AFTER", "FOR_NOW", "HEDGE", "HOME", "JOB_CHANGE", "JUMP", "KIN", "LOST", "LOST_INTEREST", "LEAD_WORDS", "MODAL", "NAMED", "NEGATION", "PAST", "PLACE",
     "NOT_SINCE", "NOW_AT", "PLACE_OF", "PLAN_VERB", "PREDICATE_OF", "PRONOUNS", "QUESTION", "RESIGNED", "ROLE",
     "SPEECH_AFTER", "STOPPED_IT", "SUBJECT", "SWAP", "TOPIC_STOPPED", "TRAINING",
-    "VERB",
+    "VERB", "SWAP_FROM", "REPLACED", "RELATIVE", "UNDECIDED", "WITH_LISTENER", "FOR_ANOTHER", "PASTIME_AFTER", "AS_OBJECT",
 ]  # fmt: skip
 
 _VERBS = _WORDS.table("verbs")
@@ -51,6 +51,14 @@ HOME = _PATTERNS("home")
 STOPPED_IT = _PATTERNS("stopped_it")
 TOPIC_STOPPED = _PATTERNS("topic_stopped")
 SWAP = _PATTERNS("swap")
+SWAP_FROM = _PATTERNS("swap_from")
+REPLACED = _PATTERNS("replaced")
+RELATIVE = _PATTERNS("relative")
+UNDECIDED = _PATTERNS("undecided")
+WITH_LISTENER = _PATTERNS("with_listener")
+FOR_ANOTHER = _PATTERNS("for_another")
+PASTIME_AFTER = _PATTERNS("pastime_after")
+AS_OBJECT = _PATTERNS("as_object")
 LOST = _PATTERNS("lost")
 EMPLOYEE = _PATTERNS("employee")
 FOR_NOW = _PATTERNS("for_now")
