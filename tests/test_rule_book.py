@@ -26,7 +26,9 @@ def test_the_book_declares_every_rule_the_code_names_and_no_other() -> None:
              for m in found if m}  # fmt: skip
     assert "zh.verb" in named and "lesson" in named  # the search finds both kinds of name
     assert named - set(rule_book()) == set()
-    assert set(rule_book()) - named == {"statement"}  # the name before rules were named, still in old stores
+    in_data = {name for name, entry in rule_book().items() if entry.tokens is not None}  # the data is the rule
+    assert in_data and in_data.isdisjoint(named)
+    assert set(rule_book()) - named - in_data == {"statement"}  # the name before rules were named, still in old stores
     for entry in rule_book().values():
         assert (_REFLECT.parents[1] / entry.code).is_file(), entry.code
 
@@ -74,3 +76,19 @@ def test_reflection_reads_nothing_by_a_rule_that_is_off(tmp_path: Path) -> None:
             found[name] = {tuple(row) for row in rows}
     assert ("en.clause", text.predicate, text.object) in {(r, p, o.lower()) for r, p, o in found["default"]}
     assert not any(rule == "en.clause" for rule, _, _ in found["strict"])
+
+
+def test_a_token_rule_is_refused_when_malformed() -> None:
+    from pydantic import ValidationError
+
+    from engine.reflect.rule_book import RuleEntry
+
+    good = {"about": "x", "code": "engine/reflect/token_rules.py",
+            "tokens": {"predicate": "uses", "subjects": ["i"], "patterns": [[{"LOWER": "mostly"}]]}}
+    assert RuleEntry.model_validate(good).tokens is not None
+    for broken in ({"predicate": "", "subjects": ["i"], "patterns": [[{"LOWER": "x"}]]},
+                   {"predicate": "uses", "subjects": [], "patterns": [[{"LOWER": "x"}]]},
+                   {"predicate": "uses", "subjects": ["i"], "patterns": []},
+                   {"predicate": "uses", "subjects": ["i"], "patterns": [[{"LOWER": "x"}]], "object": "PROPN"}):
+        with pytest.raises(ValidationError):
+            RuleEntry.model_validate({**good, "tokens": broken})

@@ -182,6 +182,12 @@ def _read(text: str, role: str | None = None) -> list[tuple[str, str, str, bool]
         ("We swapped Excel for Airtable last year.", [("speaker", "switch_to", "airtable", False)]),
         ("We moved the quarterly review to Thursday.", [("speaker", "move", "quarterly review", False)]),  # a time
         ("I'm saving for a secondhand sailboat.", [("speaker", "save_for", "secondhand sailboat", False)]),
+        ("We've been setting aside a bit every week for a new roof.", [("speaker", "save_for", "roof", False)]),
+        # a workplace left needs no name
+        ("Last spring I handed in my notice at the dental clinic.",
+         [("speaker", "left", "dental clinic", False), ("speaker", "hand_in", "notice", False)]),
+        # a tool named without a verb (the rule book's en.habit_tool, data alone)
+        ("Frontend mostly, mainly Svelte and a little Elm.", [("speaker", "uses", "svelte", False), ("speaker", "uses", "elm", False)]),
     ],
 )  # fmt: skip
 def test_english_statements_from_the_parse(text: str, expected: list[tuple[str, str, str, bool]]) -> None:
@@ -364,6 +370,10 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         # a person named after their relation: theirs, and no "has" fact
         ("我同事阿杰最近在学吉他。", [("named", "learn", "吉他", False)]),
         ("我想去云南旅游。", [("speaker", "wants", "云南", False)]),  # the place, not "云南旅游"
+        ("我打算飞大连看我外婆。", [("speaker", "plans_to", "大连", False)]),  # where, not "大连看我外婆"
+        ("我准备买辆电动车。", [("speaker", "plans_to", "电动车", False)]),  # "买辆" is 买
+        ("我上个月跟公司那边提了辞职。", [("speaker", "left", "公司", False)]),
+        ("我表弟阿强最近迷上了攀岩。", [("named", "likes", "攀岩", False)]),
         ("我最后接受了那家初创公司的邀请。", [("speaker", "accept", "邀请", False)]),
     ],
 )  # fmt: skip

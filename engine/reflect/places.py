@@ -51,7 +51,7 @@ def places(sentence: Any) -> list[Statement]:
     words = {t.lower_ for t in sentence}
     found = []
     for token in sentence:
-        if token.pos_ != "PROPN" or token.dep_ not in ("attr", "nsubj", "dobj", "pobj"):
+        if (token.pos_ != "PROPN" and not _notice_at(token)) or token.dep_ not in ("attr", "nsubj", "dobj", "pobj"):
             continue
         head = token.head if token.dep_ != "pobj" else token.head.head
         link = token.head.lower_ if token.dep_ == "pobj" else None
@@ -106,9 +106,17 @@ def _works_at(name: Any, head: Any, link: str | None, words: set[str]) -> bool:
     return False
 
 
+def _notice_at(place: Any) -> bool:
+    """"gave my notice at the warehouse": a workplace left needs no name."""
+    verb = place.head.head
+    return place.dep_ == "pobj" and place.head.lower_ == "at" and any(
+        c.dep_ == "dobj" and c.lemma_ == "notice" for c in verb.children
+    )
+
+
 def _leaves(head: Any, link: str | None) -> bool:
     if link == "at" and any(c.dep_ == "dobj" and c.lemma_ == "notice" for c in head.children):
-        return True  # "handed in my notice at Spotify"
+        return True  # "handed in my notice at Spotify", "gave my notice at the warehouse"
     return (head.lemma_, link) in _LEAVES or (head.lower_, link) in _LEAVES
 
 

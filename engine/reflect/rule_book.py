@@ -1,7 +1,8 @@
 """The rules reflection reads facts by, as `engine/rules/statements.toml` declares them: each
 under the name a FACT edge keeps in `rule`, with what it reads (`about`), where it runs
 (`code`), and for a statement rule its examples and counterexamples, which
-tests/test_rule_book.py reads through the rules.
+tests/test_rule_book.py reads through the rules. A rule with a `tokens` table is declared in
+data alone: its token patterns are the rule (`engine.reflect.token_rules`).
 
 `engine/rules/precision.json` holds each statement rule's facts and the share of them that
 match the gold set's development part (`bench.semantic --write-precision`); a rule below the
@@ -13,6 +14,7 @@ import json
 import tomllib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +35,18 @@ class RuleExample(BaseModel):
     negated: bool = False
 
 
+class TokenRule(BaseModel):
+    """A rule that is data all through (`engine.reflect.token_rules` runs it): spaCy `Matcher`
+    patterns over a sentence's words, the predicate a match states of the speaker, and the
+    clause subjects it allows (a sentence with another subject is someone else's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    predicate: str = Field(min_length=1)
+    subjects: list[str] = Field(min_length=1)
+    patterns: list[list[dict[str, Any]]] = Field(min_length=1)
+
+
 class RuleEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -40,6 +54,7 @@ class RuleEntry(BaseModel):
     code: str
     examples: list[RuleExample] = Field(default_factory=list)
     counterexamples: list[str] = Field(default_factory=list)  # texts the rule reads nothing from
+    tokens: TokenRule | None = None  # the rule's patterns, when it is declared in data alone
 
 
 @cache

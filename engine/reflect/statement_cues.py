@@ -12,6 +12,7 @@ _PATTERNS = Patterns("statement_cues")
 
 __all__ = [
     "ADVERB_PARTICLES",
+    "PARTICLE_ADVERBS",
     "AMOUNTS",
     "ASPECT",
     "CHANGES",
@@ -83,6 +84,7 @@ NOT_EMPLOYED = _WORDS("not_employed")
 COLLEAGUES = _WORDS("colleagues")
 ROLE_VERBS = _WORDS("role_verbs")
 ADVERB_PARTICLES = _WORDS("adverb_particles")
+PARTICLE_ADVERBS = _WORDS("particle_adverbs")
 CONTROL = _WORDS("control")
 LIGHT_VERBS = _WORDS("light_verbs")
 ASPECT = _WORDS("aspect")

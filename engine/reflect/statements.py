@@ -74,6 +74,7 @@ from engine.reflect.statement_cues import (
     NEGATED_MEANS,
     NOT_EMPLOYED,
     NOT_OBJECT_LINKS,
+    PARTICLE_ADVERBS,
     PLANNED,
     QUESTION_WORDS,
     REACTIONS,
@@ -88,6 +89,7 @@ from engine.reflect.statement_cues import (
     WISH,
 )
 from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
+from engine.reflect.token_rules import token_statements
 from engine.reflect.vocabulary import JOBS, Statement, by_rule, light_sense, readable_predicate
 from engine.reflect.word_lists import WordLists
 
@@ -146,7 +148,8 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     "care of" / "a job at"; else a direct object or a specific attribute ("a shooting guard"), or the noun a
     relative clause describes, then the first object of each preposition, also of an adjective
     ("excited about X"); else an activity ("we went camping")."""
-    particle = next((c.lower_ for c in verb.children if c.dep_ == "prt"), None)
+    # a particle the parser calls an adverb is one too: "putting away a little for a camera"
+    particle = next((c.lower_ for c in verb.children if c.dep_ == "prt" or (c.dep_ == "advmod" and c.lower_ in PARTICLE_ADVERBS and c.i > verb.i)), None)
     direct: list[tuple[str | None, Any]] = []
     for child in verb.children:
         offer = child.lemma_ == "offer" and verb.lemma_ == "accept"  # "accepted an offer from Airbnb"
@@ -351,7 +354,7 @@ def english_statements(doc: Any) -> list[Statement]:
         if _is_question(sentence):
             said = []
             continue
-        said = stances(sentence) + by_rule("en.place", places(sentence))
+        said = stances(sentence) + by_rule("en.place", places(sentence)) + token_statements(sentence)
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not misread_name(verb):
                 said += by_rule("en.clause", _said_with(verb, sentence, quoted))

@@ -132,8 +132,9 @@ def _objects(text: str, *, control: bool) -> list[str]:
         return [title["title"]]  # a book's or a film's title is whole
     text = _lead_stripped(text)
     verb = PLAN_VERB.match(text)
-    if control and verb is not None and len(_cuts(text)[0][0]) <= verb.end():
-        text = _lead_stripped(text[verb.end() :])  # not "跑步" to 步: the verb is part of a word
+    first = _cuts(text)[0][0] if text else ""
+    if control and verb is not None and (len(first) <= verb.end() or first[verb.end() :] in _MEASURES):
+        text = _lead_stripped(text[max(verb.end(), len(first)) :])  # not "跑步" to 步: the verb is part of a word; "买台" is 买
     if latin := re.match(r"^([A-Za-z][A-Za-z0-9/&.+-]*)[\u4e00-\u9fff]+[A-Za-z]", text):
         return [latin.group(1)]  # "Kubernetes部署Orion": the first name, the rest is another clause
     text = _until_function_verb(text)
@@ -175,6 +176,8 @@ def _names(part: str) -> bool:
 
 
 _BREAKS = _WORDS("breaks")
+_MEASURES = _WORDS("measures")
+_PURPOSE_VERBS = _WORDS("purpose_verbs")
 _LEADING = _WORDS("leading")
 
 
@@ -190,10 +193,12 @@ def _until_function_verb(text: str) -> str:
 
 
 def _until_clause(text: str) -> str:
-    """"素已经五年" -> "素", "部署Orion": a verb or an adverb after a word starts another clause."""
+    """"素已经五年" -> "素", "部署Orion": a verb or an adverb after a word starts another clause,
+    and after a place a verb of one character that says what one goes there for ("马尼拉看我爷爷奶奶")."""
     cuts, at = _cuts(text), 0
     for n, (word, flag) in enumerate(cuts):
-        if n and n < len(cuts) - 1 and ((flag == "v" and len(word) >= 2) or flag == "d"):
+        purpose = word in _PURPOSE_VERBS and at >= 2  # "马尼拉看我爷爷奶奶": where, then what for
+        if n and n < len(cuts) - 1 and ((flag == "v" and (len(word) >= 2 or purpose)) or flag == "d"):
             return text[:at]
         at += len(word)
     return text

@@ -90,7 +90,7 @@ _MAPPED: dict[tuple[str, str | None], str] = {
     ("go", "with"): "decided",
     ("settle", "on"): "decided",
     # money put by for something: "saving up for a bike", "putting money aside for a trip"
-    **{key: "save_for" for key in (("save", "for"), ("save", "up_for"), ("put", "aside_for"), ("set", "aside_for"))},
+    **{key: "save_for" for key in (("save", "for"), ("save", "up_for"), ("put", "aside_for"), ("set", "aside_for"), ("put", "away_for"))},
 }
 JOBS = _WORDS("jobs")
 _VAGUE = _WORDS("vague")
