@@ -1,6 +1,6 @@
 """The facts reflection keeps, against a gold set written by hand (`bench/data/facts_gold.json`).
 
-Forty-eight short conversations in English and their Chinese counterparts, user with assistant
+Fifty-five short conversations in English and their Chinese counterparts, user with assistant
 and person with person, each turn annotated with the facts a careful reader would keep and,
 for a turn that must yield none, why (a question, a wish, advice, the assistant's own
 suggestion, another person's doings, a hypothetical, sarcasm). Each conversation goes into its
@@ -16,7 +16,8 @@ current and closed, are matched against the gold ones:
   those whose fact refers to that time;
 - by split: each pair of parallel conversations 1-40 is in the development part (odd
   numbers) or the test part (even numbers), fixed in the data before the rules were named;
-  pairs 41-48, written after the rules, are all in the test part; rules are tuned on
+  pairs 41-48, written after the rules, are all in the test part, and 49-55, written to show
+  the misreads found there in other words, all in the development part; rules are tuned on
   development only, and a gap of more than 5 points between the two says they were fitted
   to the development text;
 - by rule: each statement rule's facts (`FACT.rule`), the share of them that match (its
