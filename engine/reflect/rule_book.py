@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = ["BOOK", "PRECISION", "RuleEntry", "RuleExample", "RulePrecision", "rule_book", "rules_off"]
 
 BOOK = Path(__file__).resolve().parents[1] / "rules" / "statements.toml"
+REFUSALS = BOOK.with_name("refusals.toml")
 PRECISION = BOOK.with_name("precision.json")
 
 
@@ -62,6 +63,24 @@ def rule_book() -> dict[str, RuleEntry]:
     """Every rule by name."""
     with BOOK.open("rb") as file:
         return {name: RuleEntry.model_validate(entry) for name, entry in tomllib.load(file).items()}
+
+
+class Refusal(BaseModel):
+    """A way a clause is found to state nothing (`engine.reflect.refusals`), with texts where
+    it must say so of a verb and texts where it must not."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    about: str = Field(min_length=1)
+    examples: list[str] = Field(min_length=1)
+    counterexamples: list[str] = Field(default_factory=list)
+
+
+@cache
+def refusal_book() -> dict[str, Refusal]:
+    """Every refusal by name."""
+    with REFUSALS.open("rb") as file:
+        return {name: Refusal.model_validate(entry) for name, entry in tomllib.load(file).items()}
 
 
 class RulePrecision(BaseModel):

@@ -18,23 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.reflect.clauses import (
-    able_later,
-    advised,
     antecedent,
-    asks_nothing,
     cannot_wait,
-    controller,
-    looking_forward,
     misread_name,
     moved_to,
-    says_will,
-    speaking_of,
-    too_much,
-    undecided,
-    used_to,
-    with_listener,
     with_name,
-    yet_to_come,
 )
 from engine.reflect.phrases import (
     NOUNS,
@@ -49,46 +37,35 @@ from engine.reflect.phrases import (
     with_conjuncts,
 )
 from engine.reflect.places import places
+from engine.reflect.refusals import negated, read_clause
 from engine.reflect.reversals import reversals
 from engine.reflect.stances import stances
 from engine.reflect.statement_cues import (
     ADVERB_PARTICLES,
     AMOUNTS,
     ASPECT,
-    CAUSATIVE,
     CHANGES,
-    CHOOSING,
     COLLEAGUES,
-    CONDITIONS,
-    CONTROL,
     EVENTS,
     FAN,
     FUTURE_AUX,
     HEDGE_AUX,
     HEDGE_WORDS,
     HOMEWARD,
-    INTENT,
     LIGHT_VERBS,
     LIKING,
-    MODALS,
     NEGATED_MEANS,
     NOT_EMPLOYED,
     NOT_OBJECT_LINKS,
     PARTICLE_ADVERBS,
-    PLANNED,
     QUESTION_WORDS,
     REACTIONS,
-    REPORT,
-    REQUEST,
     ROLE_VERBS,
     SPEAKER,
-    SPEECH,
     TAG_QUESTION,
     THINK,
     TIME_LINKS,
-    WISH,
 )
-from engine.reflect.subjects import says_i_without_saying_it, subject_of, who_is
 from engine.reflect.token_rules import token_statements
 from engine.reflect.vocabulary import JOBS, Statement, by_rule, light_sense, readable_predicate
 from engine.reflect.word_lists import WordLists
@@ -231,24 +208,6 @@ def _hedged(verb: Any, sentence: Any) -> bool:
     return verb.dep_ == "ccomp" and head.lemma_ in THINK
 
 
-def _embedded(verb: Any) -> bool:
-    """Inside an "if" clause, a wh-clause ("I love how you tell stories"), what someone is
-    reported to have said, or what the speaker wishes were so ("I wish I played piano"). A past clause of time or place ("when I went to an exhibit") says
-    what happened."""
-    token = verb
-    while True:
-        if any(c.dep_ == "mark" and c.lower_ in CONDITIONS for c in token.children):
-            return True
-        happened = token.dep_ in ("advcl", "relcl") and token.tag_ == "VBD"
-        if token.dep_ != "ROOT" and not happened and not asks_nothing(token) and any(
-            c.lower_ in QUESTION_WORDS and c.i < token.i for c in token.children
-        ):
-            return True
-        if token.dep_ == "ccomp" and token.head.lemma_ in REPORT | WISH:
-            return True
-        if token.head.i == token.i:
-            return False
-        token = token.head
 
 
 def _said_of_other(verb: Any, predicate: str) -> bool:
@@ -263,31 +222,10 @@ def _said_of_other(verb: Any, predicate: str) -> bool:
     return main and not modal and not reaction and predicate != "is"
 
 
-def _negated(verb: Any) -> bool:
-    """"not", "n't", "never", "no longer"; not a "no longer" set apart by a comma ("No longer
-    at Meta, I joined OpenAI": that is said of Meta)."""
-    return any(
-        c.dep_ == "neg" or c.lower_ == "never"
-        or (c.lower_ == "longer" and any(g.lower_ == "no" for g in c.children)
-            and not any(t.is_punct for t in verb.doc[min(c.i, verb.i) : max(c.i, verb.i)]))
-        for c in verb.children
-    )  # fmt: skip
 
 
-def _states_nothing(verb: Any) -> bool:
-    """"I could play", "we should meet", "I would buy a boat", "we can make a difference":
-    what may, could or should be states nothing. "I can't eat gluten", "can't stand X" and
-    "can't wait" do."""
-    # "should join and bring", "would recommend visiting"
-    head = verb.head if verb.dep_ in ("conj", "xcomp") and not _own_subject(verb) else verb
-    modals = {c.lower_ for c in (*verb.children, *head.children) if c.dep_ == "aux"} & MODALS
-    if not modals or cannot_wait(verb):
-        return False
-    return not (modals <= {"can", "ca"} and _negated(verb))
 
 
-def _own_subject(verb: Any) -> bool:
-    return any(c.dep_ in SUBJECTS for c in verb.children)
 
 
 def _about_something_unnamed(verb: Any) -> bool:
@@ -320,27 +258,8 @@ def _role_at(verb: Any, link: str | None, place: Any) -> bool:
     return preposition in ("at", "for") and "_" not in role and bool(role) and role not in NOT_EMPLOYED
 
 
-def _going(verb: Any, content: Any) -> bool:
-    """"I'm going to visit my grandma": a plan."""
-    return bool(verb.lemma_ == "go" and verb.tag_ == "VBG" and content.i != verb.i)
 
 
-def _content_verb(verb: Any) -> tuple[Any, str]:
-    """For "plan to adopt", "love to paint", "going to visit": the complement verb carries the
-    object and the control verb the predicate; "can't wait to see X" plans to see X."""
-    control = "plan" if cannot_wait(verb) else verb.lemma_ if verb.lemma_ in CONTROL else ""
-    # through aspect verbs: "gonna keep pursuing my goals" is pursue goals
-    while verb.lemma_ in CONTROL or verb.lemma_ in ASPECT or cannot_wait(verb):
-        if any(c.dep_ == "dobj" and c.pos_ in NOUNS for c in verb.children):
-            break  # "I hate yoga, to be honest": the object is the verb's own
-        complement = next(
-            (c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")
-             and not (verb.lemma_ == "go" and c.tag_ == "VBG")), None,
-        )  # "went hiking" is the activity, "going to visit" the plan
-        if complement is None:
-            break
-        verb = complement
-    return verb, control
 
 
 def english_statements(doc: Any) -> list[Statement]:
@@ -389,111 +308,21 @@ def _adjective_root(token: Any) -> bool:
     return token.pos_ == "ADJ" and token.dep_ == "ROOT" and any(c.lemma_ == "be" for c in token.children)
 
 
-_WISHES = _WORDS("wishes")
-_INVITING = _WORDS("inviting")
 
 
 def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
     """The statements a verb makes about its subject."""
-    if verb.dep_ == "xcomp" and (verb.head.lemma_ in CONTROL | ASPECT or cannot_wait(verb.head)):
-        return []  # read through its control verb
-    if used_to(verb):
-        return []  # "I used to love jazz", "when I used to be able to hold animals": no longer so
-    if verb.lemma_ == "use" and verb.tag_ == "VBD" and any(c.dep_ == "xcomp" for c in verb.children):
-        return []  # "the conversations we used to have": a habit of the past, not a tool
-    subject = subject_of(verb)
-    if subject is None:
-        who = ("speaker", "I") if says_i_without_saying_it(verb) else None
-    else:
-        who = who_is(subject)
-    if who is None or _embedded(verb) or speaking_of(verb):
-        return []
-    if subject is not None and subject.lower_ == "we" and any(c.lower_ in ("all", "both") for c in subject.children):
-        return []  # "we all make mistakes": said of everyone
-    if subject is not None and subject.lower_ in ("me", "us") and (
-        (CAUSATIVE | REQUEST) & {subject.head.lemma_, subject.head.head.lemma_}
-        or (subject.head.lemma_ != "take" and any(c.dep_ == "nsubj" and c.lower_ == "it" for c in subject.head.children))
-    ):  # "it took me a year to finish it" did finish it
-        return []  # "it helps me relax", "they asked me to be a mentor", "it kills me to think of it"
-    if any(c.dep_ in ("dative", "dobj") and c.lower_ == "you" for c in verb.children):
-        return []  # "I wish you all the best on your exams": about the other, not a fact
-    if who[0] == "named" and verb.lemma_ == "be" and any(
-        c.dep_ == "attr" and any(p.lower_ in ("my", "our") for p in c.children) for c in verb.children
-    ):
-        return []  # "Dance is my stress relief": what a thing is to the speaker
-    content, control = _content_verb(verb)
-    if undecided(verb) or undecided(content) or too_much(verb) or advised(verb) or yet_to_come(verb):
-        return []  # "still deciding on", "too lazy to research it", "I recommend X-ing", "once I'm done": not done
-    if (verb.dep_ == "xcomp" and verb.head.lemma_ in INTENT) or (
-        verb.lemma_ in INTENT and content.i != verb.i and content.lemma_ in PLANNED
-    ):
-        control = "plan"  # "I'm determined to find the right dog", "I need to go on a hike": a plan
-    elif verb.lemma_ in INTENT and content.i != verb.i:
-        return []  # "I need to finish my thesis", "I gotta take a trip": not done, and no plan named
-    if looking_forward(verb):
-        if content.lemma_ not in PLANNED:
-            return []  # "I'm excited to watch this new show": not watched yet
-        if content.lemma_ != "start":
-            control = "plan"  # "I'm excited to visit Paris" plans it; a new job one starts is had
-    controlled = controller(verb) if not control and verb.dep_ == "conj" and verb.tag_ == "VB" else None
-    continued = controlled is not None
-    if controlled is not None:
-        control = controlled  # "planning to explore the city, try out local cuisines": planned too
-    if control == "decide" and (content.i != verb.i or continued) and content.lemma_ not in CHOOSING:
-        control = "plan"  # "decided to run for office" plans it; "decided to go with X" chose X
-    future = says_will(verb) or _going(verb, content)
-    if (future or control in ("decide", "plan")) and content.lemma_ in ("quit", "leave") and not any(c.lower_ == "for" for c in content.children):
-        return []  # "decided to quit my job at Google": a plan to leave it, not to have it
-    if able_later(verb):
-        if content.lemma_ not in PLANNED:
-            return []  # "one day we will be able to watch the sunrise": a hope, not a deed
-        control = "plan"  # "I'll be able to open my studio next month"
-    if content.lemma_ == "be" and verb.dep_ == "advcl":
-        return []  # "since I was a kid": when, not what
-    if control in ("like", "love") and any(c.lower_ in ("would", "'d") for c in verb.children):
-        control = "want"  # "I'd love to visit Paris" is a wish
-    elif _states_nothing(verb) or (future and content.lemma_ not in PLANNED):
-        return []  # "we'll be discussing various aspects", "gonna take Toby": no plan kept
-    if content.i != verb.i and content.lemma_ in SPEECH and control in _WISHES:
-        return []  # "I'd like to chat about my studies", "I want to discuss my budget": a talk wished for
-    if control in _INVITING and content.i != verb.i and with_listener(verb):
-        return []  # "I'd love to grab coffee and talk through your thesis": an invitation
-    objects = _objects(content)
-    moved = None if control else moved_to(content)
-    if moved is not None:
-        objects = [("to", moved)]  # "moved my blog from WordPress to Hugo": uses Hugo, no "move blog"
-    if verb.dep_ == "relcl":
-        named = antecedent(verb)
-        if any(c.lower_ in ("any", "no") for c in named.children):
-            return []  # "haven't found any exercises I like": none is liked
-        if content.i != verb.i and not any(c.dep_ == "dobj" for c in content.children):
-            # "the connection I'd like to have with Toby": what is had is the connection
-            objects = [(None, named)] if is_thing(named) else []
-    if (control in LIKING and content.i != verb.i and objects and content.lemma_ != "listen"
-            and all(link and "_" not in link for link, _ in objects)):  # fmt: skip
-        objects = []  # "I love experimenting in the kitchen": the experimenting, not the kitchen
-    if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
-            and content.i != verb.i and content.lemma_ not in LIGHT_VERBS and content.tag_ != "VBN"
-            and not any(c.dep_ == "dobj" for c in content.children)  # "love to discover new places"
-            and not _about_something_unnamed(content)
-            and not any(c.dep_ == "dobj" and c.lemma_ == "time" for c in content.children)):  # "love spending time": not "spending"  # fmt: skip
-        objects = [(None, content)]  # "I love to swim": the activity is the object
-    # "I've been running a lot", "Been reading as usual": what they do
-    activity = not objects and not control and _is_activity(content)
-    if activity:
-        objects = [(None, content)]
+    reading = read_clause(verb)
+    if isinstance(reading, str):
+        return []  # refused, by the name `reading` holds (`engine.reflect.refusals`)
+    who, content, control, future = reading
+    objects, activity, moved = _clause_objects(verb, content, control)
     passive = any(c.dep_ == "nsubjpass" for c in content.children)
     found = []
     first: str | None = None  # the predicate of the verb's first object
     for preposition, obj in objects:
-        if cannot_wait(verb) and obj.lemma_.lower() not in EVENTS:
-            continue  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
-        if control in ("want", "plan", "decide") and preposition and preposition.split("_")[0] in FAN:
-            continue  # "wanted to blend my love for dance": the love is read as a liking, not a wish
-        if of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
-            continue  # "I'd love to see another painting of yours", "I love their work": theirs
-        if obj.tag_ == "VBG" and obj.pos_ == "VERB" and any(c.dep_ == "dobj" and is_thing(c) for c in obj.children):
-            continue  # "finished rereading "The Alchemist"": the rereading states its own object
+        if _not_its_object(verb, content, control, preposition, obj):
+            continue
         text, key = phrase(obj) if obj.pos_ in NOUNS or obj.text[:1].isupper() else (obj.lower_, obj.lemma_.lower())
         if obj.i in quoted:  # "Just finished "A Dance with Dragons"": the title, whole
             text = key = _quotation(obj)
@@ -511,15 +340,9 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             predicate = "works_at"  # "I'm a product manager at Shopify": the role is its own statement
         elif predicate is None or readable_predicate(content.lemma_, preposition) is None:
             continue  # "I wanted to tell you about X": nothing stated about X
-        # "lost my job at the company": the parser hangs "at" on the job or on the verb
-        employer = obj.dep_ == "pobj" and any(t.lemma_.lower() in JOBS for t in (obj.head.head, *obj.head.head.children))
-        if content.lemma_ in ("leave", "quit") and predicate == "left" and not (obj.text[:1].isupper() or obj.lemma_.lower() in JOBS or employer):
-            if content.lemma_ == "leave":
-                continue  # "left Stripe", "left my job"; not "left class early", "leave a legacy"
-            predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
-        predicate = light_sense(predicate, {obj.lemma_.lower(), obj.head.head.lemma_.lower(), key.split()[-1]})
-        if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
-            predicate = "work_with"  # "I work with awesome mechanics": people, not tools
+        predicate = _in_its_sense(predicate, content, obj, key)
+        if predicate is None:
+            continue
         second = preposition != objects[0][0] and not (preposition == "as" and predicate == "is") and not role_at
         if second and not _where(preposition, obj, bool(control) or predicate == first):
             continue
@@ -534,15 +357,70 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
             continue  # "trying to eat less processed food": cutting down; "less crowded" is no "crowded"
         if predicate in ("likes", "decided") and pointed_at(obj):
             continue  # "I love this genre", "a movie I enjoy", "use this money": which one, it does not say
-        said_not = (_negated(verb) and not cannot_wait(verb)) or (content.i != verb.i and _negated(content))
+        said_not = (negated(verb) and not cannot_wait(verb)) or (content.i != verb.i and negated(content))
         # "I stopped drinking coffee" ends it; "I can't stop thinking about it" goes on.
-        negated = said_not != _stopped(verb, content)
-        if negated and any(c.lower_ in ("other", "another") for c in obj.children):
+        denied = said_not != _stopped(verb, content)
+        if denied and any(c.lower_ in ("other", "another") for c in obj.children):
             continue  # "I haven't used any other languages": of the others, not of these
-        if negated and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
-            predicate, negated = NEGATED_MEANS[predicate], False
+        if denied and predicate in NEGATED_MEANS:  # "can't stand X": dislikes X
+            predicate, denied = NEGATED_MEANS[predicate], False
         found.append(Statement(
             subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,
-            negated=negated, hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
+            negated=denied, hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
         ))  # fmt: skip
     return found
+
+
+def _clause_objects(verb: Any, content: Any, control: str) -> tuple[list[tuple[str | None, Any]], bool, Any]:
+    """The objects a clause states something of, whether the verb itself is the activity
+    done, and where a thing was moved to (`moved_to`)."""
+    objects = _objects(content)
+    moved = None if control else moved_to(content)
+    if moved is not None:
+        objects = [("to", moved)]  # "moved my blog from WordPress to Hugo": uses Hugo, no "move blog"
+    if verb.dep_ == "relcl":
+        named = antecedent(verb)
+        if content.i != verb.i and not any(c.dep_ == "dobj" for c in content.children):
+            # "the connection I'd like to have with Toby": what is had is the connection
+            objects = [(None, named)] if is_thing(named) else []
+    if (control in LIKING and content.i != verb.i and objects and content.lemma_ != "listen"
+            and all(link and "_" not in link for link, _ in objects)):  # fmt: skip
+        objects = []  # "I love experimenting in the kitchen": the experimenting, not the kitchen
+    if (not objects and control in ("like", "love", "enjoy", "hate", "prefer")
+            and content.i != verb.i and content.lemma_ not in LIGHT_VERBS and content.tag_ != "VBN"
+            and not any(c.dep_ == "dobj" for c in content.children)  # "love to discover new places"
+            and not _about_something_unnamed(content)
+            and not any(c.dep_ == "dobj" and c.lemma_ == "time" for c in content.children)):  # "love spending time": not "spending"  # fmt: skip
+        objects = [(None, content)]  # "I love to swim": the activity is the object
+    # "I've been running a lot", "Been reading as usual": what they do
+    activity = not objects and not control and _is_activity(content)
+    if activity:
+        objects = [(None, content)]
+    return objects, activity, moved
+
+
+def _not_its_object(verb: Any, content: Any, control: str, preposition: str | None, obj: Any) -> bool:
+    """An object the clause names but states nothing of."""
+    if cannot_wait(verb) and obj.lemma_.lower() not in EVENTS:
+        return True  # "can't wait for our hike" plans it; "can't wait for the seafood" plans nothing
+    if control in ("want", "plan", "decide") and preposition and preposition.split("_")[0] in FAN:
+        return True  # "wanted to blend my love for dance": the love is read as a liking, not a wish
+    if of_the_other(obj) and content.lemma_ not in ("appreciate", "thank"):
+        return True  # "I'd love to see another painting of yours", "I love their work": theirs
+    # "finished rereading "The Alchemist"": the rereading states its own object
+    return bool(obj.tag_ == "VBG" and obj.pos_ == "VERB" and any(c.dep_ == "dobj" and is_thing(c) for c in obj.children))
+
+
+def _in_its_sense(predicate: str, content: Any, obj: Any, key: str) -> str | None:
+    """The predicate as the object makes it mean: a job left or a habit quit, a light verb's
+    sense, colleagues worked with; None for a "leave" that leaves no workplace."""
+    # "lost my job at the company": the parser hangs "at" on the job or on the verb
+    employer = obj.dep_ == "pobj" and any(t.lemma_.lower() in JOBS for t in (obj.head.head, *obj.head.head.children))
+    if content.lemma_ in ("leave", "quit") and predicate == "left" and not (obj.text[:1].isupper() or obj.lemma_.lower() in JOBS or employer):
+        if content.lemma_ == "leave":
+            return None  # "left Stripe", "left my job"; not "left class early", "leave a legacy"
+        predicate = "quit"  # "quit smoking" ends a habit (`engine.reflect.reconcile`)
+    predicate = light_sense(predicate, {obj.lemma_.lower(), obj.head.head.lemma_.lower(), key.split()[-1]})
+    if predicate == "uses" and obj.lemma_.lower() in COLLEAGUES:
+        predicate = "work_with"  # "I work with awesome mechanics": people, not tools
+    return predicate
