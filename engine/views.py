@@ -123,7 +123,8 @@ class FactSource(BaseModel):
 
     episode_id: str
     said: str = ""  # the sentence the rule read, as the episode has it ("" when it is not read again)
-    # The words of that sentence the rule took: its subject and its object, as written.
+    # The words of that sentence the rule took, as written: its subject, the words that carry
+    # the predicate where the rule knows them ("plan visit", "想去"), and its object.
     words: list[str] = Field(default_factory=list)
 
 

@@ -41,13 +41,14 @@ def test_a_fact_names_its_rule_and_what_it_read_in_each_source(on_each_store: Me
     assert [s.episode_id for s in explained.sources] == [first.id, second.id]  # oldest first
     assert [s.said for s in explained.sources] == [memory.get(first.id, namespace=NS).content,
                                                    memory.get(second.id, namespace=NS).content]  # fmt: skip
-    assert all(s.words[-1] == "Canva" for s in explained.sources)
+    assert all(s.words[0] == "I" and s.words[-1] == "Canva" for s in explained.sources)
+    assert [s.words[1] for s in explained.sources] == ["started", "work"]  # the words that carry the predicate
     assert explained.why.startswith("the user works at Canva: read by ") and explained.why.endswith("current.")
     assert "from 2 episodes" in explained.why
 
     home = _fact(memory, "the user", "lives_in", "杭州")
     [source] = memory.explain_fact(home.id, namespace=NS).sources
-    assert (source.episode_id, source.said, source.words) == (chinese.id, "我住在杭州，每天坐地铁。", ["我", "杭州"])
+    assert (source.episode_id, source.said, source.words) == (chinese.id, "我住在杭州，每天坐地铁。", ["我", "住在", "杭州"])
 
     memory.forget(first.id, namespace=NS)  # the fact stands on the other source alone
     [left] = memory.explain_fact(job.id, namespace=NS).sources

@@ -36,10 +36,15 @@ def explain_fact(fact: Fact, episodes: Sequence[Episode]) -> FactExplanation:
     for episode in live:
         statement = _the_one(fact, rule, read.get(episode.id, []))
         sources.append(FactSource(episode_id=episode.id, said=statement.sentence.strip() if statement else "",
-                                  words=[statement.subject, statement.object] if statement else []))  # fmt: skip
+                                  words=_words(statement) if statement else []))  # fmt: skip
     entry = rule_book().get(rule)
     about = entry.about if entry else "a rule this version of hindsight does not know"
     return FactExplanation(fact=fact, rule=rule, rule_about=about, sources=sources, why=_why(fact, rule, len(sources)))
+
+
+def _words(statement: Statement) -> list[str]:
+    """The subject, the words that carry the predicate where the rule knows them, the object."""
+    return [w for w in (statement.subject, statement.cue, statement.object) if w]
 
 
 def _the_one(fact: Fact, rule: str, statements: list[Statement]) -> Statement | None:

@@ -367,6 +367,7 @@ def _said_with(verb: Any, sentence: Any, quoted: set[int]) -> list[Statement]:
         found.append(Statement(
             subject_kind=who[0], subject=who[1], predicate=predicate, object=text, object_key=key,
             negated=denied, hedged=_hedged(verb, sentence), sentence=sentence.text.strip(),
+            cue=verb.text if content.i == verb.i else f"{verb.text} {content.text}",
         ))  # fmt: skip
     return found
 

@@ -205,12 +205,12 @@ def _until_clause(text: str) -> str:
 
 
 def _statement(
-    kind: str, who: str, predicate: str, obj: str, whole: str, *, rule: str, negated: bool = False
+    kind: str, who: str, predicate: str, obj: str, whole: str, *, rule: str, negated: bool = False, cue: str = ""
 ) -> Statement:
-    """A statement read by the rule named `rule` ("zh." and the form it read)."""
+    """A statement read by the rule named `rule` ("zh." and the form it read), by the words `cue`."""
     return Statement(subject_kind=kind, subject=who, predicate=predicate, object=obj,
                      object_key=obj.lower(), negated=negated, hedged=HEDGE.search(whole) is not None,
-                     sentence=whole, rule=rule)  # fmt: skip
+                     sentence=whole, rule=rule, cue=cue)  # fmt: skip
 
 
 def _structures(kind: str, who: str, after: str, whole: str) -> list[Statement] | None:
@@ -350,7 +350,7 @@ def _verbs(kind: str, who: str, after: str, whole: str) -> list[Statement]:
         objects = _objects(moved["object"] if moved else after[match.end() : end], control=control)
         going = match.group(0).startswith("去")  # "去徒步": a pastime gone to is done, not a place
         found += [_statement(kind, who, "go" if going and o in HOBBIES else predicate, o, whole, rule="zh.verb",
-                             negated=negated)
+                             negated=negated, cue=match.group(0))
                   for o in objects]  # fmt: skip
         if control:
             break  # what follows is the plan's

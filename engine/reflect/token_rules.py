@@ -48,11 +48,12 @@ def token_statements(sentence: Any) -> list[Statement]:
         rule = rules[name]
         if not subjects <= set(rule.subjects):
             continue
+        cue = " ".join(t.text for t in sentence[start:end] if t.pos_ != "PROPN")  # "mostly", "day to day"
         for name_token in _names(sentence, start, end):
             text, key = phrase(name_token)
             found.append(Statement(subject_kind="speaker", subject="I", predicate=rule.predicate, object=text,
                                    object_key=key, negated=False, hedged=False, sentence=sentence.text.strip(),
-                                   rule=name))  # fmt: skip
+                                   rule=name, cue=cue))  # fmt: skip
     return found
 
 

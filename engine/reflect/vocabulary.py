@@ -36,6 +36,9 @@ class Statement(BaseModel):
     sentence: str
     # The rule that read it: "en." or "zh." and the form ("en.clause", "zh.favourite"), or "llm".
     rule: str = "statement"
+    # The words that carry the predicate, as written, where the rule knows them ("plan visit",
+    # "想去", "mostly"): what `Memory.explain_fact` shows between the subject and the object.
+    cue: str = ""
 
 
 def by_rule(rule: str, statements: list[Statement]) -> list[Statement]:
