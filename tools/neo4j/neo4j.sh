@@ -17,7 +17,9 @@ env_lines() {
     echo "export NEO4J_BROWSER_URL=http://127.0.0.1:$http/browser/"
 }
 
-running() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# A pid file left by a server killed outside this script may name another process by now: the
+# pid is Neo4j's only if its command line says so.
+running() { [[ -f "$pidfile" ]] && ps -p "$(cat "$pidfile")" -o args= 2>/dev/null | grep -q Neo4jServer; }
 
 up() {
     command -v java >/dev/null && command -v mvn >/dev/null || {

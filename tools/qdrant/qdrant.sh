@@ -25,7 +25,9 @@ env_lines() {
     echo "export QDRANT_URL=http://127.0.0.1:$http QDRANT_GRPC_PORT=$grpc QDRANT_BIN=$binary"
 }
 
-running() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# A pid file left by a Qdrant killed outside this script may name another process by now: the
+# pid is Qdrant's only if its command line says so.
+running() { [[ -f "$pidfile" ]] && ps -p "$(cat "$pidfile")" -o args= 2>/dev/null | grep -q qdrant; }
 
 up() {
     [[ -x "$binary" ]] || { echo "qdrant.sh: no Qdrant server binary at $binary (set QDRANT_BIN)" >&2; exit 3; }
