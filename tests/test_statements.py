@@ -367,6 +367,7 @@ def test_a_transcript_name_prefix_is_not_the_subject() -> None:
         ("要是下雨我就不去了。", []),
         # a plan verb jieba reads as a noun is part of one ("周计划")
         ("我每周做周计划用Notion。", [("speaker", "uses", "notion", False)]),
+        ("我特别爱喝乌龙茶。", [("speaker", "likes", "乌龙茶", False)]),  # jieba tags "爱喝" a name, not a noun
         # a person named after their relation: theirs, and no "has" fact
         ("我同事阿杰最近在学吉他。", [("named", "learn", "吉他", False)]),
         ("我想去云南旅游。", [("speaker", "wants", "云南", False)]),  # the place, not "云南旅游"

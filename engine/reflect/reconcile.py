@@ -176,6 +176,31 @@ def _stated_with(role: ActiveFact, job: ActiveFact) -> bool:
             and set(role.source_episode_ids) <= set(job.source_episode_ids))  # fmt: skip
 
 
+def _ended(
+    by_key: dict[tuple[str, str, str, bool], ActiveFact], facts: list[CandidateFact], latest: CandidateFact,
+    new_strength: float, words: frozenset[str], new_id: str,
+) -> list[FactClose]:  # fmt: skip
+    """The active facts the new one ends (taken out of `by_key`): an older value of its slot,
+    the reverse of it, and the roles stated with a workplace it replaces."""
+    closes = []
+    for key, old in list(by_key.items()):
+        newer = latest.at >= old.valid_from
+        replaced = newer and _replaced_by(old, latest)
+        # A person's own plain word that it has changed ends it, however often the old
+        # value was said; another's word, a hedged one or one about a thing must outweigh it.
+        plain = any(f.own and f.weight >= 1.0 for f in facts)
+        reversed_ = newer and (plain or new_strength >= old.confidence) and _reversed_by(old, latest, words)
+        if replaced or reversed_:
+            closes.append(FactClose(old=old.id, new=new_id, at=latest.at))
+            del by_key[key]
+        if replaced and old.predicate in _ROLES_WITH:
+            for role_key, role in list(by_key.items()):
+                if _stated_with(role, old):
+                    closes.append(FactClose(old=role.id, new=new_id, at=latest.at))
+                    del by_key[role_key]
+    return closes
+
+
 def _replaced_by(old: ActiveFact, new: CandidateFact) -> bool:
     """Whether a new value of a functional predicate replaces an active one. Two values one
     episode states are siblings, not a change ("my favourite sports are tennis and rugby")."""
@@ -274,21 +299,7 @@ def reconcile(
         if opposite is not None and (latest.at < opposite.valid_from or new_strength < opposite.confidence):
             confidence = new_strength * len(episodes) / (len(episodes) + opposite.support)
         words = object_words(latest.object.canonical or latest.object.name)
-        for key, old in list(by_key.items()):
-            newer = latest.at >= old.valid_from
-            replaced = newer and _replaced_by(old, latest)
-            # A person's own plain word that it has changed ends it, however often the old
-            # value was said; another's word, a hedged one or one about a thing must outweigh it.
-            plain = any(f.own and f.weight >= 1.0 for f in facts)
-            reversed_ = newer and (plain or new_strength >= old.confidence) and _reversed_by(old, latest, words)
-            if replaced or reversed_:
-                plan.closes.append(FactClose(old=old.id, new=new_id, at=latest.at))
-                del by_key[key]
-            if replaced and old.predicate in _ROLES_WITH:
-                for role_key, role in list(by_key.items()):
-                    if _stated_with(role, old):
-                        plan.closes.append(FactClose(old=role.id, new=new_id, at=latest.at))
-                        del by_key[role_key]
+        plan.closes += _ended(by_key, facts, latest, new_strength, words, new_id)
         write = FactWrite(
             id=new_id, subject_id=subject, object_id=obj, predicate=predicate, negated=negated,
             statement=latest.statement, confidence=round(confidence, 6), support=len(episodes),

@@ -90,29 +90,7 @@ def reflect_namespace(
     off = rules_off(settings.reflection_rule_floor, settings.reflection_rule_min_facts)
     statements = [[s for s in said if s.rule not in off] for said in statements]
     views, made = _views(graph, namespace, episodes, statements, now, settings.user_name)
-    candidates = derive_facts(views)
-    involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
-    known = graph.facts_about(namespace, involved, include_closed=True, whole=True)
-    # What an episode already stated is not evidence again when it is read again (`force`):
-    # else a fact it had closed would come back as a new one beside what closed it.
-    recorded = {(f.subject_id, f.predicate, f.object_id, f.negated, i) for f in known for i in f.source_episode_ids}
-    candidates = [c for c in candidates if (*c.key, c.negated, c.episode_id) not in recorded]
-    active = [
-        ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
-                   object_id=f.object_id, confidence=f.confidence, support=f.support,
-                   valid_from=f.valid_from, source_episode_ids=f.source_episode_ids,
-                   object_words=object_words(f.object), refers_to=f.refers_to)
-        for f in known if f.valid_to is None
-    ]  # fmt: skip
-    plan = reconcile(
-        candidates,
-        active,
-        now=now,
-        min_support=settings.fact_min_support,
-        scale=settings.fact_support_scale,
-        half_life=settings.fact_half_life_days,
-        floor=settings.fact_recency_floor,
-    )
+    candidates, plan = _reconciled(graph, namespace, derive_facts(views), now, settings)
     lessons = lesson_writes(graph, namespace, episodes, now=now, settings=settings, extractor=extractor)
     plan.writes += lessons.plan.writes
     plan.closes += lessons.plan.closes
@@ -133,6 +111,40 @@ def reflect_namespace(
     before = {f.id: fact_text(f) for f in graph.facts_by_id(namespace, reinforced, include_closed=False)}
     entities, mentions = _concept_links(plan, candidates, views, now)
     graph.write(_batch(plan, summary, made, (entities + lessons.entities, mentions + lessons.mentions), now))
+    _write_points(graph, namespace, plan, before, facts, embedder, settings)
+    return summary
+
+
+def _reconciled(
+    graph: ReflectionGraph, namespace: str, candidates: list[CandidateFact], now: float, settings: Settings,
+) -> tuple[list[CandidateFact], FactPlan]:  # fmt: skip
+    """The candidates that are new evidence, and what they write and close among the facts
+    the graph holds about their entities."""
+    involved = sorted({c.subject.id for c in candidates} | {c.object.id for c in candidates})
+    known = graph.facts_about(namespace, involved, include_closed=True, whole=True)
+    # What an episode already stated is not evidence again when it is read again (`force`):
+    # else a fact it had closed would come back as a new one beside what closed it.
+    recorded = {(f.subject_id, f.predicate, f.object_id, f.negated, i) for f in known for i in f.source_episode_ids}
+    candidates = [c for c in candidates if (*c.key, c.negated, c.episode_id) not in recorded]
+    active = [
+        ActiveFact(id=f.id, subject_id=f.subject_id, predicate=f.predicate, negated=f.negated,
+                   object_id=f.object_id, confidence=f.confidence, support=f.support,
+                   valid_from=f.valid_from, source_episode_ids=f.source_episode_ids,
+                   object_words=object_words(f.object), refers_to=f.refers_to)
+        for f in known if f.valid_to is None
+    ]  # fmt: skip
+    plan = reconcile(candidates, active, now=now, min_support=settings.fact_min_support,
+                     scale=settings.fact_support_scale, half_life=settings.fact_half_life_days,
+                     floor=settings.fact_recency_floor)  # fmt: skip
+    return candidates, plan
+
+
+def _write_points(
+    graph: ReflectionGraph, namespace: str, plan: FactPlan, before: dict[str, str],
+    facts: VectorStore, embedder: Embedder, settings: Settings,
+) -> None:  # fmt: skip
+    """The points of the facts whose words changed (`before`: a reinforced fact's words as
+    they were); a failure is logged, since the graph holds the facts."""
     try:
         written = graph.facts_by_id(namespace, [w.id for w in plan.writes], include_closed=False)
         changed = [f for f in written if before.get(f.id) != fact_text(f)]
@@ -143,7 +155,6 @@ def reflect_namespace(
     except (StoreUnavailable, WriteFailed) as exc:
         # The graph holds the facts: recall still finds them by the entities named.
         log.warning("fact points not written (%s): `hindsight doctor --repair` rebuilds them", exc)
-    return summary
 
 
 def relearn_lessons(

@@ -157,6 +157,18 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
         return [(stranded or particle, antecedent(verb))]  # "the figurines I bought"
     if not direct and any(c.dep_ == "dobj" and c.pos_ in ("NOUN", "PRON") for c in verb.children):
         return []  # "took this pic in Spain", "took it for a ride": said of what is not a thing
+    linked = _linked(verb, particle)
+    if direct or linked:
+        return direct + linked
+    # "we went camping", "I started painting": the activity is the object
+    return [(particle, c) for c in verb.children
+            if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in LIGHT_VERBS
+            and not any(g.dep_ in SUBJECTS or g.dep_ == "mark" for g in c.children)][:1]  # fmt: skip
+
+
+def _linked(verb: Any, particle: str | None) -> list[tuple[str | None, Any]]:
+    """The first object of each preposition of a verb (or of its adjective: "excited about X"),
+    with the link it names: "moved to Denver", "a big fan of X"."""
     # "excited about X", and "got back from X" where the parser hangs "from" on "back"
     heads = [verb] + [c for c in verb.children if c.dep_ in ("acomp", "attr")
                       or (c.dep_ == "advmod" and c.lower_ in ADVERB_PARTICLES)]  # fmt: skip
@@ -185,12 +197,7 @@ def _objects(verb: Any) -> list[tuple[str | None, Any]]:
     if verb.lemma_ in CHANGES and any((link or "").endswith("to") for link, _ in linked):
         # "switched from SQLite to DuckDB": what they have now, not what they left
         linked = [(link, t) for link, t in linked if (link or "").endswith("to")]
-    if direct or linked:
-        return direct + linked
-    # "we went camping", "I started painting": the activity is the object
-    return [(particle, c) for c in verb.children
-            if c.dep_ in ("xcomp", "advcl", "dobj") and c.tag_ == "VBG" and c.lemma_ not in LIGHT_VERBS
-            and not any(g.dep_ in SUBJECTS or g.dep_ == "mark" for g in c.children)][:1]  # fmt: skip
+    return linked
 
 
 def _as_role(verb: Any, preposition: Any) -> bool:

@@ -283,7 +283,7 @@ def _word_at(text: str) -> dict[int, tuple[str, str]]:
 
 def _noun_at(words: dict[int, tuple[str, str]], match: re.Match[str]) -> bool:
     word, flag = words.get(match.start(), ("", ""))
-    return len(word) > 1 and word == match.group(0) and flag.startswith("n")
+    return len(word) > 1 and word == match.group(0) and flag == "n"  # not "nr": jieba takes "爱喝" for a name
 
 
 def _at_word_start(pattern: re.Pattern[str], text: str) -> bool:
