@@ -19,7 +19,8 @@ def warm_up(embedder: Embedder, rehearse: Callable[[], None]) -> None:
     What an English store needs comes first (the query's model, spaCy's NER, the stemmer),
     then the rehearsal; a store sent meanwhile waits only for what it uses. Then the batch
     path (the int8 model's batch session; torch where batches run in bf16, ~5 s, more than
-    all the rest), Chinese (LAC, jieba, the multilingual space) and reflection's parser."""
+    all the rest), Chinese (LAC, jieba, the multilingual space) and reflection's readers
+    (spaCy's parser, jieba's tagger)."""
     embedder.embed(["warming up"])
     find_entities(["Dana met Sam in Berlin."])
     tokenize("moved the budget")
@@ -33,3 +34,6 @@ def warm_up(embedder: Embedder, rehearse: Callable[[], None]) -> None:
     if embedder.multilingual is not None:
         embedder.multilingual.embed(["预热"])
     parse_english(["I moved to Berlin last year."])
+    from engine.reflect.statements_zh import chinese_statements  # reflection's modules load with it
+
+    chinese_statements("我去年搬到了柏林。")

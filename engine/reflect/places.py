@@ -51,7 +51,7 @@ def places(sentence: Any) -> list[Statement]:
     words = {t.lower_ for t in sentence}
     found = []
     for token in sentence:
-        if (token.pos_ != "PROPN" and not _notice_at(token)) or token.dep_ not in ("attr", "nsubj", "dobj", "pobj"):
+        if token.dep_ not in ("attr", "nsubj", "dobj", "pobj") or (token.pos_ != "PROPN" and not _notice_at(token)):
             continue
         head = token.head if token.dep_ != "pobj" else token.head.head
         link = token.head.lower_ if token.dep_ == "pobj" else None

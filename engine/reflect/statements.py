@@ -272,6 +272,7 @@ def _role_at(verb: Any, link: str | None, place: Any) -> bool:
 def english_statements(doc: Any) -> list[Statement]:
     """Every statement a parsed text makes about a resolvable subject."""
     quoted = _quoted(doc)
+    by_token_rules = token_statements(doc)
     found: list[Statement] = []
     said: list[Statement] = []
     for sentence in doc.sents:
@@ -280,7 +281,7 @@ def english_statements(doc: Any) -> list[Statement]:
         if _is_question(sentence):
             said = []
             continue
-        said = stances(sentence) + by_rule("en.place", places(sentence)) + token_statements(sentence)
+        said = stances(sentence) + by_rule("en.place", places(sentence)) + by_token_rules.get(sentence.start, [])
         for verb in sentence:
             if (verb.pos_ in ("VERB", "AUX") or _adjective_root(verb)) and verb.i not in quoted and not misread_name(verb):
                 said += by_rule("en.clause", _said_with(verb, sentence, quoted))

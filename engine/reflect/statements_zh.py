@@ -288,8 +288,11 @@ def _noun_at(words: dict[int, tuple[str, str]], match: re.Match[str]) -> bool:
 
 def _at_word_start(pattern: re.Pattern[str], text: str) -> bool:
     """Whether `pattern` is found where jieba starts a word: the "要是" of "主要是" is no "if"."""
+    found = [m.start() for m in pattern.finditer(text)]
+    if not found:
+        return False  # most sentences: no cut needed
     starts = _word_at(text)
-    return any(m.start() in starts for m in pattern.finditer(text))
+    return any(at in starts for at in found)
 
 
 _WORK = _WORDS("work")
