@@ -3,20 +3,19 @@ a rule's `tokens` table): spaCy `Matcher` patterns over a text's words, sentence
 the rule's predicate of the speaker about every name it holds and every name coordinated with
 it up to the next verb or punctuation ("mostly Kotlin and a little Scala"); a name that is a
 verb's own object ("I mostly see Anna these days") is not the rule's, nor is a sentence whose
-subject is another's ("my brother is mostly Java these days"). Pure over a parsed sentence."""
+subject is another's ("my brother is mostly Java these days"). Pure over a parsed text."""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
 
-from engine.reflect.phrases import phrase
+from engine.reflect.phrases import SUBJECTS, phrase
 from engine.reflect.rule_book import TokenRule, rule_book
 from engine.reflect.vocabulary import Statement
 
 __all__ = ["token_statements"]
 
-_SUBJECTS = ("nsubj", "nsubjpass")
 _ARGUMENTS = ("nsubj", "nsubjpass", "dobj", "dative", "oprd")
 
 
@@ -33,12 +32,12 @@ def _literals() -> frozenset[str] | None:
     for rule in _token_rules().values():
         for pattern in rule.patterns:
             needed = [t["LOWER"] for t in pattern if "LOWER" in t and t.get("OP") in (None, "+")]
-            if not needed or not isinstance(needed[0], (str, dict)):
+            if not needed:
                 return None
             first = needed[0]
             if isinstance(first, str):
                 words.add(first.lower())
-            elif isinstance(first.get("IN"), list):
+            elif isinstance(first, dict) and isinstance(first.get("IN"), list):
                 words.update(w.lower() for w in first["IN"])
             else:
                 return None
@@ -89,7 +88,7 @@ def token_statements(doc: Any) -> dict[int, list[Statement]]:
 
 def _read(sentence: Any, rule: TokenRule, name: str, start: int, end: int) -> list[Statement]:
     """The statements of one match, at `start`:`end` of `sentence`."""
-    subjects = {t.lower_ for t in sentence if t.dep_ in _SUBJECTS}
+    subjects = {t.lower_ for t in sentence if t.dep_ in SUBJECTS}
     found: list[Statement] = []
     if subjects <= set(rule.subjects):
         cue = " ".join(t.text for t in sentence[start:end] if t.pos_ != "PROPN")  # "mostly", "day to day"
